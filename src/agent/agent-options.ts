@@ -1,0 +1,116 @@
+import { randomUUID } from "node:crypto";
+import type { Approver } from "../approvals/approval.js";
+import type { AuditSink } from "../audit/audit-sink.js";
+import { MemoryAuditSink } from "../audit/memory-audit-sink.js";
+import { LeashError } from "../errors/index.js";
+import type { Guard } from "../guards/guard.js";
+import type { Limits } from "../limits/limits.js";
+import { checkLimits } from "../limits/limits.js";
+import { Policy } from "../policy/policy.js";
+import type { AgentCore, CompiledSkill, DoneCriterion, Planner } from "../run/agent-core.js";
+import type { Skill } from "../skills/skill.js";
+import type { RunStore } from "../stores/run-store.js";
+import { isAuditSink, isRunStore } from "../stores/run-store.js";
+import { compileSchema } from "../tools/schema-validator.js";
+import type { Tool } from "../tools/tool.js";
+import { Toolset } from "../tools/toolset.js";
+
+/** Options of {@link Agent}. */
+export interface AgentOptions {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  tools: Toolset | Tool<any>[];
+  planner: Planner;
+  policy?: Policy;
+  limits?: Limits;
+  /** Where states are kept; default none (the caller holds the copies). */
+  store?: RunStore;
+  /** Default: the store when it is also a sink, else a new MemoryAuditSink. */
+  audit?: AuditSink;
+  skills?: Skill<never, never>[];
+  /** Answers approval requests at once; `null` pauses the run. */
+  approver?: Approver;
+  guards?: Guard[];
+  /** A string refuses the answer, and says why. */
+  done?: DoneCriterion;
+  /** The agent's name in guard context and the audit trail. Default "agent". */
+  name?: string;
+  clock?: () => Date;
+  randomId?: () => string;
+  /** The largest canonical JSON size of one call's arguments, in characters. Default 1,000,000. */
+  maxArgumentsSize?: number;
+  /** Whether `model_called` records carry the full request and response. Default false (digests only). */
+  recordModelText?: boolean;
+}
+
+const fail = (message: string): never => {
+  throw new LeashError("invalid_option", message);
+};
+
+/** Compiles a skill once: its output schema and its subset of the agent's tools. */
+export function compileSkill(skill: Skill<never, never>, tools: Toolset): CompiledSkill {
+  if (typeof skill !== "object" || skill === null) throw new LeashError("invalid_skill", "Expected a skill object.");
+  if (typeof skill.name !== "string" || skill.name === "") throw new LeashError("invalid_skill", "Expected the skill's `name` to be a non-empty string.");
+  if (typeof skill.brief !== "function") throw new LeashError("invalid_skill", `Expected skill \`${skill.name}\` to have a \`brief(input)\` function.`);
+  if (skill.check !== undefined && typeof skill.check !== "function") throw new LeashError("invalid_skill", `Expected the \`check\` of skill \`${skill.name}\` to be a function.`);
+  const attempts = skill.retry?.attempts ?? 1;
+  if (!Number.isInteger(attempts) || attempts < 1) throw new LeashError("invalid_skill", `Expected \`retry.attempts\` of skill \`${skill.name}\` to be an integer of at least 1.`);
+  if (skill.tools !== undefined && (!Array.isArray(skill.tools) || !skill.tools.every((name) => typeof name === "string"))) {
+    throw new LeashError("invalid_skill", `Expected the \`tools\` of skill \`${skill.name}\` to be an array of tool names.`);
+  }
+  let output;
+  try {
+    output = skill.output === undefined ? undefined : compileSchema(skill.output, `the output of skill \`${skill.name}\``);
+  } catch (error) {
+    throw new LeashError("invalid_skill", (error as Error).message);
+  }
+  return { skill, output, tools: skill.tools === undefined ? tools : tools.subset(skill.tools) };
+}
+
+/** Checks and defaults every option of an agent in one place, before any side effect. */
+export function buildCore(options: AgentOptions): AgentCore {
+  if (typeof options !== "object" || options === null) fail("Expected the agent options to be an object.");
+  const tools = options.tools instanceof Toolset ? options.tools : Array.isArray(options.tools) ? new Toolset(options.tools) : fail("Expected `tools` to be a Toolset or an array of tools.");
+  if (typeof options.planner !== "function") fail("Expected `planner` to be a function (state, tools, context) => Decision.");
+  const policy = options.policy ?? new Policy();
+  if (!(policy instanceof Policy)) fail("Expected `policy` to be a Policy.");
+  if (options.store !== undefined && !isRunStore(options.store)) fail("Expected `store` to be a RunStore (create, load, save, list, answer).");
+  if (options.audit !== undefined && !isAuditSink(options.audit)) fail("Expected `audit` to be an AuditSink (append, read).");
+  const store = options.store;
+  const audit = options.audit ?? (isAuditSink(store) ? store : new MemoryAuditSink());
+  const optional = (name: keyof AgentOptions): void => {
+    if (options[name] !== undefined && typeof options[name] !== "function") fail(`Expected \`${name}\` to be a function.`);
+  };
+  (["approver", "done", "clock", "randomId"] as const).forEach(optional);
+  const guards = options.guards ?? [];
+  if (!Array.isArray(guards) || !guards.every((guard) => typeof guard === "object" && guard !== null && typeof guard.name === "string" && guard.name !== "")) {
+    fail("Expected `guards` to be an array of guards, each with a non-empty `name`.");
+  }
+  const name = options.name ?? "agent";
+  if (typeof name !== "string" || name === "") fail("Expected `name` to be a non-empty string.");
+  const maxArgumentsSize = options.maxArgumentsSize ?? 1_000_000;
+  if (!Number.isSafeInteger(maxArgumentsSize) || maxArgumentsSize < 2) fail("Expected `maxArgumentsSize` to be an integer of at least 2.");
+  const skills = new Map<string, CompiledSkill>();
+  for (const skill of options.skills ?? []) {
+    const compiled = compileSkill(skill, tools);
+    if (skills.has(compiled.skill.name)) throw new LeashError("invalid_skill", `Two skills are named \`${compiled.skill.name}\`.`);
+    skills.set(compiled.skill.name, compiled);
+  }
+  return {
+    name,
+    tools,
+    planner: options.planner,
+    policy,
+    limits: checkLimits(options.limits, "limits"),
+    store,
+    audit,
+    storeIsSink: store !== undefined && (audit as unknown) === store,
+    approver: options.approver,
+    guards: [...guards],
+    done: options.done,
+    skills,
+    clock: options.clock ?? (() => new Date()),
+    randomId: options.randomId ?? randomUUID,
+    maxArgumentsSize,
+    recordModelText: options.recordModelText === true,
+  };
+}

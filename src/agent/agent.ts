@@ -1,0 +1,225 @@
+import type { AuditSink } from "../audit/audit-sink.js";
+import { LeashError, StateError } from "../errors/index.js";
+import { ActiveRun } from "../run/active-run.js";
+import type { AgentCore, CompiledSkill } from "../run/agent-core.js";
+import type { ResumeOptions } from "../run/resume-run.js";
+import { MAX_STARTS, planResume } from "../run/resume-run.js";
+import { actStep, endRun, runLoop } from "../run/run-loop.js";
+import type { InternalRunOptions, RunOptions } from "../run/start-run.js";
+import { prepareRun } from "../run/start-run.js";
+import type { Skill } from "../skills/skill.js";
+import { ENDED_STATUSES } from "../state/outcomes.js";
+import type { RunStatus } from "../state/outcomes.js";
+import type { RunState } from "../state/run-state.js";
+import type { AgentEvents } from "./agent-events.js";
+import { AgentEmitter } from "./agent-events.js";
+import type { AgentOptions } from "./agent-options.js";
+import { buildCore, compileSkill } from "./agent-options.js";
+
+/** What `agent.do` returns: the outcome of the last attempt. */
+export interface SkillOutcome<O> {
+  done: boolean;
+  status: RunStatus;
+  /** The run id of the last attempt. */
+  task: string;
+  attempt: number;
+  output?: O;
+  state: RunState;
+}
+
+/**
+ * Runs a planner's decisions through tools under a policy, within limits, pausing for a person where
+ * a call needs approval, and writing every step to a hash-chained audit trail.
+ *
+ * @example
+ * const agent = new Agent({ tools: [lookup], planner, policy: new Policy({ grantedScopes: ["docs:read"] }) });
+ * const state = await agent.run("what is a chunk's text?");
+ * console.log(state.status, state.answer, verifyAudit(agent.audit.records));
+ */
+export class Agent {
+  readonly #core: AgentCore;
+  readonly #events = new AgentEmitter();
+  readonly #active = new Map<string, { run: ActiveRun; done: Promise<RunState> }>();
+
+  constructor(options: AgentOptions) {
+    this.#core = buildCore(options);
+  }
+
+  /** The agent's audit sink. */
+  get audit(): AuditSink & { records?: unknown } {
+    return this.#core.audit;
+  }
+
+  /** The agent's name. */
+  get name(): string {
+    return this.#core.name;
+  }
+
+  /**
+   * Runs a goal until it completes, stops, fails or pauses for a person.
+   *
+   * @example const state = await agent.run("save the report", { principal: "mia", limits: { maxSteps: 8 } });
+   */
+  async run(goal: string, options: RunOptions = {}): Promise<RunState> {
+    return this.#start(goal, options);
+  }
+
+  async #start(goal: string, options: InternalRunOptions): Promise<RunState> {
+    const run = await prepareRun(this.#core, goal, options);
+    const signal = options.signal;
+    const onAbort = (): void => run.controller.abort(signal?.reason);
+    if (signal?.aborted === true) onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await this.#drive(run, () => runLoop(run));
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async #drive(run: ActiveRun, body: () => Promise<RunState>): Promise<RunState> {
+    const { runId } = run.state;
+    const done = body();
+    this.#active.set(runId, { run, done });
+    try {
+      return await done;
+    } finally {
+      if (this.#active.get(runId)?.run === run) this.#active.delete(runId);
+    }
+  }
+
+  /**
+   * Resumes a paused or crashed run, by id from the store or from a copy. Every gate runs again; an
+   * approval runs its action once.
+   *
+   * @example await agent.resume(paused.runId, { approvals: [Approval.grant(paused.pending!.digest, "allen")] });
+   */
+  async resume(target: string | RunState, options: ResumeOptions = {}): Promise<RunState> {
+    const plan = await planResume(this.#core, target, options, (name) => this.#skill(name));
+    if (plan.type === "unchanged") return plan.state;
+    const { run } = plan;
+    return this.#drive(run, async () => {
+      if (plan.type === "approval") {
+        const ended = await actStep(run, plan.step, { restart: false, answer: plan.answer.toJSON() });
+        return ended ?? runLoop(run);
+      }
+      const step = plan.step;
+      if (step !== undefined && step.decision.type === "act" && (step.starts ?? 0) > 0) {
+        const found = run.tools.get(step.decision.tool);
+        if (found?.idempotent === true && (step.starts ?? 0) < MAX_STARTS) {
+          const ended = await actStep(run, step, { restart: true });
+          if (ended !== undefined) return ended;
+        } else {
+          // Whether a call of a non-idempotent tool took effect is unknown: a person must look,
+          // and it is never repeated blindly.
+          step.outcome = "interrupted";
+          step.error = {
+            code: "interrupted",
+            message:
+              found?.idempotent === true
+                ? `\`${step.decision.tool}\` was started ${step.starts} times without finishing; it is not started again.`
+                : `The process stopped while \`${step.decision.tool}\` was running; whether it took effect is unknown, so it is not repeated.`,
+          };
+          run.record("tool_ended", { step: step.index, tool: step.decision.tool, outcome: "interrupted", resultDigest: null, error: step.error });
+        }
+      } else if (step !== undefined && step.decision.type === "act") {
+        const ended = await actStep(run, step, { restart: false });
+        if (ended !== undefined) return ended;
+      } else if (step !== undefined) {
+        step.outcome = "interrupted";
+        step.error = { code: "interrupted", message: "The process stopped before this answer was judged." };
+      }
+      return runLoop(run);
+    });
+  }
+
+  /**
+   * Cancels a run: a run active in this process stops before its next call (its tools' signals are
+   * aborted); a paused run in the store is ended as stopped. Returns the run's final state.
+   */
+  async cancel(runId: string): Promise<RunState> {
+    const active = this.#active.get(runId);
+    if (active !== undefined) {
+      active.run.controller.abort(new LeashError("limit_reached", `Run \`${runId}\` was cancelled.`));
+      return active.done;
+    }
+    const { store } = this.#core;
+    if (store === undefined) throw new StateError("run_not_found", `Run \`${runId}\` is not running here and this agent has no store.`, { details: { runId } });
+    const state = await store.load(runId);
+    if (state === null) throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
+    if (ENDED_STATUSES.has(state.status)) return state;
+    const trail = await this.#core.audit.read(runId);
+    const last = trail.at(-1);
+    const run = new ActiveRun(this.#core, state, { head: last === undefined ? state.auditHead : { seq: last.seq, digest: last.digest }, stored: true, skill: this.#skill(state.skill) });
+    run.controller.abort();
+    await run.claim([["run_resumed", { reason: "cancel" }]]);
+    return endRun(run, { status: "stopped", reason: "cancelled" });
+  }
+
+  /**
+   * Does a skill for an input: its brief is the goal, its tools the only tools, its output checked by
+   * its schema and `check`. Failed work is tried again from the beginning, as a run of its own, up
+   * to `skill.retry.attempts` in all; `gave_up` is emitted once after the last attempt failed.
+   */
+  async do<I, O>(skill: Skill<I, O>, input: I, options: { principal?: string; limits?: RunOptions["limits"] } = {}): Promise<SkillOutcome<O>> {
+    const compiled = this.#addSkill(skill as unknown as Skill<never, never>);
+    const attempts = skill.retry?.attempts ?? 1;
+    let state: RunState | undefined;
+    let attempt = 0;
+    while (attempt < attempts) {
+      attempt += 1;
+      const goal = skill.brief(input);
+      const runOptions: InternalRunOptions = { skill: compiled, attempt };
+      if (options.principal !== undefined) runOptions.principal = options.principal;
+      if (options.limits !== undefined) runOptions.limits = options.limits;
+      if (state !== undefined) runOptions.retryOf = state.runId;
+      state = await this.#start(goal, runOptions);
+      if (state.status !== "failed" || state.failure === undefined) break;
+      this.#events.emit("run_failed", { task: state.runId, attempt, failure: state.failure });
+      // Work a guard blocked at the model, or that waited on a person, is not tried again.
+      const waited = state.steps.some((step) => step.approval !== undefined);
+      if (state.failure.code === "model_blocked" || waited) break;
+    }
+    if (state === undefined) throw new LeashError("invalid_skill", "The skill made no attempt.");
+    if (state.status === "failed" && state.failure !== undefined) {
+      const gaveUp = { task: state.runId, attempts: attempt, problem: state.failure.message };
+      state = await this.#recordAfterEnd(state, "gave_up", gaveUp);
+      this.#events.emit("gave_up", gaveUp);
+    }
+    const outcome: SkillOutcome<O> = { done: state.status === "completed", status: state.status, task: state.runId, attempt: state.attempt, state };
+    if (state.status === "completed") outcome.output = state.answer as O;
+    return outcome;
+  }
+
+  /**
+   * Listens to an agent event: `run_failed` once per failed attempt, `gave_up` once after the last.
+   * Returns a function that stops listening. A handler that throws does not break the run.
+   */
+  on<E extends keyof AgentEvents>(event: E, handler: (payload: AgentEvents[E]) => void): () => void {
+    return this.#events.on(event, handler);
+  }
+
+  async #recordAfterEnd(state: RunState, event: string, data: unknown): Promise<RunState> {
+    const run = new ActiveRun(this.#core, state, { head: state.auditHead, stored: this.#core.store !== undefined, skill: undefined });
+    run.record(event, data);
+    await run.checkpoint();
+    return run.state;
+  }
+
+  #addSkill(skill: Skill<never, never>): CompiledSkill {
+    const known = this.#core.skills.get(skill.name);
+    if (known?.skill === skill) return known;
+    const compiled = compileSkill(skill, this.#core.tools);
+    this.#core.skills.set(compiled.skill.name, compiled);
+    return compiled;
+  }
+
+  #skill(name: string | undefined): CompiledSkill | undefined {
+    if (name === undefined) return undefined;
+    const found = this.#core.skills.get(name);
+    if (found === undefined) {
+      throw new StateError("invalid_state", `The run was doing skill \`${name}\`, which this agent does not know; pass it in \`skills\`.`);
+    }
+    return found;
+  }
+}

@@ -1,0 +1,57 @@
+import { digestOfJson } from "../json/index.js";
+import type { Json } from "../json/index.js";
+import type { Effect } from "../tools/tool.js";
+
+/** The parts of a run's history that an approval is bound to. */
+export interface HistoryInput {
+  runId: string;
+  nonce: string;
+  goal: Json;
+  principal: string | null;
+  steps: readonly { decision: Json; outcome: string | null; result: Json; error: Json }[];
+}
+
+/**
+ * The digest of a run's history up to a request: its nonce (so no two runs share a history), goal,
+ * principal and every earlier step's decision, outcome, result and error.
+ */
+export function historyDigest(history: HistoryInput): string {
+  // A versioned domain tag first, and an array rather than joined strings: a digest made for one
+  // purpose can never be replayed as another's, and no field's text can forge a boundary.
+  return digestOfJson([
+    "leash.history/1",
+    history.runId,
+    history.nonce,
+    history.goal,
+    history.principal,
+    history.steps.map((step) => [step.decision, step.outcome, step.result, step.error]),
+  ]);
+}
+
+/** The exact action an approval authorises. */
+export interface ActionInput {
+  runId: string;
+  step: number;
+  tool: string;
+  args: Json;
+  effect: Effect;
+  scopes: readonly string[];
+  historyDigest: string;
+}
+
+/**
+ * The digest an approval is bound to: SHA-256 over the RFC 8785 canonical JSON of the exact action
+ * (run, step, tool, arguments, effect, scopes) and of the history digest.
+ */
+export function approvalDigest(action: ActionInput): string {
+  return digestOfJson([
+    "leash.approval/1",
+    action.runId,
+    action.step,
+    action.tool,
+    action.args,
+    action.effect,
+    [...action.scopes],
+    action.historyDigest,
+  ]);
+}

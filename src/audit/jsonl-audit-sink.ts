@@ -1,0 +1,341 @@
+import * as nodeFs from "node:fs";
+import { dirname } from "node:path";
+import { LeashError, messageOf } from "../errors/index.js";
+import type { AuditRecord } from "./audit-record.js";
+import type { SyncReadableAuditSink } from "./audit-sink.js";
+import { checkRecords } from "./memory-audit-sink.js";
+import { parseAuditBytes, tornError } from "./read-audit.js";
+
+/**
+ * When a {@link JsonlAuditSink} calls fsync: `"none"` leaves it to the operating system (a process crash
+ * loses nothing written, a machine crash may); `"always"` syncs every append before it returns;
+ * `"batch"` syncs appends in groups (group commit), each resolving once a sync that began after its
+ * write has finished.
+ */
+export type FsyncMode = "none" | "batch" | "always";
+
+const FSYNC_MODES: readonly FsyncMode[] = ["none", "batch", "always"];
+
+/** @internal The file operations a {@link JsonlAuditSink} uses; `node:fs` by default, replaced in tests. */
+export interface AuditFileSystem {
+  openSync(path: string, flags: string): number;
+  closeSync(descriptor: number): void;
+  writeSync(descriptor: number, buffer: Uint8Array, offset: number, length: number): number;
+  fsyncSync(descriptor: number): void;
+  fsync(descriptor: number, callback: (error: NodeJS.ErrnoException | null) => void): void;
+  fstatSync(descriptor: number): { size: number; dev: number; ino: number };
+  readSync(descriptor: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+}
+
+/** Options of {@link JsonlAuditSink}. */
+export interface JsonlAuditSinkOptions {
+  /** When to call fsync; default `"none"`. */
+  fsync?: FsyncMode;
+  /** @internal Replaces `node:fs`, so that tests can make a write or an fsync fail. */
+  fileSystem?: AuditFileSystem;
+}
+
+const defaultFileSystem: AuditFileSystem = nodeFs;
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * An audit sink that appends one JSON line per record to a file (JSONL), opened lazily in append mode.
+ *
+ * A write or fsync that fails breaks the sink for good: that append, every append waiting and every
+ * later one are refused with `audit_failed`. A failed fsync is never retried, because after it the
+ * kernel may have dropped the dirty pages and a second fsync would report a success that is not one
+ * (PostgreSQL's "fsyncgate").
+ *
+ * Reading is incremental: the sink keeps the records it has parsed and the byte offset read so far, and
+ * on each read parses only what was appended since (by it or by another process). It assumes the file
+ * only grows by appends; a file that shrank or was replaced is read again from the start.
+ *
+ * @example
+ * const sink = new JsonlAuditSink("audit.jsonl", { fsync: "batch" });
+ * const agent = new Agent({ tools, planner, audit: sink });
+ * await agent.run("Find the page about spans.");
+ * console.log(verifyAudit(sink.records)); // []
+ * await sink.close();
+ */
+export class JsonlAuditSink implements SyncReadableAuditSink {
+  /** The file the records go to. */
+  readonly path: string;
+  /** When the sink calls fsync. */
+  readonly fsync: FsyncMode;
+  readonly #fs: AuditFileSystem;
+  #descriptor: number | null = null;
+  #failure: LeashError | null = null;
+  #fsyncCount = 0;
+  // A whole record at the end of the file with no "\n" after it (an edited file): the next write starts
+  // with "\n" so that it does not run on from that record's line.
+  #endsWithoutNewline = false;
+  #waiting: Waiter[] = [];
+  #inFlight: Waiter[] = [];
+  #syncing: Promise<void> | null = null;
+  #records: AuditRecord[] = [];
+  #byRun = new Map<string, AuditRecord[]>();
+  #tail: AuditRecord | null = null;
+  #offset = 0;
+  #nextLine = 1;
+  #identity: string | null = null;
+
+  constructor(path: string, options: JsonlAuditSinkOptions = {}) {
+    if (typeof path !== "string" || path === "") {
+      throw new LeashError("invalid_option", "Expected `path` to be a non-empty string.");
+    }
+    if (typeof options !== "object" || options === null) {
+      throw new LeashError("invalid_option", "Expected the options of JsonlAuditSink to be an object.");
+    }
+    const fsync: unknown = options.fsync ?? "none";
+    if (!FSYNC_MODES.includes(fsync as FsyncMode)) {
+      throw new LeashError("invalid_option", 'Expected `fsync` to be one of "none", "batch" or "always".');
+    }
+    if (options.fileSystem !== undefined && (typeof options.fileSystem !== "object" || options.fileSystem === null)) {
+      throw new LeashError("invalid_option", "Expected `fileSystem` to be an object of file operations.");
+    }
+    this.path = path;
+    this.fsync = fsync as FsyncMode;
+    this.#fs = options.fileSystem ?? defaultFileSystem;
+  }
+
+  /** How many fsyncs of the file have completed. */
+  get fsyncCount(): number {
+    return this.#fsyncCount;
+  }
+
+  /**
+   * Appends records as JSON lines, in call order, in one write. With `"none"` and `"always"` it writes
+   * (and syncs) before it returns and throws on failure; with `"batch"` it writes before it returns and
+   * resolves once a later fsync has covered the write. Records that are not well-formed are refused
+   * with `audit_corrupt` before anything is written.
+   */
+  append(records: readonly AuditRecord[]): void | Promise<void> {
+    if (this.fsync === "batch") {
+      try {
+        if (!this.#writeRecords(records)) return Promise.resolve();
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+      return new Promise((resolve, reject) => {
+        this.#waiting.push({ resolve, reject });
+        if (this.#syncing === null) this.#startSync(this.#descriptor as number);
+      });
+    }
+    if (!this.#writeRecords(records) || this.fsync === "none") return;
+    try {
+      this.#fs.fsyncSync(this.#descriptor as number);
+    } catch (error) {
+      throw this.#fail(error, "fsync");
+    }
+    this.#fsyncCount++;
+  }
+
+  /** Every record of the file, read back (incrementally); `[]` when the file does not exist yet. */
+  get records(): AuditRecord[] {
+    this.#refresh();
+    return this.#tail === null ? this.#records.slice() : [...this.#records, this.#tail];
+  }
+
+  /** One run's records in file order (seq order, for a sound trail), or every record without a run id. */
+  read(runId?: string): Promise<AuditRecord[]> {
+    try {
+      if (runId === undefined) return Promise.resolve(this.records);
+      this.#refresh();
+      const records = this.#byRun.get(runId)?.slice() ?? [];
+      if (this.#tail !== null && this.#tail.run === runId) records.push(this.#tail);
+      return Promise.resolve(records);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  /** Closes the file once the pending fsync, if any, has completed. A later append opens it again. */
+  async close(): Promise<void> {
+    while (this.#syncing !== null) await this.#syncing;
+    const descriptor = this.#descriptor;
+    if (descriptor === null) return;
+    this.#descriptor = null;
+    try {
+      this.#fs.closeSync(descriptor);
+    } catch (error) {
+      throw new LeashError("audit_failed", `Could not close the audit trail ${this.path}: ${messageOf(error)}`, {
+        details: { path: this.path },
+        cause: error,
+      });
+    }
+  }
+
+  /** Writes the records; false when there was nothing to write. Throws when the sink is broken. */
+  #writeRecords(records: readonly AuditRecord[]): boolean {
+    if (this.#failure !== null) throw this.#failure;
+    const checked = checkRecords(records);
+    if (checked.length === 0) return false;
+    let text = "";
+    for (const record of checked) text += lineOf(record);
+    const descriptor = this.#open();
+    if (this.#endsWithoutNewline) text = `\n${text}`;
+    const buffer = Buffer.from(text, "utf8");
+    try {
+      // A write to a file may be partial (a signal, a full disk): the rest is written after it.
+      for (let written = 0; written < buffer.length; ) {
+        const count = this.#fs.writeSync(descriptor, buffer, written, buffer.length - written);
+        if (count <= 0) throw new Error("the file accepted no more bytes");
+        written += count;
+      }
+    } catch (error) {
+      throw this.#fail(error, "write to");
+    }
+    this.#endsWithoutNewline = false;
+    return true;
+  }
+
+  #startSync(descriptor: number): void {
+    const batch = this.#waiting;
+    this.#waiting = [];
+    this.#inFlight = batch;
+    let settle = (): void => {};
+    this.#syncing = new Promise<void>((resolve) => (settle = resolve));
+    let finished = false;
+    const finish = (error: unknown): void => {
+      if (finished) return;
+      finished = true;
+      this.#inFlight = [];
+      if (error !== null && error !== undefined) {
+        const failure = this.#fail(error, "fsync");
+        for (const waiter of batch) waiter.reject(failure);
+      } else if (this.#failure === null) {
+        this.#fsyncCount++;
+        for (const waiter of batch) waiter.resolve();
+      }
+      this.#syncing = null;
+      settle();
+      // Appends written while this fsync ran may have missed it: they wait for one that starts now.
+      if (this.#failure === null && this.#waiting.length > 0) this.#startSync(descriptor);
+    };
+    try {
+      this.#fs.fsync(descriptor, finish);
+    } catch (error) {
+      finish(error);
+    }
+  }
+
+  #fail(error: unknown, what: string): LeashError {
+    if (this.#failure === null) {
+      this.#failure = new LeashError(
+        "audit_failed",
+        `Could not ${what} the audit trail ${this.path} (${messageOf(error)}); the sink refuses every later ` +
+          "append, since what it wrote can no longer be known to be durable.",
+        { details: { path: this.path }, cause: error },
+      );
+    }
+    const failure = this.#failure;
+    const waiting = [...this.#inFlight, ...this.#waiting];
+    this.#inFlight = [];
+    this.#waiting = [];
+    for (const waiter of waiting) waiter.reject(failure);
+    return failure;
+  }
+
+  #open(): number {
+    if (this.#descriptor !== null) return this.#descriptor;
+    // Reading first refuses a trail that ends in a torn line, which the next line would run on from.
+    this.#refresh();
+    const created = this.#identity === null;
+    this.#endsWithoutNewline = this.#tail !== null;
+    try {
+      this.#descriptor = this.#fs.openSync(this.path, "a");
+    } catch (error) {
+      throw new LeashError("audit_failed", `Could not open the audit trail ${this.path}: ${messageOf(error)}`, {
+        details: { path: this.path },
+        cause: error,
+      });
+    }
+    if (created && this.fsync !== "none") {
+      // A new file survives a machine crash only once its directory entry is durable too.
+      try {
+        const directory = this.#fs.openSync(dirname(this.path), "r");
+        try {
+          this.#fs.fsyncSync(directory);
+        } finally {
+          this.#fs.closeSync(directory);
+        }
+      } catch (error) {
+        throw this.#fail(error, "fsync the directory of");
+      }
+    }
+    return this.#descriptor;
+  }
+
+  /** Parses what was appended to the file since the last read. */
+  #refresh(): void {
+    let descriptor: number;
+    try {
+      descriptor = this.#fs.openSync(this.path, "r");
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "ENOENT") throw this.#readError(error);
+      this.#reset(null);
+      return;
+    }
+    try {
+      const { size, dev, ino } = this.#fs.fstatSync(descriptor);
+      const identity = `${dev}:${ino}`;
+      if (identity !== this.#identity || size < this.#offset) this.#reset(identity);
+      this.#tail = null;
+      if (size === this.#offset) return;
+      const buffer = Buffer.allocUnsafe(size - this.#offset);
+      let length = 0;
+      while (length < buffer.length) {
+        const count = this.#fs.readSync(descriptor, buffer, length, buffer.length - length, this.#offset + length);
+        if (count <= 0) break;
+        length += count;
+      }
+      const parsed = parseAuditBytes(buffer.subarray(0, length), this.path, this.#nextLine);
+      for (const record of parsed.records) {
+        this.#records.push(record);
+        const run = this.#byRun.get(record.run);
+        if (run === undefined) this.#byRun.set(record.run, [record]);
+        else run.push(record);
+      }
+      const base = this.#offset;
+      this.#offset += parsed.completeBytes;
+      this.#nextLine = parsed.nextLine;
+      if (parsed.tail?.type === "record") this.#tail = parsed.tail.record;
+      if (parsed.tail?.type === "torn") {
+        throw tornError(this.path, { ...parsed.tail.torn, offset: base + parsed.tail.torn.offset }, parsed.tail.problem);
+      }
+    } catch (error) {
+      throw error instanceof LeashError ? error : this.#readError(error);
+    } finally {
+      this.#fs.closeSync(descriptor);
+    }
+  }
+
+  #reset(identity: string | null): void {
+    this.#records = [];
+    this.#byRun = new Map();
+    this.#tail = null;
+    this.#offset = 0;
+    this.#nextLine = 1;
+    this.#identity = identity;
+  }
+
+  #readError(error: unknown): LeashError {
+    return new LeashError("audit_failed", `Could not read the audit trail ${this.path}: ${messageOf(error)}`, {
+      details: { path: this.path },
+      cause: error,
+    });
+  }
+}
+
+// JSON.stringify leaves U+2028 and U+2029 as they are; escaped, a line can never look like two to a
+// reader that splits on them.
+const LINE_SEPARATORS = /[\u2028\u2029]/g;
+
+function lineOf(record: AuditRecord): string {
+  const text = JSON.stringify(record);
+  return `${text.replace(LINE_SEPARATORS, (separator) => (separator === "\u2028" ? "\\u2028" : "\\u2029"))}\n`;
+}

@@ -1,0 +1,329 @@
+import * as fs from "node:fs";
+import { LeashError, messageOf } from "../errors/index.js";
+import { isDigest } from "../json/index.js";
+import type { AuditRecord } from "./audit-record.js";
+
+/** A last line cut short by a crash while it was written: where it starts and what it holds. */
+export interface TornTail {
+  /** Its line number, from 1. */
+  line: number;
+  /** The byte offset where it starts: the length of the file once it is removed. */
+  offset: number;
+  /** How many bytes it holds. */
+  bytes: number;
+  /** Its bytes decoded as UTF-8 (lossily, since a cut may split a character). */
+  text: string;
+}
+
+/** What {@link readAuditPrefix} found: every record before a torn last line, and that line if any. */
+export interface AuditPrefix {
+  records: AuditRecord[];
+  tornTail: TornTail | null;
+}
+
+/**
+ * @internal A record checked by {@link inspectAuditRecord}, with the canonical JSON (RFC 8785) of the
+ * record without `digest`: the text its digest covers.
+ */
+export interface InspectedRecord {
+  record: AuditRecord;
+  canonical: string;
+}
+
+/** @internal What {@link parseAuditBytes} found in a run of bytes of a JSONL trail. */
+export interface ParsedAuditBytes {
+  /** The records of the lines that end in "\n". */
+  records: AuditRecord[];
+  /** How many bytes those lines take (up to and including the last "\n"). */
+  completeBytes: number;
+  /** The number of the line after them. */
+  nextLine: number;
+  /** The bytes after the last "\n": a whole record, a torn line, or nothing. */
+  tail: { type: "record"; record: AuditRecord } | { type: "torn"; torn: TornTail; problem: string } | null;
+}
+
+const RECORD_KEYS: ReadonlySet<string> = new Set(["v", "run", "seq", "at", "event", "data", "prev", "digest"]);
+// Fatal, so that a flipped byte that breaks UTF-8 makes the line unreadable instead of turning into
+// U+FFFD; BOM kept, so that no byte of a line is dropped silently.
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const ancestors: object[] = [];
+
+class NotJson extends Error {}
+
+/**
+ * Checks that a value is a well-formed audit record and returns a fresh copy of its eight fields, or a
+ * string naming the first problem found. Never throws.
+ *
+ * Well-formed: a plain object with exactly the keys `v` (1), `run` (a non-empty string), `seq` (a
+ * non-negative safe integer), `at` (a string), `event` (a non-empty string), `data` (JSON, as `toJson`
+ * defines it), `prev` (null or 64 lowercase hex digits) and `digest` (64 lowercase hex digits). Whether
+ * the digest matches is for {@link verifyAudit} to say.
+ *
+ * @example
+ * const record = parseAuditRecord(JSON.parse(line));
+ * if (typeof record === "string") console.log(`not a record: ${record}`);
+ */
+export function parseAuditRecord(value: unknown): AuditRecord | string {
+  const inspected = checkRecord(value, false);
+  return typeof inspected === "string" ? inspected : inspected.record;
+}
+
+/**
+ * @internal {@link parseAuditRecord} that also builds, in the same walk, the canonical JSON that the
+ * record's digest covers, so that a verifier canonicalizes each record once.
+ */
+export function inspectAuditRecord(value: unknown): InspectedRecord | string {
+  return checkRecord(value, true);
+}
+
+/**
+ * Reads a JSONL audit trail: one record per line, every line checked, none cast.
+ *
+ * Throws `LeashError` with code `audit_torn` when the last line was cut short (it is not a record and
+ * no "\n" follows it: a crash while writing it; {@link repairAudit} removes it), `audit_corrupt` when
+ * any other line is not a record, `audit_not_found` when there is no file. Both name the file and line
+ * (`details: { path, line }`). Empty lines are skipped.
+ *
+ * @example
+ * const problems = verifyAudit(readAudit("audit.jsonl"));
+ */
+export function readAudit(path: string): AuditRecord[] {
+  const { records, tornTail } = readAuditPrefix(path);
+  if (tornTail !== null) throw tornError(path, tornTail, "it is not a whole record");
+  return records;
+}
+
+/**
+ * Reads a JSONL audit trail like {@link readAudit}, but returns a torn last line instead of throwing
+ * for it: `{ records, tornTail }`, where `tornTail` is null when the file ends cleanly. A line in the
+ * middle that is not a record still throws `audit_corrupt`: only a crash mid-write explains a torn
+ * end, and nothing explains a bad middle.
+ */
+export function readAuditPrefix(path: string): AuditPrefix {
+  const parsed = parseAuditBytes(readBytes(path), path, 1);
+  if (parsed.tail === null) return { records: parsed.records, tornTail: null };
+  if (parsed.tail.type === "record") return { records: [...parsed.records, parsed.tail.record], tornTail: null };
+  return { records: parsed.records, tornTail: parsed.tail.torn };
+}
+
+/**
+ * Removes a torn last line from a JSONL audit trail and returns what it removed, or null when the file
+ * ends cleanly. It never removes anything else: a bad line in the middle throws `audit_corrupt`.
+ * Run it while no process appends to the file. A caller that keeps the head of the run elsewhere (a
+ * saved state's `auditHead`) should first check that the head is not the torn record.
+ */
+export function repairAudit(path: string): TornTail | null {
+  const { tornTail } = readAuditPrefix(path);
+  if (tornTail === null) return null;
+  try {
+    fs.truncateSync(path, tornTail.offset);
+  } catch (error) {
+    throw new LeashError("audit_failed", `Could not remove the torn last line of the audit trail ${path}.`, {
+      details: { path, line: tornTail.line },
+      cause: error,
+    });
+  }
+  return tornTail;
+}
+
+/**
+ * @internal Parses the bytes of a JSONL trail that start at line `firstLine`: every line that ends in
+ * "\n" must be a record (`audit_corrupt` otherwise); the bytes after the last "\n" are returned as
+ * `tail`, for the caller to decide between a torn line and one still being written.
+ */
+export function parseAuditBytes(bytes: Uint8Array, path: string, firstLine: number): ParsedAuditBytes {
+  const records: AuditRecord[] = [];
+  let start = 0;
+  let line = firstLine;
+  for (let end = bytes.indexOf(0x0a, start); end !== -1; end = bytes.indexOf(0x0a, start)) {
+    if (end > start) {
+      const parsed = parseLine(bytes.subarray(start, end));
+      if (typeof parsed === "string") {
+        throw new LeashError("audit_corrupt", `Line ${line} of the audit trail ${path} is not an audit record: ${parsed}.`, {
+          details: { path, line },
+        });
+      }
+      records.push(parsed);
+    }
+    start = end + 1;
+    line++;
+  }
+  const result: ParsedAuditBytes = { records, completeBytes: start, nextLine: line, tail: null };
+  if (start < bytes.length) {
+    const rest = bytes.subarray(start);
+    const parsed = parseLine(rest);
+    result.tail =
+      typeof parsed === "string"
+        ? {
+            type: "torn",
+            torn: { line, offset: start, bytes: rest.length, text: Buffer.from(rest).toString("utf8") },
+            problem: parsed,
+          }
+        : { type: "record", record: parsed };
+  }
+  return result;
+}
+
+/** @internal The `audit_torn` error for a torn last line of the trail at `path`. */
+export function tornError(path: string, torn: TornTail, problem: string): LeashError {
+  return new LeashError(
+    "audit_torn",
+    `The last line (${torn.line}) of the audit trail ${path} was cut short by a crash while it was written ` +
+      `(${torn.bytes} bytes with no line end; ${problem}); repairAudit removes it.`,
+    { details: { path, line: torn.line, bytes: torn.bytes } },
+  );
+}
+
+function readBytes(path: string): Buffer {
+  try {
+    return fs.readFileSync(path);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ENOENT") {
+      throw new LeashError("audit_not_found", `There is no audit trail at ${path}.`, { details: { path } });
+    }
+    throw new LeashError("audit_failed", `Could not read the audit trail at ${path}: ${messageOf(error)}`, {
+      details: { path },
+      cause: error,
+    });
+  }
+}
+
+function parseLine(bytes: Uint8Array): AuditRecord | string {
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return "it is not valid UTF-8";
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `it is not JSON (${messageOf(error)})`;
+  }
+  return parseAuditRecord(value);
+}
+
+function checkRecord(value: unknown, build: boolean): InspectedRecord | string {
+  try {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return "it is not an object";
+    const prototype: unknown = Object.getPrototypeOf(value);
+    if (prototype !== Object.prototype && prototype !== null) return "it is not a plain object";
+    const keys = Object.keys(value);
+    for (const key of keys) if (!RECORD_KEYS.has(key)) return `it has an unknown key ${JSON.stringify(key)}`;
+    if (keys.length !== RECORD_KEYS.size) {
+      for (const key of RECORD_KEYS) if (!keys.includes(key)) return `it has no \`${key}\``;
+    }
+    // Each field is read once, so that a getter cannot show the check one value and the copy another.
+    const { v, run, seq, at, event, data, prev, digest } = value as Record<string, unknown>;
+    if (v !== 1) return "its `v` is not 1";
+    if (!isText(run) || run === "") return "its `run` is not a non-empty string";
+    if (!Number.isSafeInteger(seq) || (seq as number) < 0) return "its `seq` is not a non-negative safe integer";
+    if (!isText(at)) return "its `at` is not a string";
+    if (!isText(event) || event === "") return "its `event` is not a non-empty string";
+    if (prev !== null && !isDigest(prev)) return "its `prev` is neither null nor 64 lowercase hex digits";
+    if (!isDigest(digest)) return "its `digest` is not 64 lowercase hex digits";
+    let canonicalData: string;
+    try {
+      ancestors.length = 0;
+      canonicalData = walk(data, build);
+    } catch (error) {
+      if (error instanceof NotJson) return `its \`data\` is not JSON: it holds ${error.message}`;
+      if (error instanceof RangeError) return "its `data` is nested too deeply";
+      throw error;
+    }
+    const record: AuditRecord = { v: 1, run, seq: seq as number, at, event, data: data as AuditRecord["data"], prev, digest };
+    // The keys of the record without `digest`, in RFC 8785 order (UTF-16 code units, all ASCII here).
+    const canonical = build
+      ? `{"at":${JSON.stringify(at)},"data":${canonicalData},"event":${JSON.stringify(event)},"prev":${
+          prev === null ? "null" : `"${prev}"`
+        },"run":${JSON.stringify(run)},"seq":${String(seq)},"v":1}`
+      : "";
+    return { record, canonical };
+  } catch (error) {
+    return `it could not be read (${safeMessage(error)})`;
+  }
+}
+
+function isText(value: unknown): value is string {
+  return typeof value === "string" && value.isWellFormed();
+}
+
+/**
+ * Checks a value against the rules of `toJson` and, when `build` is set, returns its RFC 8785 form,
+ * which must equal what `canonicalJson` gives (a test holds the two together). One walk does both so
+ * that verifying a record costs one canonicalization.
+ */
+function walk(value: unknown, build: boolean): string {
+  switch (typeof value) {
+    case "string":
+      if (!value.isWellFormed()) throw new NotJson("a string with a lone surrogate");
+      return build ? JSON.stringify(value) : "";
+    case "number":
+      if (!Number.isFinite(value)) throw new NotJson(String(value));
+      if (Number.isInteger(value) && !Number.isSafeInteger(value) && Math.abs(value) < 1e21) {
+        throw new NotJson(`the integer ${value}, beyond what JSON carries exactly`);
+      }
+      return build ? String(value) : "";
+    case "boolean":
+      return build ? String(value) : "";
+    case "object":
+      if (value === null) return build ? "null" : "";
+      return walkObject(value, build);
+    case "undefined":
+      throw new NotJson("undefined");
+    case "bigint":
+    case "function":
+    case "symbol":
+      throw new NotJson(`a ${typeof value}`);
+  }
+}
+
+function walkObject(object: object, build: boolean): string {
+  if (ancestors.includes(object)) throw new NotJson("a cycle");
+  ancestors.push(object);
+  let text: string;
+  if (Array.isArray(object)) {
+    const array = object as unknown[];
+    text = "[";
+    for (let index = 0; index < array.length; index++) {
+      if (!(index in array)) throw new NotJson("a hole (a sparse array)");
+      const item = array[index];
+      if (item === undefined) throw new NotJson("undefined in an array");
+      const part = walk(item, build);
+      if (build) text += index === 0 ? part : `,${part}`;
+    }
+    text += "]";
+  } else {
+    const prototype: unknown = Object.getPrototypeOf(object);
+    if (prototype !== Object.prototype && prototype !== null) throw new NotJson("an object that is not plain");
+    if (Object.getOwnPropertySymbols(object).length > 0) throw new NotJson("a symbol key");
+    const keys = Object.keys(object);
+    if (build && keys.length > 1) keys.sort();
+    text = "{";
+    let first = true;
+    for (const key of keys) {
+      if (!key.isWellFormed()) throw new NotJson("a key with a lone surrogate");
+      const item = (object as Record<string, unknown>)[key];
+      // As toJson and JSON.stringify do: a property whose value is undefined is left out.
+      if (item === undefined) continue;
+      const part = walk(item, build);
+      if (build) {
+        text += `${first ? "" : ","}${JSON.stringify(key)}:${part}`;
+        first = false;
+      }
+    }
+    text += "}";
+  }
+  ancestors.pop();
+  return build ? text : "";
+}
+
+/** @internal A message for anything thrown, that never throws itself (a getter on `message` may). */
+export function safeMessage(error: unknown): string {
+  try {
+    return messageOf(error);
+  } catch {
+    return "an error that could not be read";
+  }
+}

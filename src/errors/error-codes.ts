@@ -1,0 +1,50 @@
+/**
+ * Every code a {@link LeashError} can carry. The list is closed: codes are stored in audit records
+ * and compared across versions, so a code is only ever added here, never invented at a throw site.
+ */
+export const ERROR_CODES = [
+  // Construction and options.
+  "invalid_tool",
+  "invalid_option",
+  "invalid_skill",
+  "not_json",
+  // Run and resume refusals (thrown as StateError).
+  "run_exists",
+  "run_not_found",
+  "run_ended",
+  "stale_state",
+  "already_resumed",
+  "audit_truncated",
+  "approver_not_allowed",
+  "invalid_state",
+  "unsupported_version",
+  // The audit trail.
+  "audit_torn",
+  "audit_corrupt",
+  "audit_failed",
+  "audit_not_found",
+  // Failures of a run (also the `failure.code` of a failed RunState).
+  "planner_failed",
+  "invalid_decision",
+  "done_failed",
+  "answer_rejected",
+  "model_blocked",
+  "model_failed",
+  "guard_failed",
+  "limit_reached",
+  // Testing helpers.
+  "script_exhausted",
+  "script_unfinished",
+  // Stores.
+  "store_failed",
+] as const;
+
+/** A code of a {@link LeashError}: a snake_case wire value. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+const known: ReadonlySet<string> = new Set(ERROR_CODES);
+
+/** Whether a string is one of {@link ERROR_CODES}. */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && known.has(value);
+}

@@ -1,0 +1,51 @@
+import type { Json } from "../json/index.js";
+import type { ModelRequest, ModelResponse } from "../models/model-client.js";
+import type { ToolDescription } from "../tools/tool.js";
+
+/** A guard's answer: let the work go on, or stop it and say why. */
+export type Verdict = { type: "allow" } | { type: "block"; why: string };
+
+/** Lets the work go on. */
+export function allow(): Verdict {
+  return { type: "allow" };
+}
+
+/** Stops the work; `why` is recorded in the trail and said in the trace. */
+export function block(why: string): Verdict {
+  return { type: "block", why };
+}
+
+/** What a guard is told about the work it checks. */
+export interface GuardedWork {
+  /** The agent's name. */
+  agent: string;
+  /** The skill being done, if any. */
+  skill?: string;
+  /** The run id. */
+  task: string;
+  /** The person the work runs as (the run's principal), if any. */
+  person?: string;
+}
+
+/**
+ * The app's own second check on what goes to and comes from models and tools. Who may do what is
+ * the policy's; a guard is for what the policy cannot say: which text may go to a model, which
+ * arguments are never acceptable. Guards are asked in the order listed; the first that blocks decides.
+ *
+ * @example
+ * const shopRules: Guard = {
+ *   name: "Shop rules",
+ *   beforeTool: (work, tool, args) =>
+ *     JSON.stringify(args).includes("customer's fault") ? block("A note does not blame the customer.") : allow(),
+ * };
+ */
+export interface Guard {
+  name: string;
+  beforeModel?(work: GuardedWork, request: ModelRequest): Verdict | Promise<Verdict>;
+  afterModel?(work: GuardedWork, response: ModelResponse): Verdict | Promise<Verdict>;
+  beforeTool?(work: GuardedWork, tool: ToolDescription, args: Json): Verdict | Promise<Verdict>;
+  afterTool?(work: GuardedWork, tool: ToolDescription, result: Json): Verdict | Promise<Verdict>;
+}
+
+/** The four points where guards are asked. */
+export type GuardPoint = "beforeModel" | "afterModel" | "beforeTool" | "afterTool";

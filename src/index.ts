@@ -1,0 +1,57 @@
+/**
+ * leash: bounded, audited tool use for AI agents. This is the core: no I/O beyond `node:crypto` and
+ * `node:fs`, and no driver; the durable stores, model adapters and testing helpers have subpaths.
+ */
+export { Agent } from "./agent/agent.js";
+export type { SkillOutcome } from "./agent/agent.js";
+export type { AgentOptions } from "./agent/agent-options.js";
+export type { AgentEvents, RunFailedEvent, GaveUpEvent } from "./agent/agent-events.js";
+export type { RunOptions } from "./run/start-run.js";
+export type { ResumeOptions } from "./run/resume-run.js";
+export type { Planner, PlannerContext, DoneCriterion } from "./run/agent-core.js";
+
+export { tool, Tool, EFFECTS } from "./tools/tool.js";
+export type { Effect, ToolSpec, ToolDescription } from "./tools/tool.js";
+export type { ToolContext } from "./tools/tool-context.js";
+export { Toolset } from "./tools/toolset.js";
+export type { JsonSchema } from "./tools/schema-validator.js";
+
+export { Decision } from "./decisions/decision.js";
+export type { ActDecision, FinishDecision, Usage } from "./decisions/decision.js";
+export { Policy } from "./policy/policy.js";
+export type { PolicyOptions } from "./policy/policy.js";
+export type { Limits, StopReason } from "./limits/limits.js";
+
+export { Approval } from "./approvals/approval.js";
+export type { ApprovalRequest, ApprovalJson, Approver } from "./approvals/approval.js";
+export { approvalDigest, historyDigest } from "./approvals/approval-digest.js";
+
+export { RunState, RUN_STATE_VERSION } from "./state/run-state.js";
+export type { RunStateJson, Step, StepError, Failure } from "./state/run-state.js";
+export { RUN_STATUSES, OUTCOMES, FAILURE_CODES } from "./state/outcomes.js";
+export type { RunStatus, Outcome, FailureCode } from "./state/outcomes.js";
+
+export { MemoryStore } from "./stores/memory-store.js";
+export type { RunStore, SaveOptions, RunStoreWithAudit } from "./stores/run-store.js";
+
+export {
+  MemoryAuditSink,
+  JsonlAuditSink,
+  readAudit,
+  verifyAudit,
+  makeRecord,
+  recordDigest,
+} from "./audit/index.js";
+export type { AuditRecord, AuditHead, AuditSink, AuditProblem } from "./audit/index.js";
+
+export { allow, block } from "./guards/guard.js";
+export type { Guard, GuardedWork, Verdict, GuardPoint } from "./guards/guard.js";
+export type { ModelClient, ModelRequest, ModelResponse, ModelMessage, ModelToolCall, Price } from "./models/model-client.js";
+export type { Skill, SkillInfo } from "./skills/skill.js";
+export { trace } from "./trace/trace.js";
+export type { Trace } from "./trace/trace.js";
+
+export { LeashError, StateError, isLeashError, ERROR_CODES } from "./errors/index.js";
+export type { ErrorCode } from "./errors/index.js";
+export { canonicalJson, toJson } from "./json/index.js";
+export type { Json, JsonObject } from "./json/index.js";

@@ -1,0 +1,80 @@
+import { LeashError } from "../errors/index.js";
+import type { Effect } from "../tools/tool.js";
+import { EFFECTS } from "../tools/tool.js";
+import type { ApprovalRequest } from "../approvals/approval.js";
+
+/** Options of {@link Policy}; every one defaults to least privilege. */
+export interface PolicyOptions {
+  /** Scopes granted to the agent; a tool runs only when all of its scopes are granted. Default `[]`. */
+  grantedScopes?: string[];
+  /** Effects the agent may use at all. Default `["read"]`. */
+  allowEffects?: Effect[];
+  /** Allowed effects that need a person's approval per call. Default `["write", "external"]`. */
+  approvalFor?: Effect[];
+  /** Who may answer an approval request. Default: anyone. */
+  mayApprove?: (approver: string, request: ApprovalRequest) => boolean;
+}
+
+function effects(value: unknown, option: string, fallback: Effect[]): ReadonlySet<Effect> {
+  if (value === undefined) return new Set(fallback);
+  if (!Array.isArray(value) || !value.every((item) => EFFECTS.includes(item as Effect))) {
+    throw new LeashError("invalid_option", `Expected \`${option}\` to be an array of "read", "write" and "external".`);
+  }
+  return new Set(value as Effect[]);
+}
+
+/**
+ * What an agent may do: which effects, which scopes, which calls need a person, and who may answer.
+ * `new Policy()` is least privilege: read tools that need no scope, and nothing else.
+ *
+ * @example
+ * new Policy({ grantedScopes: ["docs:read"], allowEffects: ["read", "write"] })
+ */
+export class Policy {
+  readonly grantedScopes: ReadonlySet<string>;
+  readonly allowEffects: ReadonlySet<Effect>;
+  readonly approvalFor: ReadonlySet<Effect>;
+  readonly #mayApprove: ((approver: string, request: ApprovalRequest) => boolean) | undefined;
+
+  constructor(options: PolicyOptions = {}) {
+    if (typeof options !== "object" || options === null) {
+      throw new LeashError("invalid_option", "Expected the policy options to be an object.");
+    }
+    const scopes = options.grantedScopes ?? [];
+    if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === "string")) {
+      throw new LeashError("invalid_option", "Expected `grantedScopes` to be an array of strings.");
+    }
+    if (options.mayApprove !== undefined && typeof options.mayApprove !== "function") {
+      throw new LeashError("invalid_option", "Expected `mayApprove` to be a function.");
+    }
+    this.grantedScopes = new Set(scopes);
+    this.allowEffects = effects(options.allowEffects, "allowEffects", ["read"]);
+    this.approvalFor = effects(options.approvalFor, "approvalFor", ["write", "external"]);
+    this.#mayApprove = options.mayApprove;
+  }
+
+  /** Whether tools of this effect may run at all. */
+  allowsEffect(effect: Effect): boolean {
+    return this.allowEffects.has(effect);
+  }
+
+  /** The scopes of a tool that this policy does not grant (empty when all are granted). */
+  missingScopes(scopes: readonly string[]): string[] {
+    return scopes.filter((scope) => !this.grantedScopes.has(scope));
+  }
+
+  /** Whether a call of this effect needs a person's approval. */
+  needsApproval(effect: Effect): boolean {
+    return this.approvalFor.has(effect);
+  }
+
+  /** Whether this approver may answer this request. A throwing callable counts as a refusal. */
+  mayApprove(approver: string, request: ApprovalRequest): boolean {
+    if (this.#mayApprove === undefined) return true;
+    try {
+      return this.#mayApprove(approver, request) === true;
+    } catch {
+      return false;
+    }
+  }
+}

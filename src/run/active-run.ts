@@ -1,0 +1,116 @@
+import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
+import { makeRecord } from "../audit/audit-record.js";
+import type { StopReason } from "../limits/limits.js";
+import type { Failure, RunState } from "../state/run-state.js";
+import type { AgentCore, CompiledSkill } from "./agent-core.js";
+import type { Toolset } from "../tools/toolset.js";
+import type { GuardedWork } from "../guards/guard.js";
+
+/** Why the loop must end now, whatever the planner does: set inside `callModel`, read by the loop. */
+export type ForcedEnd = { type: "stop"; reason: StopReason } | { type: "fail"; failure: Failure };
+
+/**
+ * One run being driven in this process: the live state, the audit records not yet written, and the
+ * durable checkpoint that writes both.
+ */
+export class ActiveRun {
+  readonly core: AgentCore;
+  readonly state: RunState;
+  readonly tools: Toolset;
+  readonly skill: CompiledSkill | undefined;
+  readonly controller = new AbortController();
+  forcedEnd: ForcedEnd | undefined;
+  #unwritten: AuditRecord[] = [];
+  #head: AuditHead | null;
+  /** The store revision this process last wrote or loaded. */
+  #savedRevision: number;
+  #segmentStart: number;
+  #stored: boolean;
+
+  constructor(core: AgentCore, state: RunState, options: { head: AuditHead | null; stored: boolean; skill: CompiledSkill | undefined }) {
+    this.core = core;
+    this.state = state;
+    this.skill = options.skill;
+    this.tools = options.skill?.tools ?? core.tools;
+    this.#head = options.head;
+    this.#savedRevision = state.revision;
+    this.#stored = options.stored;
+    this.#segmentStart = core.clock().getTime();
+  }
+
+  /** The time now, as ISO 8601, from the injected clock. */
+  now(): string {
+    return this.core.clock().toISOString();
+  }
+
+  /** Running time of the run so far, counting this process's segment. */
+  elapsedMs(): number {
+    return this.state.elapsedMs + Math.max(0, this.core.clock().getTime() - this.#segmentStart);
+  }
+
+  /** What guards are told about this run. */
+  work(): GuardedWork {
+    const work: GuardedWork = { agent: this.core.name, task: this.state.runId };
+    if (this.state.skill !== undefined) work.skill = this.state.skill;
+    if (this.state.principal !== undefined) work.person = this.state.principal;
+    return work;
+  }
+
+  /** Adds a record to the run's chain; it is written at the next checkpoint. */
+  record(event: string, data: unknown): AuditRecord {
+    const record = makeRecord(this.state.runId, this.#head, event, data, this.now());
+    this.#unwritten.push(record);
+    this.#head = { seq: record.seq, digest: record.digest };
+    this.state.auditHead = this.#head;
+    return record;
+  }
+
+  /**
+   * Claims a stored run for this process before anything is written to the trail: a compare-and-set
+   * save that a concurrent resumer loses, so the loser writes nothing at all. With a store that is
+   * also the sink the claim carries the resume's first records (one transaction); with a separate
+   * sink the claimed state still points at the trail's current head, so a crash right after the claim
+   * leaves a state that the trail still holds.
+   */
+  async claim(records: [event: string, data: unknown][]): Promise<void> {
+    const { store, storeIsSink } = this.core;
+    if (store !== undefined && !storeIsSink && this.#stored) {
+      const expectedRevision = this.#savedRevision;
+      this.state.revision = expectedRevision + 1;
+      this.state.updatedAt = this.now();
+      await store.save(this.state, { expectedRevision });
+      this.#savedRevision = this.state.revision;
+    }
+    for (const [event, data] of records) this.record(event, data);
+    await this.checkpoint();
+  }
+
+  /**
+   * Makes the state and every record so far durable. With a store that is also the sink, the save
+   * carries the records and both commit in one transaction; with a separate sink the records are
+   * written first, so a crash can leave the trail ahead of the state but never behind it.
+   */
+  async checkpoint(): Promise<void> {
+    const now = this.core.clock();
+    this.state.elapsedMs += Math.max(0, now.getTime() - this.#segmentStart);
+    this.#segmentStart = now.getTime();
+    this.state.updatedAt = now.toISOString();
+    const records = this.#unwritten;
+    this.#unwritten = [];
+    const { store, audit, storeIsSink } = this.core;
+    const expectedRevision = this.#savedRevision;
+    this.state.revision = expectedRevision + 1;
+    if (store !== undefined && storeIsSink) {
+      if (this.#stored) await store.save(this.state, { expectedRevision, records });
+      else await store.create(this.state, { records });
+    } else {
+      if (records.length > 0) await audit.append(records);
+      if (store !== undefined) {
+        if (this.#stored) await store.save(this.state, { expectedRevision });
+        else await store.create(this.state);
+      }
+    }
+    this.#stored = true;
+    this.#savedRevision = this.state.revision;
+  }
+}

@@ -1,0 +1,110 @@
+import type { ApprovalJson, ApprovalRequest } from "../approvals/approval.js";
+import { Approval } from "../approvals/approval.js";
+import { approvalDigest, historyDigest } from "../approvals/approval-digest.js";
+import type { ActDecision } from "../decisions/decision.js";
+import { messageOf } from "../errors/index.js";
+import type { Step } from "../state/run-state.js";
+import type { Tool } from "../tools/tool.js";
+import type { ActiveRun } from "./active-run.js";
+
+/** What the approval gate decided. */
+export type ApprovalResult =
+  | { type: "go"; approval: ApprovalJson | undefined }
+  | { type: "deny"; outcome: "approval_denied" | "approval_stale"; message: string; approval: ApprovalJson }
+  | { type: "pause"; request: ApprovalRequest; history: string };
+
+/** The digest of this step's action and the history before it, from the tool as it is now. */
+export function actionDigest(run: ActiveRun, step: Step, tool: Tool): { digest: string; history: string } {
+  const { state } = run;
+  const history = historyDigest({
+    runId: state.runId,
+    nonce: state.nonce,
+    goal: state.goal,
+    principal: state.principal ?? null,
+    steps: state.steps.slice(0, step.index).map((earlier) => ({
+      decision: earlier.decision as never,
+      outcome: earlier.outcome,
+      result: earlier.result,
+      error: earlier.error === undefined ? null : { code: earlier.error.code, message: earlier.error.message },
+    })),
+  });
+  const decision = step.decision as ActDecision;
+  const digest = approvalDigest({
+    runId: state.runId,
+    step: step.index,
+    tool: tool.name,
+    args: decision.args,
+    effect: tool.effect,
+    scopes: tool.scopes,
+    historyDigest: history,
+  });
+  return { digest, history };
+}
+
+function judge(answer: ApprovalJson, digestNow: string): ApprovalResult {
+  if (answer.digest !== digestNow) {
+    return {
+      type: "deny",
+      outcome: "approval_stale",
+      approval: answer,
+      message: "The action or the history changed since it was approved; the approval authorises nothing.",
+    };
+  }
+  if (!answer.granted) {
+    const note = answer.note === undefined ? "" : `: ${answer.note}`;
+    return { type: "deny", outcome: "approval_denied", approval: answer, message: `${answer.approver} refused the call${note}` };
+  }
+  return { type: "go", approval: answer };
+}
+
+/**
+ * The last gate of a write or external call: a person's approval, bound to the digest of the exact
+ * action and history. `answer` is the answer a resume brought for this step's pending request.
+ */
+export async function approvalGate(run: ActiveRun, step: Step, tool: Tool, answer: ApprovalJson | undefined): Promise<ApprovalResult> {
+  const { policy, approver } = run.core;
+  if (!policy.needsApproval(tool.effect)) return { type: "go", approval: undefined };
+  const { digest, history } = actionDigest(run, step, tool);
+  // An answer given to the request as it was asked authorises the action only if recomputing it from
+  // the tools as they are now gives the same digest.
+  if (answer !== undefined) return judge(answer, digest);
+  if (step.approval !== undefined) return judge(step.approval, digest);
+  const decision = step.decision as ActDecision;
+  const request: ApprovalRequest = {
+    runId: run.state.runId,
+    step: step.index,
+    tool: tool.name,
+    args: structuredClone(decision.args),
+    effect: tool.effect,
+    scopes: [...tool.scopes],
+    digest,
+    requestedAt: run.now(),
+  };
+  if (decision.reason !== undefined) request.reason = decision.reason;
+  if (approver === undefined) return { type: "pause", request, history };
+  let given: unknown;
+  try {
+    given = await approver(structuredClone(request));
+  } catch (error) {
+    run.record("approval_answered", { step: step.index, accepted: false, reason: "approver_failed", message: messageOf(error) });
+    return { type: "pause", request, history };
+  }
+  if (given === null || given === undefined) return { type: "pause", request, history };
+  let approval: Approval;
+  try {
+    approval = given instanceof Approval ? given : Approval.fromJSON(given);
+  } catch (error) {
+    run.record("approval_answered", { step: step.index, accepted: false, reason: "invalid_answer", message: messageOf(error) });
+    return { type: "pause", request, history };
+  }
+  if (approval.digest !== digest) {
+    run.record("approval_answered", { step: step.index, accepted: false, reason: "other_request", approver: approval.approver });
+    return { type: "pause", request, history };
+  }
+  if (!policy.mayApprove(approval.approver, request)) {
+    run.record("approval_answered", { step: step.index, accepted: false, reason: "approver_not_allowed", approver: approval.approver });
+    return { type: "pause", request, history };
+  }
+  run.record("approval_answered", { step: step.index, accepted: true, ...approval.toJSON() });
+  return judge(approval.toJSON(), digest);
+}

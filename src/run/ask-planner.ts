@@ -1,0 +1,48 @@
+import type { Decision } from "../decisions/decision.js";
+import { parseDecision } from "../decisions/decision.js";
+import { isLeashError, messageOf } from "../errors/index.js";
+import type { Failure } from "../state/run-state.js";
+import type { PlannerContext } from "./agent-core.js";
+import type { ActiveRun, ForcedEnd } from "./active-run.js";
+import { makeCallModel } from "./call-model.js";
+
+/** What asking the planner gave: a checked decision, a failure, or an end forced inside `callModel`. */
+export type PlannerResult = { type: "decision"; decision: Decision } | { type: "fail"; failure: Failure } | { type: "forced"; end: ForcedEnd };
+
+/**
+ * Asks the planner for the next decision, on a fresh copy of the state, and checks what it returns.
+ * A decision's own `usage` (model calls made outside `callModel`) is charged here.
+ */
+export async function askPlanner(run: ActiveRun): Promise<PlannerResult> {
+  const context: PlannerContext = {
+    signal: run.controller.signal,
+    callModel: makeCallModel(run),
+  };
+  if (run.state.principal !== undefined) context.principal = run.state.principal;
+  if (run.skill !== undefined) {
+    const { skill } = run.skill;
+    context.skill = { name: skill.name, description: skill.description ?? "" };
+    if (skill.output !== undefined) context.skill.output = structuredClone(skill.output);
+  }
+  let raw: unknown;
+  try {
+    raw = await run.core.planner(run.state.copy(), run.tools.describe(), context);
+  } catch (error) {
+    if (run.forcedEnd !== undefined) return { type: "forced", end: run.forcedEnd };
+    const code = isLeashError(error, "model_failed") ? "model_failed" : "planner_failed";
+    return { type: "fail", failure: { code, message: `The planner failed: ${messageOf(error)}` } };
+  }
+  // A block or a limit inside callModel ends the run even when the planner caught the error.
+  if (run.forcedEnd !== undefined) return { type: "forced", end: run.forcedEnd };
+  let decision: Decision;
+  try {
+    decision = parseDecision(raw);
+  } catch (error) {
+    return { type: "fail", failure: { code: "invalid_decision", message: messageOf(error) } };
+  }
+  if (decision.usage !== undefined) {
+    run.state.usage.tokens += decision.usage.tokens;
+    run.state.usage.cost += decision.usage.cost;
+  }
+  return { type: "decision", decision };
+}

@@ -1,0 +1,109 @@
+import { LeashError, messageOf } from "../errors/index.js";
+import { digestOfJson, isJsonObject, toJson } from "../json/index.js";
+import type { Json } from "../json/index.js";
+import type { ModelClient, ModelRequest, ModelResponse, Price } from "../models/model-client.js";
+import { askGuards, saidLine } from "../guards/ask-guards.js";
+import type { ActiveRun } from "./active-run.js";
+import { modelLimitReached } from "./limit-checks.js";
+
+function isTokenCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+/** Checks what a model client answered; a malformed response is a clear `model_failed`, not a crash. */
+export function parseModelResponse(value: unknown, model: string): ModelResponse {
+  const malformed = (problem: string): never => {
+    throw new LeashError("model_failed", `Model \`${model}\` gave a malformed response: ${problem}.`);
+  };
+  let json: Json;
+  try {
+    json = toJson(value, "the model's response");
+  } catch (error) {
+    return malformed(messageOf(error));
+  }
+  if (!isJsonObject(json)) return malformed("expected an object");
+  const { calls, handBack, text, usage } = json;
+  if (!Array.isArray(calls)) return malformed("`calls` must be an array");
+  const parsedCalls = calls.map((call, index) => {
+    if (!isJsonObject(call) || typeof call.tool !== "string") return malformed(`\`calls[${index}].tool\` must be a string`);
+    return { tool: call.tool, args: call.args ?? {} };
+  });
+  if (text !== undefined && typeof text !== "string") return malformed("`text` must be a string");
+  if (!isJsonObject(usage) || !isTokenCount(usage.inputTokens) || !isTokenCount(usage.outputTokens)) {
+    return malformed("`usage` must be { inputTokens, outputTokens } of non-negative integers");
+  }
+  const response: ModelResponse = { calls: parsedCalls, usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } };
+  if (handBack !== undefined) response.handBack = handBack;
+  if (text !== undefined) response.text = text;
+  return response;
+}
+
+function checkPrice(price: Price | undefined): Price {
+  if (price === undefined) return { input: 0, output: 0 };
+  const ok = (value: unknown): boolean => typeof value === "number" && Number.isFinite(value) && value >= 0;
+  if (typeof price !== "object" || price === null || !ok(price.input) || !ok(price.output)) {
+    throw new LeashError("invalid_option", "Expected `price` to be { input, output }: money per million tokens, finite and >= 0.");
+  }
+  return price;
+}
+
+/**
+ * The one door to a model for a run: checks the limits, asks the guards before and after, charges
+ * the usage and writes a `model_called` record. A block or a limit sets the run's forced end, so the
+ * run ends even if the planner catches the error thrown here.
+ */
+export function makeCallModel(run: ActiveRun) {
+  return async (client: ModelClient, request: ModelRequest, options: { price?: Price } = {}): Promise<ModelResponse> => {
+    if (run.forcedEnd !== undefined) throw new LeashError("limit_reached", "This run has ended; no more model calls.");
+    if (typeof client !== "object" || client === null || typeof client.generate !== "function") {
+      throw new LeashError("invalid_option", "Expected `client` to be a ModelClient with a `generate` method.");
+    }
+    const price = checkPrice(options.price ?? client.price);
+    const reached = modelLimitReached(run);
+    if (reached !== undefined) {
+      run.forcedEnd = { type: "stop", reason: reached };
+      throw new LeashError("limit_reached", `The model was not called: the run reached ${reached}.`);
+    }
+    const sent = toJson(request, "the model request") as unknown as ModelRequest;
+    const before = await askGuards(run.core.guards, "beforeModel", run.work(), structuredClone(sent));
+    if (before.type !== "allow") return refuse(run, "beforeModel", before);
+
+    let response: ModelResponse;
+    try {
+      response = parseModelResponse(await client.generate(structuredClone(sent), { signal: run.controller.signal }), client.name);
+    } catch (error) {
+      if (error instanceof LeashError && error.code === "model_failed") throw error;
+      throw new LeashError("model_failed", `Model \`${client.name}\` failed: ${messageOf(error)}`, { cause: error });
+    }
+    const { inputTokens, outputTokens } = response.usage;
+    const cost = (inputTokens * price.input + outputTokens * price.output) / 1e6;
+    run.state.usage.tokens += inputTokens + outputTokens;
+    run.state.usage.cost += cost;
+    run.record("model_called", {
+      model: client.name,
+      usage: { inputTokens, outputTokens, tokens: inputTokens + outputTokens, cost },
+      requestDigest: digestOfJson(sent),
+      responseDigest: digestOfJson(response),
+      ...(run.core.recordModelText ? { request: sent as unknown as Json, response: response as unknown as Json } : {}),
+    });
+    const after = await askGuards(run.core.guards, "afterModel", run.work(), structuredClone(response));
+    if (after.type !== "allow") return refuse(run, "afterModel", after);
+    return structuredClone(response);
+  };
+}
+
+function refuse(
+  run: ActiveRun,
+  point: "beforeModel" | "afterModel",
+  verdict: { type: "block"; guard: string; why: string } | { type: "failed"; guard: string; message: string },
+): never {
+  if (verdict.type === "failed") {
+    run.forcedEnd = { type: "fail", failure: { code: "guard_failed", message: verdict.message } };
+    throw new LeashError("guard_failed", verdict.message);
+  }
+  run.state.said.push(saidLine(point, verdict.guard, verdict.why));
+  run.record("guard_blocked", { step: run.state.steps.length, point, guard: verdict.guard, why: verdict.why });
+  const message = `${verdict.guard} blocked the model call (${point}): ${verdict.why}`;
+  run.forcedEnd = { type: "fail", failure: { code: "model_blocked", message } };
+  throw new LeashError("model_blocked", message);
+}

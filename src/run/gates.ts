@@ -1,0 +1,91 @@
+import { canonicalOfJson } from "../json/index.js";
+import type { StopReason } from "../limits/limits.js";
+import type { Failure, Step } from "../state/run-state.js";
+import type { Outcome } from "../state/outcomes.js";
+import type { Tool } from "../tools/tool.js";
+import type { ActDecision } from "../decisions/decision.js";
+import { askGuards, saidLine } from "../guards/ask-guards.js";
+import type { ActiveRun } from "./active-run.js";
+import { runLimitReached } from "./limit-checks.js";
+
+/** What the gates decided about one act step. */
+export type GateResult =
+  | { type: "pass"; tool: Tool }
+  | { type: "deny"; outcome: Outcome; code: string; message: string }
+  | { type: "stop"; reason: StopReason }
+  | { type: "fail"; failure: Failure };
+
+/**
+ * The gates an act decision passes before its tool may start, in order, and again at every resume:
+ * the tool exists, its arguments are valid, its effect is allowed, its scopes are granted, the
+ * guards' `beforeTool` allows it, and the limits leave room for it. Approval comes after, separately,
+ * because it can pause the run.
+ *
+ * @param restart a crash-recovery restart of a call already charged: the call limits are not checked again.
+ */
+export async function passGates(run: ActiveRun, step: Step, restart: boolean): Promise<GateResult> {
+  const decision = step.decision as ActDecision;
+  const { policy, guards, maxArgumentsSize } = run.core;
+  const found = run.tools.get(decision.tool);
+  if (found === undefined) {
+    const known = run.tools.names();
+    return {
+      type: "deny",
+      outcome: "unknown_tool",
+      code: "unknown_tool",
+      message: `No tool named \`${decision.tool}\`${known.length > 0 ? `; the tools are ${known.join(", ")}` : ""}.`,
+    };
+  }
+  // Arguments are validated before policy and approval: nobody is asked to approve a call that could
+  // never run, and a policy never reasons about arguments that are not what the schema says.
+  const size = canonicalOfJson(decision.args).length;
+  if (size > maxArgumentsSize) {
+    return {
+      type: "deny",
+      outcome: "invalid_arguments",
+      code: "arguments_too_large",
+      message: `The arguments of \`${found.name}\` are ${size} characters of JSON, more than the ${maxArgumentsSize} allowed.`,
+    };
+  }
+  const validation = found.validator.validate(decision.args);
+  if (!validation.valid) {
+    return {
+      type: "deny",
+      outcome: "invalid_arguments",
+      code: "invalid_arguments",
+      message: `Invalid arguments for \`${found.name}\`: ${validation.errors.join("; ")}.`,
+    };
+  }
+  if (!policy.allowsEffect(found.effect)) {
+    return {
+      type: "deny",
+      outcome: "effect_denied",
+      code: "effect_denied",
+      message: `The policy does not allow ${found.effect} tools, and \`${found.name}\` is one.`,
+    };
+  }
+  const missing = policy.missingScopes(found.scopes);
+  if (missing.length > 0) {
+    return {
+      type: "deny",
+      outcome: "scope_denied",
+      code: "scope_denied",
+      message: `\`${found.name}\` needs the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, which the policy does not grant.`,
+    };
+  }
+  const verdict = await askGuards(guards, "beforeTool", run.work(), found.describe(), structuredClone(decision.args));
+  if (verdict.type === "failed") return { type: "fail", failure: { code: "guard_failed", message: verdict.message } };
+  if (verdict.type === "block") {
+    run.state.said.push(saidLine("beforeTool", verdict.guard, verdict.why, found.name));
+    run.record("guard_blocked", { step: step.index, point: "beforeTool", guard: verdict.guard, why: verdict.why, tool: found.name });
+    return { type: "deny", outcome: "blocked", code: "blocked", message: `${verdict.guard}: ${verdict.why}` };
+  }
+  const reached = runLimitReached(run);
+  if (reached !== undefined) return { type: "stop", reason: reached };
+  if (!restart) {
+    const { maxToolCalls, maxCost } = run.state.limits;
+    if (maxToolCalls !== undefined && run.state.toolCalls >= maxToolCalls) return { type: "stop", reason: "max_tool_calls" };
+    if (maxCost !== undefined && run.state.usage.cost + found.cost > maxCost) return { type: "stop", reason: "max_cost" };
+  }
+  return { type: "pass", tool: found };
+}

@@ -1,0 +1,123 @@
+import type { ActDecision } from "../decisions/decision.js";
+import { isLeashError, messageOf } from "../errors/index.js";
+import type { Json } from "../json/index.js";
+import { digestOfJson, toJson } from "../json/index.js";
+import type { Failure, Step } from "../state/run-state.js";
+import type { Tool } from "../tools/tool.js";
+import type { ToolContext } from "../tools/tool-context.js";
+import { askGuards, saidLine } from "../guards/ask-guards.js";
+import type { ActiveRun } from "./active-run.js";
+
+type CallEnd = { type: "returned"; value: unknown } | { type: "threw"; error: unknown } | { type: "timed_out" };
+
+function callWithTimeout(tool: Tool, args: Json, context: ToolContext, controller: AbortController): Promise<CallEnd> {
+  const call = (async (): Promise<CallEnd> => {
+    try {
+      return { type: "returned", value: await tool.execute(args as Record<string, Json>, context) };
+    } catch (error) {
+      return { type: "threw", error };
+    }
+  })();
+  const timeoutMs = tool.timeoutMs;
+  if (timeoutMs === undefined) return call;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<CallEnd>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error(`The call of \`${tool.name}\` took longer than ${timeoutMs} ms.`));
+      resolve({ type: "timed_out" });
+    }, timeoutMs);
+  });
+  return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs one tool call: charges it (unless it is a restart after a crash), makes the intent durable
+ * before the call starts, calls the tool under its timeout, records the end, asks the guards'
+ * `afterTool`, and makes the result durable. Returns a failure only when a guard threw.
+ */
+export async function invokeTool(run: ActiveRun, step: Step, tool: Tool, restart: boolean): Promise<Failure | undefined> {
+  const { state } = run;
+  const decision = step.decision as ActDecision;
+  if (!restart) {
+    state.toolCalls += 1;
+    state.usage.cost += tool.cost;
+    state.ran.push(tool.name);
+  }
+  step.starts = (step.starts ?? 0) + 1;
+  // Derived from run, step and approval, never random: every start of this call, in any process,
+  // carries the same key, so a target that dedupes can recognise a repeat.
+  step.idempotencyKey ??= digestOfJson(["leash.idempotency/1", state.runId, step.index, step.approval?.digest ?? null]);
+  run.record("tool_started", {
+    step: step.index,
+    tool: tool.name,
+    args: decision.args,
+    start: step.starts,
+    idempotencyKey: step.idempotencyKey,
+    charged: restart ? 0 : tool.cost,
+  });
+  // The intent is durable before the call: after a crash, resume knows a call may have happened.
+  await run.checkpoint();
+
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(run.controller.signal.reason);
+  run.controller.signal.addEventListener("abort", onAbort, { once: true });
+  const context: ToolContext = {
+    runId: state.runId,
+    step: step.index,
+    principal: state.principal,
+    signal: controller.signal,
+    idempotencyKey: step.idempotencyKey,
+  };
+  let end: CallEnd;
+  try {
+    end = await callWithTimeout(tool, structuredClone(decision.args), context, controller);
+  } finally {
+    run.controller.signal.removeEventListener("abort", onAbort);
+  }
+
+  let result: Json = null;
+  if (end.type === "returned") {
+    try {
+      result = toJson(end.value, `the result of tool \`${tool.name}\``);
+      step.outcome = "executed";
+    } catch (error) {
+      step.outcome = "tool_error";
+      step.error = { code: "not_json", message: messageOf(error) };
+    }
+  } else if (end.type === "threw") {
+    step.outcome = "tool_error";
+    const code = isLeashError(end.error) ? end.error.code : "tool_error";
+    step.error = { code, message: `\`${tool.name}\` failed: ${messageOf(end.error)}` };
+  } else {
+    step.outcome = "timed_out";
+    step.error = { code: "timed_out", message: `\`${tool.name}\` took longer than ${tool.timeoutMs} ms.` };
+  }
+  run.record("tool_ended", {
+    step: step.index,
+    tool: tool.name,
+    outcome: step.outcome,
+    resultDigest: step.outcome === "executed" ? digestOfJson(result) : null,
+    ...(step.error === undefined ? {} : { error: step.error }),
+  });
+
+  let failure: Failure | undefined;
+  if (step.outcome === "executed") {
+    const verdict = await askGuards(run.core.guards, "afterTool", run.work(), tool.describe(), structuredClone(result));
+    if (verdict.type === "allow") {
+      step.result = result;
+    } else if (verdict.type === "block") {
+      // The tool ran and is counted, but what it answered never reaches the planner, a model or the
+      // saved state: only why it was kept back.
+      step.outcome = "withheld";
+      step.error = { code: "withheld", message: `${verdict.guard}: ${verdict.why}` };
+      state.said.push(saidLine("afterTool", verdict.guard, verdict.why, tool.name));
+      run.record("guard_blocked", { step: step.index, point: "afterTool", guard: verdict.guard, why: verdict.why, tool: tool.name });
+    } else {
+      step.outcome = "withheld";
+      step.error = { code: "guard_failed", message: verdict.message };
+      failure = { code: "guard_failed", message: verdict.message };
+    }
+  }
+  await run.checkpoint();
+  return failure;
+}

@@ -1,0 +1,147 @@
+import { Approval } from "../approvals/approval.js";
+import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
+import { LeashError, StateError } from "../errors/index.js";
+import { ENDED_STATUSES } from "../state/outcomes.js";
+import { RunState } from "../state/run-state.js";
+import type { Step } from "../state/run-state.js";
+import type { AgentCore, CompiledSkill } from "./agent-core.js";
+import { ActiveRun } from "./active-run.js";
+
+/** Options of `agent.resume`. */
+export interface ResumeOptions {
+  /** Answers to the pending request; answers recorded in the store (`store.answer`) count too. */
+  approvals?: Approval[];
+}
+
+/** The most starts an idempotent call gets across crashes before its step is `interrupted`. */
+export const MAX_STARTS = 3;
+
+/** What a resume found and may go on with. */
+export type ResumePlan =
+  | { type: "unchanged"; state: RunState }
+  | { type: "approval"; run: ActiveRun; step: Step; answer: Approval }
+  | { type: "recovery"; run: ActiveRun; step: Step | undefined };
+
+async function resolveState(core: AgentCore, target: string | RunState): Promise<{ state: RunState; fromStore: boolean }> {
+  const { store } = core;
+  if (typeof target === "string") {
+    if (store === undefined) {
+      throw new StateError("run_not_found", `Run \`${target}\` cannot be found: this agent has no store. Pass the paused state itself, or give the agent a store.`, {
+        details: { runId: target },
+      });
+    }
+    const state = await store.load(target);
+    if (state === null) throw new StateError("run_not_found", `No run \`${target}\` in the store.`, { details: { runId: target } });
+    return { state, fromStore: true };
+  }
+  if (typeof target !== "object" || target === null || typeof (target as { toJSON?: unknown }).toJSON !== "function") {
+    throw new LeashError("invalid_option", "Expected a run id or a RunState to resume.");
+  }
+  // The caller's copy is never changed: resume works on its own.
+  const copy = RunState.fromJSON(target.toJSON());
+  if (store === undefined) return { state: copy, fromStore: false };
+  const stored = await store.load(copy.runId);
+  if (stored === null) throw new StateError("run_not_found", `No run \`${copy.runId}\` in the store.`, { details: { runId: copy.runId } });
+  if (copy.revision !== stored.revision) {
+    throw new StateError(
+      "stale_state",
+      `This copy of run \`${copy.runId}\` is at revision ${copy.revision}, but the store holds revision ${stored.revision}: resume the stored state (by its id).`,
+      { details: { runId: copy.runId, copy: copy.revision, stored: stored.revision } },
+    );
+  }
+  return { state: stored, fromStore: true };
+}
+
+function holdsHead(trail: readonly AuditRecord[], head: AuditHead | null): boolean {
+  if (head === null) return true;
+  const record = trail[head.seq];
+  if (record?.seq === head.seq && record.digest === head.digest) return true;
+  return trail.some((item) => item.seq === head.seq && item.digest === head.digest);
+}
+
+/**
+ * Checks a resume in the order the contract gives (`run_not_found`, `stale_state`, `audit_truncated`,
+ * `run_ended`, `stale_state` for approvals to a run that awaits none, `already_resumed`) and claims
+ * the run. Nothing is written when a check refuses or when no answer matches the pending request.
+ */
+export async function planResume(
+  core: AgentCore,
+  target: string | RunState,
+  options: ResumeOptions,
+  skillOf: (name: string | undefined) => CompiledSkill | undefined,
+): Promise<ResumePlan> {
+  if (typeof options !== "object" || options === null) throw new LeashError("invalid_option", "Expected the resume options to be an object.");
+  const given = options.approvals ?? [];
+  if (!Array.isArray(given)) throw new LeashError("invalid_option", "Expected `approvals` to be an array of Approval.");
+  const approvals = given.map((item) => (item instanceof Approval ? item : Approval.fromJSON(item)));
+
+  let { state, fromStore } = await resolveState(core, target);
+  const { runId } = state;
+  const trail = await core.audit.read(runId);
+  // A caller with neither a store nor a shared sink holds its copies itself: a sink that has never
+  // seen the run cannot check it, and the resume goes on from the copy's head. Anywhere else a trail
+  // without the state's head was cut or replaced.
+  const unseen = trail.length === 0 && core.store === undefined;
+  if (!unseen && !holdsHead(trail, state.auditHead)) {
+    throw new StateError(
+      "audit_truncated",
+      `The audit trail of run \`${runId}\` lacks the record the state points at (seq ${state.auditHead?.seq}): the trail was cut or replaced.`,
+      { details: { runId, head: state.auditHead } },
+    );
+  }
+  if (ENDED_STATUSES.has(state.status)) {
+    throw new StateError("run_ended", `Run \`${runId}\` has ended (${state.status}); it cannot be resumed.`, { details: { runId, status: state.status } });
+  }
+  if (approvals.length > 0 && state.status !== "awaiting_approval") {
+    throw new StateError("stale_state", `Run \`${runId}\` is ${state.status}, not awaiting approval: the answers are for a request no longer pending.`, {
+      details: { runId, status: state.status },
+    });
+  }
+  const headSeq = state.auditHead?.seq ?? -1;
+  const later = trail.filter((record) => record.seq > headSeq);
+  if (later.some((record) => record.event === "run_resumed")) {
+    if (!fromStore) {
+      throw new StateError("already_resumed", `This paused copy of run \`${runId}\` was resumed already (the audit trail says so); an approval runs its action once.`, {
+        details: { runId },
+      });
+    }
+    const reloaded = core.store === undefined ? null : await core.store.load(runId);
+    if (reloaded === null || reloaded.revision !== state.revision) {
+      throw new StateError("stale_state", `Run \`${runId}\` was moved by another process since it was loaded.`, { details: { runId } });
+    }
+    state = reloaded;
+  }
+  // With a sink separate from the store a crash can leave the trail ahead of the state: the chain
+  // goes on from the trail's last record.
+  const last = trail.at(-1);
+  const head: AuditHead | null = last === undefined ? state.auditHead : { seq: last.seq, digest: last.digest };
+  const skill = skillOf(state.skill);
+
+  if (state.status === "awaiting_approval") {
+    const pending = state.pending;
+    if (pending === undefined) throw new StateError("invalid_state", `Run \`${runId}\` awaits approval but has no pending request.`);
+    const recorded = state.answers.map((json) => Approval.fromJSON(json));
+    const answer = [...approvals, ...recorded].find((item) => item.digest === pending.digest);
+    if (answer === undefined) return { type: "unchanged", state };
+    if (!core.policy.mayApprove(answer.approver, structuredClone(pending))) {
+      throw new StateError("approver_not_allowed", `${answer.approver} may not answer this request; the policy's mayApprove refuses.`, {
+        details: { runId, approver: answer.approver },
+      });
+    }
+    const step = state.steps[pending.step];
+    if (step === undefined) throw new StateError("invalid_state", `Run \`${runId}\` has no step ${pending.step}.`);
+    const run = new ActiveRun(core, state, { head, stored: core.store !== undefined, skill });
+    state.status = "running";
+    state.answers = [];
+    await run.claim([
+      ["run_resumed", { reason: "approval", step: pending.step }],
+      ["approval_answered", { step: pending.step, accepted: true, ...answer.toJSON() }],
+    ]);
+    return { type: "approval", run, step, answer };
+  }
+
+  const run = new ActiveRun(core, state, { head, stored: core.store !== undefined, skill });
+  const inFlight = state.steps.findLast((step) => step.outcome === null);
+  await run.claim([["run_resumed", { reason: "recovery", step: inFlight?.index ?? null }]]);
+  return { type: "recovery", run, step: inFlight };
+}

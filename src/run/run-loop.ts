@@ -1,0 +1,153 @@
+import type { ApprovalJson } from "../approvals/approval.js";
+import type { Json } from "../json/index.js";
+import { digestOfJson } from "../json/index.js";
+import type { StopReason } from "../limits/limits.js";
+import { DEFAULT_MAX_REJECTIONS } from "../limits/limits.js";
+import type { Failure, RunState, Step } from "../state/run-state.js";
+import { assertNever } from "../errors/index.js";
+import type { ActiveRun } from "./active-run.js";
+import { approvalGate } from "./approval-gate.js";
+import { askPlanner } from "./ask-planner.js";
+import { passGates } from "./gates.js";
+import { invokeTool } from "./invoke-tool.js";
+import { judgeAnswer } from "./judge-answer.js";
+import { runLimitReached } from "./limit-checks.js";
+
+/** How a run ends, when it does. */
+type Ending =
+  | { status: "completed"; answer: Json }
+  | { status: "stopped"; reason: StopReason }
+  | { status: "failed"; failure: Failure };
+
+/** Ends the run: one `run_ended` record, one durable checkpoint. */
+async function end(run: ActiveRun, ending: Ending): Promise<RunState> {
+  const { state } = run;
+  state.status = ending.status;
+  state.pending = undefined;
+  state.pendingHistory = undefined;
+  const data: Record<string, Json> = { status: ending.status, steps: state.steps.length, toolCalls: state.toolCalls, usage: { ...state.usage } };
+  if (ending.status === "completed") {
+    state.answer = ending.answer;
+    data.answerDigest = digestOfJson(ending.answer);
+  } else if (ending.status === "stopped") {
+    state.stopReason = ending.reason;
+    data.stopReason = ending.reason;
+  } else {
+    state.failure = ending.failure;
+    data.failure = { ...ending.failure };
+  }
+  run.record("run_ended", data);
+  await run.checkpoint();
+  return state;
+}
+
+function deny(run: ActiveRun, step: Step, outcome: NonNullable<Step["outcome"]>, code: string, message: string): void {
+  step.outcome = outcome;
+  step.error = { code, message };
+  run.record("step_denied", { step: step.index, tool: step.decision.type === "act" ? step.decision.tool : null, outcome, message });
+}
+
+/**
+ * Takes one act step through the gates, the approval and the call. Returns the run's end if the
+ * step ended it (a limit, a failure, a pause), else `undefined` to go on.
+ */
+export async function actStep(run: ActiveRun, step: Step, options: { restart: boolean; answer?: ApprovalJson }): Promise<RunState | undefined> {
+  const { state } = run;
+  const gates = await passGates(run, step, options.restart);
+  switch (gates.type) {
+    case "deny":
+      deny(run, step, gates.outcome, gates.code, gates.message);
+      return undefined;
+    case "stop":
+      step.outcome = "stopped";
+      step.error = { code: gates.reason, message: `The run reached ${gates.reason} before the call could start.` };
+      return end(run, { status: "stopped", reason: gates.reason });
+    case "fail":
+      step.outcome = "blocked";
+      step.error = { code: gates.failure.code, message: gates.failure.message };
+      return end(run, { status: "failed", failure: gates.failure });
+    case "pass":
+      break;
+    default:
+      assertNever(gates, "gate result");
+  }
+  const approval = await approvalGate(run, step, gates.tool, options.answer);
+  if (approval.type === "pause") {
+    state.status = "awaiting_approval";
+    state.pending = approval.request;
+    state.pendingHistory = approval.history;
+    run.record("approval_requested", { ...approval.request, history: approval.history });
+    run.record("run_paused", { step: step.index, digest: approval.request.digest });
+    await run.checkpoint();
+    return state;
+  }
+  state.pending = undefined;
+  state.pendingHistory = undefined;
+  if (approval.type === "deny") {
+    step.approval = approval.approval;
+    deny(run, step, approval.outcome, approval.outcome, approval.message);
+    return undefined;
+  }
+  if (approval.approval !== undefined) step.approval = approval.approval;
+  const failure = await invokeTool(run, step, gates.tool, options.restart);
+  if (failure !== undefined) return end(run, { status: "failed", failure });
+  return undefined;
+}
+
+/** The steps-and-tokens limits checked before the planner is asked again. */
+function plannerLimitReached(run: ActiveRun): StopReason | undefined {
+  const reached = runLimitReached(run);
+  if (reached !== undefined) return reached;
+  const { maxSteps, maxTokens } = run.state.limits;
+  if (maxSteps !== undefined && run.state.steps.length >= maxSteps) return "max_steps";
+  if (maxTokens !== undefined && run.state.usage.tokens >= maxTokens) return "max_tokens";
+  return undefined;
+}
+
+/**
+ * The run loop: ask the planner, record the decision, then either judge the answer or take the act
+ * step through every gate, until the run completes, stops, fails or pauses for a person.
+ */
+export async function runLoop(run: ActiveRun): Promise<RunState> {
+  const { state } = run;
+  for (;;) {
+    const reached = plannerLimitReached(run);
+    if (reached !== undefined) return end(run, { status: "stopped", reason: reached });
+    const asked = await askPlanner(run);
+    if (asked.type === "forced") {
+      const forced = asked.end;
+      return end(run, forced.type === "stop" ? { status: "stopped", reason: forced.reason } : { status: "failed", failure: forced.failure });
+    }
+    if (asked.type === "fail") return end(run, { status: "failed", failure: asked.failure });
+    const { decision } = asked;
+    const step: Step = { index: state.steps.length, decision, outcome: null, result: null };
+    state.steps.push(step);
+    run.record("decision_made", { step: step.index, decision: decision as unknown as Json });
+    if (decision.type === "finish") {
+      const verdict = judgeAnswer(run, decision.answer);
+      if (verdict.type === "accept") {
+        step.outcome = "finished";
+        return end(run, { status: "completed", answer: decision.answer });
+      }
+      if (verdict.type === "fail") {
+        step.outcome = "answer_rejected";
+        step.error = { code: verdict.failure.code, message: verdict.failure.message };
+        return end(run, { status: "failed", failure: verdict.failure });
+      }
+      step.outcome = "answer_rejected";
+      step.error = { code: "answer_rejected", message: verdict.why };
+      state.rejections += 1;
+      run.record("answer_rejected", { step: step.index, why: verdict.why, rejections: state.rejections });
+      const allowed = state.limits.maxRejections ?? DEFAULT_MAX_REJECTIONS;
+      if (state.rejections > allowed) {
+        const message = `The answer was refused ${state.rejections} times (at most ${allowed} refusals may be followed by another answer); the last: ${verdict.why}`;
+        return end(run, { status: "failed", failure: { code: "answer_rejected", message } });
+      }
+      continue;
+    }
+    const ended = await actStep(run, step, { restart: false });
+    if (ended !== undefined) return ended;
+  }
+}
+
+export { end as endRun };

@@ -1,0 +1,97 @@
+import { LeashError, StateError } from "../errors/index.js";
+import type { Limits } from "../limits/limits.js";
+import { checkLimits, mergeLimits } from "../limits/limits.js";
+import { RunState, RUN_STATE_VERSION } from "../state/run-state.js";
+import type { AgentCore, CompiledSkill } from "./agent-core.js";
+import { ActiveRun } from "./active-run.js";
+
+/** Options of one run. */
+export interface RunOptions {
+  runId?: string;
+  principal?: string;
+  signal?: AbortSignal;
+  limits?: Limits;
+}
+
+/** Options the agent adds for runs it starts itself (skills and retries). */
+export interface InternalRunOptions extends RunOptions {
+  skill?: CompiledSkill;
+  attempt?: number;
+  retryOf?: string;
+}
+
+const RUN_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
+
+/** Checks a run id: printable, no spaces, at most 128 characters. */
+export function checkRunId(runId: unknown): string {
+  if (typeof runId !== "string" || !RUN_ID.test(runId)) {
+    throw new LeashError("invalid_option", "Expected `runId` to be 1 to 128 characters of letters, digits and . _ : @ -.");
+  }
+  return runId;
+}
+
+/**
+ * Builds a new run and makes its first record and state durable. A run id already in the store or in
+ * the audit trail is refused with `run_exists` before anything is written.
+ */
+export async function prepareRun(core: AgentCore, goal: unknown, options: InternalRunOptions): Promise<ActiveRun> {
+  if (typeof goal !== "string") throw new LeashError("invalid_option", "Expected the goal to be a string.");
+  if (typeof options !== "object" || options === null) throw new LeashError("invalid_option", "Expected the run options to be an object.");
+  if (options.principal !== undefined && (typeof options.principal !== "string" || options.principal === "")) {
+    throw new LeashError("invalid_option", "Expected `principal` to be a non-empty string.");
+  }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new LeashError("invalid_option", "Expected `signal` to be an AbortSignal.");
+  }
+  const limits = mergeLimits(core.limits, checkLimits(options.limits, "limits"));
+  const runId = checkRunId(options.runId ?? core.randomId());
+  const exists = (): never => {
+    throw new StateError("run_exists", `Run \`${runId}\` exists already; a run id is never reused.`, { details: { runId } });
+  };
+  if (core.store !== undefined && (await core.store.load(runId)) !== null) exists();
+  if ((await core.audit.read(runId)).length > 0) exists();
+
+  const now = core.clock().toISOString();
+  const nonce = core.randomId();
+  const state = new RunState({
+    format: "leash.run-state",
+    version: RUN_STATE_VERSION,
+    runId,
+    agent: core.name,
+    goal,
+    status: "running",
+    steps: [],
+    answers: [],
+    usage: { tokens: 0, cost: 0 },
+    toolCalls: 0,
+    revision: 0,
+    auditHead: null,
+    attempt: options.attempt ?? 1,
+    nonce,
+    rejections: 0,
+    elapsedMs: 0,
+    said: [],
+    ran: [],
+    limits,
+    createdAt: now,
+    updatedAt: now,
+    ...(options.retryOf === undefined ? {} : { retryOf: options.retryOf }),
+    ...(options.principal === undefined ? {} : { principal: options.principal }),
+    ...(options.skill === undefined ? {} : { skill: options.skill.skill.name }),
+  });
+  // The state is created at revision 1 by the first checkpoint below.
+  const run = new ActiveRun(core, state, { head: null, stored: false, skill: options.skill });
+  run.record("run_started", {
+    nonce,
+    agent: core.name,
+    goal,
+    principal: options.principal ?? null,
+    skill: options.skill?.skill.name ?? null,
+    attempt: state.attempt,
+    retryOf: options.retryOf ?? null,
+    limits: { ...limits },
+    tools: run.tools.names(),
+  });
+  await run.checkpoint();
+  return run;
+}

@@ -1,0 +1,154 @@
+import { StateError } from "../errors/index.js";
+import { isDigest, isJson, isJsonObject } from "../json/index.js";
+import { EFFECTS } from "../tools/tool.js";
+import { checkLimits } from "../limits/limits.js";
+import { FAILURE_CODES, OUTCOMES, RUN_STATUSES } from "./outcomes.js";
+import type { RunStateJson } from "./run-state.js";
+
+const STOP_REASONS = ["max_steps", "max_tool_calls", "max_cost", "max_tokens", "max_duration", "cancelled"];
+
+type Check = (value: unknown, path: string) => void;
+
+class Invalid extends Error {}
+
+function fail(path: string, expected: string): never {
+  throw new Invalid(`\`${path}\` must be ${expected}`);
+}
+
+const string: Check = (value, path) => (typeof value === "string" ? undefined : fail(path, "a string"));
+const json: Check = (value, path) => (isJson(value) ? undefined : fail(path, "JSON"));
+const count: Check = (value, path) =>
+  Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : fail(path, "a non-negative integer");
+const amount: Check = (value, path) =>
+  typeof value === "number" && Number.isFinite(value) && value >= 0 ? undefined : fail(path, "a number >= 0");
+const oneOf =
+  (values: readonly string[]): Check =>
+  (value, path) =>
+    typeof value === "string" && values.includes(value) ? undefined : fail(path, `one of ${values.join(", ")}`);
+const arrayOf =
+  (item: Check): Check =>
+  (value, path) => {
+    if (!Array.isArray(value)) fail(path, "an array");
+    value.forEach((element, index) => item(element, `${path}[${index}]`));
+  };
+const digest: Check = (value, path) => (isDigest(value) ? undefined : fail(path, "64 lowercase hex digits"));
+
+/** An object with exactly these keys (`?` marks optional ones): anything else, `__proto__` included, is refused. */
+function shape(fields: Record<string, Check>): Check {
+  const required = Object.keys(fields).filter((key) => !key.endsWith("?"));
+  const checks = new Map(Object.entries(fields).map(([key, check]) => [key.replace(/\?$/, ""), check]));
+  return (value, path) => {
+    if (!isJsonObject(value) || Object.getPrototypeOf(value) !== Object.prototype) fail(path, "an object");
+    for (const key of Object.keys(value)) {
+      const check = checks.get(key);
+      if (check === undefined) throw new Invalid(`\`${path}\` has an unknown key \`${key}\``);
+      const item = (value as Record<string, unknown>)[key];
+      if (item !== undefined) check(item, `${path}.${key}`);
+    }
+    for (const key of required) {
+      if ((value as Record<string, unknown>)[key] === undefined) throw new Invalid(`\`${path}.${key}\` is missing`);
+    }
+  };
+}
+
+const usage = shape({ tokens: amount, cost: amount });
+const approval = shape({ digest, granted: (v, p) => (typeof v === "boolean" ? undefined : fail(p, "a boolean")), approver: string, "note?": string });
+const decision: Check = (value, path) => {
+  if (isJsonObject(value) && value.type === "act") {
+    shape({ type: string, tool: string, args: json, "reason?": string, "usage?": usage })(value, path);
+  } else if (isJsonObject(value) && value.type === "finish") {
+    shape({ type: string, answer: json, "usage?": usage })(value, path);
+  } else fail(path, 'a decision of type "act" or "finish"');
+};
+const step = shape({
+  index: count,
+  decision,
+  outcome: (value, path) => (value === null ? undefined : oneOf(OUTCOMES)(value, path)),
+  result: json,
+  "error?": shape({ code: string, message: string }),
+  "approval?": approval,
+  "starts?": count,
+  "idempotencyKey?": string,
+});
+const request = shape({
+  runId: string,
+  step: count,
+  tool: string,
+  args: json,
+  effect: oneOf(EFFECTS),
+  scopes: arrayOf(string),
+  "reason?": string,
+  digest,
+  requestedAt: string,
+});
+const limits: Check = (value, path) => {
+  try {
+    checkLimits(value, path);
+  } catch (error) {
+    throw new Invalid((error as Error).message);
+  }
+};
+
+const state = shape({
+  format: (value, path) => (value === "leash.run-state" ? undefined : fail(path, '"leash.run-state"')),
+  version: count,
+  runId: string,
+  agent: string,
+  goal: string,
+  status: oneOf(RUN_STATUSES),
+  "stopReason?": oneOf(STOP_REASONS),
+  "failure?": shape({ code: oneOf(FAILURE_CODES), message: string }),
+  "answer?": json,
+  steps: arrayOf(step),
+  "pending?": request,
+  "pendingHistory?": digest,
+  answers: arrayOf(approval),
+  usage,
+  toolCalls: count,
+  revision: count,
+  auditHead: (value, path) => (value === null ? undefined : shape({ seq: count, digest })(value, path)),
+  attempt: count,
+  "retryOf?": string,
+  "principal?": string,
+  "skill?": string,
+  nonce: string,
+  rejections: count,
+  elapsedMs: amount,
+  said: arrayOf(string),
+  ran: arrayOf(string),
+  limits,
+  createdAt: string,
+  updatedAt: string,
+});
+
+/**
+ * Parses and checks the saved form of a run state, never casting: text is parsed first, the format
+ * version is checked before anything else, and then every field. Returns a fresh copy.
+ */
+export function parseRunState(input: unknown): RunStateJson {
+  let value: unknown = input;
+  if (typeof input === "string") {
+    try {
+      value = JSON.parse(input);
+    } catch (error) {
+      throw new StateError("invalid_state", `The saved run state is not JSON: ${(error as Error).message}`);
+    }
+  }
+  if (!isJsonObject(value)) throw new StateError("invalid_state", "The saved run state must be a JSON object.");
+  const version = (value as Record<string, unknown>).version;
+  if (version !== 1) {
+    throw new StateError(
+      "unsupported_version",
+      `The saved run state has format version ${JSON.stringify(version) ?? "undefined"}; this leash reads version 1. ` +
+        "A state saved by a newer leash must be resumed by that version.",
+      { details: { version: isJson(version) ? version : null } },
+    );
+  }
+  try {
+    state(value, "state");
+  } catch (error) {
+    if (error instanceof Invalid) throw new StateError("invalid_state", `The saved run state is invalid: ${error.message}.`);
+    throw error;
+  }
+  return structuredClone(value) as unknown as RunStateJson;
+}

@@ -1,0 +1,225 @@
+import type { ApprovalJson, ApprovalRequest } from "../approvals/approval.js";
+import type { AuditHead } from "../audit/audit-record.js";
+import type { Decision, Usage } from "../decisions/decision.js";
+import type { Json } from "../json/index.js";
+import type { Limits, StopReason } from "../limits/limits.js";
+import { lazyCopy } from "./lazy-copy.js";
+import type { FailureCode, Outcome, RunStatus } from "./outcomes.js";
+import { parseRunState } from "./run-state-json.js";
+
+/** The version of the saved form of a {@link RunState}. */
+export const RUN_STATE_VERSION = 1;
+
+/** Why a step did not give a result. */
+export interface StepError {
+  code: string;
+  message: string;
+}
+
+/** One planner decision and what came of it. */
+export interface Step {
+  index: number;
+  decision: Decision;
+  /** `null` while the step awaits approval or its tool call is in flight. */
+  outcome: Outcome | null;
+  /** The tool's result; `null` when the tool did not run or its result was withheld. */
+  result: Json;
+  error?: StepError;
+  /** The answer that let the call run, or refused it. */
+  approval?: ApprovalJson;
+  /** How many times the tool call started (more than once only after crash recovery). */
+  starts?: number;
+  /** Stable across every start of this call. */
+  idempotencyKey?: string;
+}
+
+/** Why a run failed. */
+export interface Failure {
+  code: FailureCode;
+  message: string;
+}
+
+/** The saved form of a {@link RunState}: plain JSON with a format tag and version. */
+export interface RunStateJson {
+  format: "leash.run-state";
+  version: 1;
+  runId: string;
+  agent: string;
+  goal: string;
+  status: RunStatus;
+  stopReason?: StopReason;
+  failure?: Failure;
+  answer?: Json;
+  steps: Step[];
+  pending?: ApprovalRequest;
+  pendingHistory?: string;
+  answers: ApprovalJson[];
+  usage: Usage;
+  toolCalls: number;
+  revision: number;
+  auditHead: AuditHead | null;
+  attempt: number;
+  retryOf?: string;
+  principal?: string;
+  skill?: string;
+  nonce: string;
+  rejections: number;
+  elapsedMs: number;
+  said: string[];
+  ran: string[];
+  limits: Limits;
+  createdAt: string;
+  updatedAt: string;
+}
+
+function cloneJson<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/**
+ * Everything about one run: what was asked, every step, where it stands, what it spent, and where
+ * its audit chain ends. `toJSON()` gives its saved form and `RunState.fromJSON` rebuilds (and
+ * checks) it; the planner always gets a fresh copy, so changing it changes nothing.
+ */
+export class RunState {
+  runId: string;
+  agent: string;
+  goal: string;
+  status: RunStatus;
+  stopReason: StopReason | undefined;
+  failure: Failure | undefined;
+  answer: Json | undefined;
+  steps: Step[];
+  pending: ApprovalRequest | undefined;
+  /** The history digest the pending request was bound to. */
+  pendingHistory: string | undefined;
+  /** Answers to the pending request recorded out of process (`store.answer`), used by the next resume. */
+  answers: ApprovalJson[];
+  usage: Usage;
+  toolCalls: number;
+  revision: number;
+  auditHead: AuditHead | null;
+  attempt: number;
+  retryOf: string | undefined;
+  principal: string | undefined;
+  skill: string | undefined;
+  /** The random nonce of the run's `run_started` record. */
+  nonce: string;
+  /** Refused answers so far. */
+  rejections: number;
+  /** Running time so far, not counting time spent waiting for a person. */
+  elapsedMs: number;
+  /** Lines said by guards, in the order said. */
+  said: string[];
+  /** The tools whose calls started, in order. */
+  ran: string[];
+  /** The limits this run is bounded by (the agent's, overridden by the run's). */
+  limits: Limits;
+  createdAt: string;
+  updatedAt: string;
+
+  /** @internal Use `agent.run` to start a run and `RunState.fromJSON` to rebuild one. */
+  constructor(json: RunStateJson, steps?: Step[]) {
+    this.runId = json.runId;
+    this.agent = json.agent;
+    this.goal = json.goal;
+    this.status = json.status;
+    this.stopReason = json.stopReason;
+    this.failure = json.failure;
+    this.answer = json.answer;
+    this.steps = steps ?? json.steps;
+    this.pending = json.pending;
+    this.pendingHistory = json.pendingHistory;
+    this.answers = json.answers;
+    this.usage = json.usage;
+    this.toolCalls = json.toolCalls;
+    this.revision = json.revision;
+    this.auditHead = json.auditHead;
+    this.attempt = json.attempt;
+    this.retryOf = json.retryOf;
+    this.principal = json.principal;
+    this.skill = json.skill;
+    this.nonce = json.nonce;
+    this.rejections = json.rejections;
+    this.elapsedMs = json.elapsedMs;
+    this.said = json.said;
+    this.ran = json.ran;
+    this.limits = json.limits;
+    this.createdAt = json.createdAt;
+    this.updatedAt = json.updatedAt;
+  }
+
+  /**
+   * Rebuilds a state from its saved form (an object or JSON text), checking every field. An unknown
+   * format version, an unknown key (a `__proto__` key among them) or a wrong type is refused with
+   * `StateError` `invalid_state` or `unsupported_version`.
+   */
+  static fromJSON(json: unknown): RunState {
+    return new RunState(parseRunState(json));
+  }
+
+  /** The saved form: a fresh deep copy, plain JSON. */
+  toJSON(): RunStateJson {
+    return cloneJson(this.#shallowJson(this.steps));
+  }
+
+  /**
+   * A fresh copy, as a planner gets it: equal to `RunState.fromJSON(this.toJSON())`, but each step is
+   * copied only when read, so copying a long run costs no more than a short one.
+   */
+  copy(): RunState {
+    const json = cloneJson(this.#shallowJson([]));
+    return new RunState(json, lazyCopy(this.steps, cloneJson));
+  }
+
+  /** The steps as plain JSON, ready for a prompt: what was decided, and what came of it. */
+  observations(): Json[] {
+    return this.steps.map((step): Json => {
+      const base: Record<string, Json> = { step: step.index, outcome: step.outcome };
+      if (step.decision.type === "act") {
+        base.tool = step.decision.tool;
+        base.args = cloneJson(step.decision.args);
+        base.result = cloneJson(step.result);
+      } else {
+        base.answer = cloneJson(step.decision.answer);
+      }
+      if (step.error !== undefined) base.error = { code: step.error.code, message: step.error.message };
+      return base;
+    });
+  }
+
+  #shallowJson(steps: Step[]): RunStateJson {
+    const json: RunStateJson = {
+      format: "leash.run-state",
+      version: RUN_STATE_VERSION,
+      runId: this.runId,
+      agent: this.agent,
+      goal: this.goal,
+      status: this.status,
+      steps,
+      answers: this.answers,
+      usage: this.usage,
+      toolCalls: this.toolCalls,
+      revision: this.revision,
+      auditHead: this.auditHead,
+      attempt: this.attempt,
+      nonce: this.nonce,
+      rejections: this.rejections,
+      elapsedMs: this.elapsedMs,
+      said: this.said,
+      ran: this.ran,
+      limits: this.limits,
+      createdAt: this.createdAt,
+      updatedAt: this.updatedAt,
+    };
+    if (this.stopReason !== undefined) json.stopReason = this.stopReason;
+    if (this.failure !== undefined) json.failure = this.failure;
+    if (this.answer !== undefined) json.answer = this.answer;
+    if (this.pending !== undefined) json.pending = this.pending;
+    if (this.pendingHistory !== undefined) json.pendingHistory = this.pendingHistory;
+    if (this.retryOf !== undefined) json.retryOf = this.retryOf;
+    if (this.principal !== undefined) json.principal = this.principal;
+    if (this.skill !== undefined) json.skill = this.skill;
+    return json;
+  }
+}

@@ -1,0 +1,93 @@
+import type { Approval } from "../approvals/approval.js";
+import type { AuditRecord } from "../audit/audit-record.js";
+import type { SyncReadableAuditSink } from "../audit/audit-sink.js";
+import { MemoryAuditSink } from "../audit/memory-audit-sink.js";
+import { StateError } from "../errors/index.js";
+import type { RunStatus } from "../state/outcomes.js";
+import { RunState } from "../state/run-state.js";
+import type { RunStateJson } from "../state/run-state.js";
+import { recordAnswer } from "./record-answer.js";
+import type { RunStore, SaveOptions } from "./run-store.js";
+
+/** Checks the revision contract of a save, for every store alike. */
+export function checkSaveRevision(state: RunState, options: SaveOptions): void {
+  if (!Number.isSafeInteger(options.expectedRevision) || state.revision !== options.expectedRevision + 1) {
+    throw new StateError(
+      "invalid_state",
+      `A save must carry revision expectedRevision + 1 (got ${state.revision} for expected ${options.expectedRevision}).`,
+    );
+  }
+}
+
+/**
+ * A {@link RunStore} and audit sink in memory, for tests and single-process use. Each save and the
+ * records that led to it are applied together; copies go in and out, so no caller shares its objects.
+ */
+export class MemoryStore implements RunStore, SyncReadableAuditSink {
+  readonly #states = new Map<string, RunStateJson>();
+  readonly #trail = new MemoryAuditSink();
+  readonly #trailRuns = new Set<string>();
+
+  create(state: RunState, options: { records?: readonly AuditRecord[] } = {}): Promise<void> {
+    if (this.#states.has(state.runId) || this.#trailRuns.has(state.runId)) {
+      return Promise.reject(new StateError("run_exists", `Run \`${state.runId}\` exists already.`, { details: { runId: state.runId } }));
+    }
+    this.#states.set(state.runId, state.toJSON());
+    if (options.records !== undefined) this.append(options.records);
+    return Promise.resolve();
+  }
+
+  load(runId: string): Promise<RunState | null> {
+    const json = this.#states.get(runId);
+    return Promise.resolve(json === undefined ? null : RunState.fromJSON(json));
+  }
+
+  save(state: RunState, options: SaveOptions): Promise<void> {
+    try {
+      checkSaveRevision(state, options);
+      const stored = this.#states.get(state.runId);
+      if (stored === undefined) throw new StateError("run_not_found", `No run \`${state.runId}\` in the store.`);
+      if (stored.revision !== options.expectedRevision) {
+        throw new StateError(
+          "stale_state",
+          `Run \`${state.runId}\` is at revision ${stored.revision}, not ${options.expectedRevision}: another process moved it.`,
+          { details: { runId: state.runId, stored: stored.revision, expected: options.expectedRevision } },
+        );
+      }
+      this.#states.set(state.runId, state.toJSON());
+      if (options.records !== undefined) this.append(options.records);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  list(options: { status?: RunStatus } = {}): Promise<RunState[]> {
+    const states = [...this.#states.values()]
+      .filter((json) => options.status === undefined || json.status === options.status)
+      .map((json) => RunState.fromJSON(json));
+    return Promise.resolve(states);
+  }
+
+  answer(runId: string, approval: Approval): Promise<RunState> {
+    return recordAnswer(this, runId, approval);
+  }
+
+  append(records: readonly AuditRecord[]): void {
+    this.#trail.append(records);
+    for (const record of records) this.#trailRuns.add(record.run);
+  }
+
+  read(runId?: string): Promise<AuditRecord[]> {
+    return this.#trail.read(runId);
+  }
+
+  /** Every record held, each run's in `seq` order. */
+  get records(): AuditRecord[] {
+    return this.#trail.records;
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,58 @@
+import type { Approval } from "../approvals/approval.js";
+import type { AuditRecord } from "../audit/audit-record.js";
+import type { AuditSink } from "../audit/audit-sink.js";
+import type { RunState } from "../state/run-state.js";
+import type { RunStatus } from "../state/outcomes.js";
+
+/** Options of {@link RunStore.save}. */
+export interface SaveOptions {
+  /** The revision the caller loaded; the save is refused (`stale_state`) unless it is still the stored one. */
+  expectedRevision: number;
+  /** Audit records made since the last save, when the store is also the agent's sink: they commit with the state. */
+  records?: readonly AuditRecord[];
+}
+
+/**
+ * Where run states are kept between steps, processes and machines. Saves are compare-and-set on
+ * `revision`: the caller passes the revision it loaded and a state whose `revision` is one more, and
+ * a store whose row moved on since refuses with `StateError` `stale_state`, changing nothing.
+ */
+export interface RunStore {
+  /** Stores a new run (refused with `run_exists` when the id is taken, in the states or the trail). */
+  create(state: RunState, options?: { records?: readonly AuditRecord[] }): Promise<void>;
+  /** The stored state of a run, or `null`. */
+  load(runId: string): Promise<RunState | null>;
+  /** Compare-and-set on `revision`; see {@link SaveOptions}. */
+  save(state: RunState, options: SaveOptions): Promise<void>;
+  /** The stored runs, optionally only those of a status (`awaiting_approval` is the inbox). */
+  list(options?: { status?: RunStatus }): Promise<RunState[]>;
+  /**
+   * Records a person's answer to the pending request of a paused run, for a later `resume(runId)`.
+   * Refused with `stale_state` unless the run awaits approval and the digest is the pending one.
+   */
+  answer(runId: string, approval: Approval): Promise<RunState>;
+  /** Releases what the store holds open. */
+  close(): Promise<void>;
+}
+
+/** A store that also keeps the audit trail, so state and records commit together. */
+export type RunStoreWithAudit = RunStore & AuditSink;
+
+/** Whether a value has the methods of an {@link AuditSink}. */
+export function isAuditSink(value: unknown): value is AuditSink {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as AuditSink).append === "function" &&
+    typeof (value as AuditSink).read === "function"
+  );
+}
+
+/** Whether a value has the methods of a {@link RunStore}. */
+export function isRunStore(value: unknown): value is RunStore {
+  if (typeof value !== "object" || value === null) return false;
+  const store = value as RunStore;
+  return ["create", "load", "save", "list", "answer"].every(
+    (method) => typeof (store as unknown as Record<string, unknown>)[method] === "function",
+  );
+}

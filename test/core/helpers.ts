@@ -1,0 +1,71 @@
+import { Decision, tool } from "../../src/index.js";
+import type { Planner } from "../../src/index.js";
+
+export const PAGES: Record<string, string> = { spans: "A chunk's text is a slice of its source.", ids: "64 hex digits." };
+
+/** The seed's `lookup` tool: a read tool that needs the docs:read scope. */
+export function lookupTool(calls: string[] = []) {
+  return tool({
+    name: "lookup",
+    description: "Return the page about a topic.",
+    parameters: {
+      type: "object",
+      properties: { topic: { type: "string", enum: Object.keys(PAGES).sort() } },
+      required: ["topic"],
+      additionalProperties: false,
+    },
+    scopes: ["docs:read"],
+    execute: ({ topic }) => {
+      calls.push(String(topic));
+      return PAGES[String(topic)] ?? "";
+    },
+  });
+}
+
+/** The seed's first planner: look up "spans", then answer with what came back. */
+export const lookupPlanner: Planner = (state) => {
+  if (state.steps.length === 0) return Decision.act("lookup", { topic: "spans" });
+  return Decision.finish(state.steps.at(-1)?.result);
+};
+
+/** The seed's `save` tool: a write tool that records what it wrote. */
+export function saveTool(written: string[], options: { idempotent?: boolean } = {}) {
+  return tool({
+    name: "save",
+    parameters: {
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+      additionalProperties: false,
+    },
+    effect: "write",
+    ...(options.idempotent === undefined ? {} : { idempotent: options.idempotent }),
+    execute: ({ text }) => {
+      written.push(String(text));
+      return "saved";
+    },
+  });
+}
+
+/** The seed's writer planner: save "the report", then answer with the step's outcome. */
+export const writerPlanner: Planner = (state) => {
+  if (state.steps.length === 0) return Decision.act("save", { text: "the report" });
+  return Decision.finish(state.steps.at(-1)?.outcome);
+};
+
+/** A clock that moves only when told to, for reproducible runs. */
+export function manualClock(start = Date.parse("2026-01-01T00:00:00Z")) {
+  let now = start;
+  return {
+    clock: () => new Date(now),
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
+/** Ids "id-1", "id-2", ... for reproducible runs. */
+export function sequentialIds(prefix = "id") {
+  let next = 0;
+  return () => `${prefix}-${++next}`;
+}
