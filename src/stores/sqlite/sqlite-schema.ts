@@ -1,0 +1,98 @@
+import type { Database } from "better-sqlite3";
+import { LeashError } from "../../errors/index.js";
+
+/** The schema version this leash writes and reads; recorded in the `leash_meta` table. */
+export const SQLITE_SCHEMA_VERSION = 1;
+
+/**
+ * The migrations, in order: entry n takes a database from schema version n to n + 1. A migration is
+ * only ever appended here, never changed, because databases in the field ran the old ones.
+ */
+const MIGRATIONS: readonly string[] = [
+  // Version 1. `position` orders `list()` and the whole trail by when rows were written; it is an
+  // explicit column because a VACUUM may renumber implicit rowids. In `audit`, the key on
+  // (run_id, seq) is what refuses a second writer that tries to extend a run's chain at the same seq.
+  `
+  CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY NOT NULL,
+    position INTEGER NOT NULL UNIQUE,
+    status TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX runs_by_status ON runs (status, position);
+  CREATE TABLE audit (
+    position INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    UNIQUE (run_id, seq)
+  );
+  `,
+];
+
+function storedVersion(database: Database): number {
+  const table = database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'leash_meta'").get();
+  if (table === undefined) return 0;
+  const row = database.prepare("SELECT value FROM leash_meta WHERE key = 'schema_version'").get() as { value: unknown } | undefined;
+  const version = row === undefined ? 0 : Number(row.value);
+  if (!Number.isSafeInteger(version) || version < 0) {
+    throw new LeashError("store_failed", `The leash schema version recorded in the database is not a version: ${JSON.stringify(row?.value)}.`);
+  }
+  return version;
+}
+
+/**
+ * Brings a database's leash tables to {@link SQLITE_SCHEMA_VERSION}, creating them on first use.
+ * Safe when several processes open the same new file at once: the version is read again inside a
+ * `BEGIN IMMEDIATE` transaction, which only one process holds at a time, so each migration runs
+ * exactly once and the others find it done. A database already current costs one read and no write.
+ * A database from a newer leash is refused (`unsupported_version`) rather than written to.
+ */
+export function migrate(database: Database, path: string): void {
+  const newer = (version: number): LeashError =>
+    new LeashError(
+      "unsupported_version",
+      `The SQLite database \`${path}\` has leash schema version ${version}; this leash knows up to ${SQLITE_SCHEMA_VERSION}. Open it with a newer leash.`,
+      { details: { path, version } },
+    );
+  const before = storedVersion(database);
+  if (before === SQLITE_SCHEMA_VERSION) return;
+  if (before > SQLITE_SCHEMA_VERSION) throw newer(before);
+  database
+    .transaction(() => {
+      database.exec("CREATE TABLE IF NOT EXISTS leash_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)");
+      const current = storedVersion(database);
+      if (current > SQLITE_SCHEMA_VERSION) throw newer(current);
+      for (let version = current; version < SQLITE_SCHEMA_VERSION; version++) {
+        const migration = MIGRATIONS[version];
+        if (migration === undefined) throw new LeashError("store_failed", `No migration from leash schema version ${version}.`);
+        database.exec(migration);
+      }
+      database
+        .prepare("INSERT INTO leash_meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+        .run(String(SQLITE_SCHEMA_VERSION));
+    })
+    .immediate();
+}
+
+/**
+ * Sets the connection up for durability: write-ahead logging (readers never block the writer, and a
+ * commit is one append to the log), `synchronous=FULL` (each commit is fsynced before it returns, so a
+ * save that resolved survives a power loss, not only a process crash), and the busy timeout within
+ * which a writer waits for another process's transaction instead of failing at once.
+ */
+export function configure(database: Database, busyTimeoutMs: number): void {
+  database.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  if (!database.memory) {
+    // Switching to WAL needs a moment of exclusive access; a process that opens the file while
+    // another is switching it waits on the busy timeout. The mode is stored in the file, so once
+    // any process has set it every later open finds it set.
+    const mode = database.pragma("journal_mode = WAL", { simple: true });
+    if (mode !== "wal") {
+      throw new LeashError("store_failed", `The SQLite database \`${database.name}\` could not be put in WAL mode (it is in ${String(mode)} mode).`);
+    }
+  }
+  database.pragma("synchronous = FULL");
+}

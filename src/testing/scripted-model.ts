@@ -1,0 +1,121 @@
+import { LeashError } from "../errors/index.js";
+import type { ModelClient, ModelRequest, ModelResponse, Price } from "../models/model-client.js";
+import { ScriptStep } from "./says.js";
+
+/** Options of {@link scriptedModel}, given as its optional first argument. */
+export interface ScriptedModelOptions {
+  /** The model's name in `model_called` records. Default "scripted". */
+  name?: string;
+  /** Money per million input and output tokens, charged by `ctx.callModel` unless it is given a price. */
+  price?: Price;
+}
+
+/**
+ * A step that answers from the request itself, for tests whose answer depends on what was asked or
+ * on how often: it gets a copy of the request and the 0-based number of the call.
+ */
+export type ScriptFunction = (request: ModelRequest, call: number) => ModelResponse | Promise<ModelResponse>;
+
+/** One step of a script: a fixed answer made by `says`, or a function. */
+export type ScriptedStep = ScriptStep | ScriptFunction;
+
+function checkOptions(options: ScriptedModelOptions): { name: string; price: Price | undefined } {
+  const name = options.name ?? "scripted";
+  if (typeof name !== "string" || name === "") throw new LeashError("invalid_option", "Expected `name` to be a non-empty string.");
+  const { price } = options;
+  if (price !== undefined) {
+    const ok = (value: unknown): boolean => typeof value === "number" && Number.isFinite(value) && value >= 0;
+    if (typeof price !== "object" || price === null || !ok(price.input) || !ok(price.output)) {
+      throw new LeashError("invalid_option", "Expected `price` to be { input, output }: money per million tokens, finite and >= 0.");
+    }
+  }
+  return { name, price: price === undefined ? undefined : { input: price.input, output: price.output } };
+}
+
+function labelOf(step: ScriptedStep, index: number): string {
+  return `${index + 1}. ${step instanceof ScriptStep ? step.label : "a function"}`;
+}
+
+/**
+ * A {@link ModelClient} that answers each `generate` call with the next step of its script, for
+ * tests. Built by {@link scriptedModel}.
+ */
+export class ScriptedModel implements ModelClient {
+  readonly name: string;
+  readonly price?: Price;
+  /** A deep copy of every request it was sent, in order (one past the end of the script included). */
+  readonly requests: ModelRequest[] = [];
+  readonly #steps: readonly ScriptedStep[];
+  #next = 0;
+
+  /** @internal Use {@link scriptedModel}. */
+  constructor(options: ScriptedModelOptions, steps: readonly ScriptedStep[]) {
+    const checked = checkOptions(options);
+    this.name = checked.name;
+    if (checked.price !== undefined) this.price = checked.price;
+    steps.forEach((step, index) => {
+      if (!(step instanceof ScriptStep) && typeof step !== "function") {
+        throw new LeashError("invalid_option", `Expected step ${index + 1} of the script to be made by \`says\` or to be a function (request) => ModelResponse.`);
+      }
+    });
+    this.#steps = [...steps];
+  }
+
+  /** How many steps of the script have not been asked for yet. */
+  get remaining(): number {
+    return this.#steps.length - this.#next;
+  }
+
+  /**
+   * Answers with the next step of the script. Asked past its end it throws `script_exhausted`,
+   * naming how many steps the script had: a test must never pass on an answer nobody wrote.
+   */
+  async generate(request: ModelRequest, options: { signal?: AbortSignal } = {}): Promise<ModelResponse> {
+    this.requests.push(structuredClone(request));
+    options.signal?.throwIfAborted();
+    const index = this.#next;
+    const step = this.#steps[index];
+    if (step === undefined) {
+      throw new LeashError(
+        "script_exhausted",
+        `Scripted model \`${this.name}\` was asked ${index + 1} times, but its script has ${this.#steps.length} step${this.#steps.length === 1 ? "" : "s"}.`,
+        { details: { model: this.name, steps: this.#steps.length } },
+      );
+    }
+    this.#next += 1;
+    if (step instanceof ScriptStep) return structuredClone(step.response);
+    return structuredClone(await step(structuredClone(request), index));
+  }
+
+  /** Throws `script_unfinished`, listing the steps left, unless every step of the script was asked for. */
+  assertDone(): void {
+    if (this.remaining === 0) return;
+    const left = this.#steps.slice(this.#next).map((step, offset) => labelOf(step, this.#next + offset));
+    throw new LeashError(
+      "script_unfinished",
+      `Scripted model \`${this.name}\` has ${left.length} step${left.length === 1 ? "" : "s"} left: ${left.join("; ")}.`,
+      { details: { model: this.name, left } },
+    );
+  }
+}
+
+/**
+ * A model that answers from a script, for tests: each `generate` call gets the next step. An
+ * optional first argument gives the model's `name` (default "scripted") and `price`.
+ *
+ * @example
+ * const model = scriptedModel({ name: "Everyday", price: { input: 1, output: 5 } },
+ *   says.tool("WhereIsTheKey", { repair: "r-1" }),
+ *   says.handBack({ hours: 1, summary: "Pads." }),
+ * );
+ * const agent = new Agent({ tools, planner: modelPlanner({ model }) });
+ * // ... run it, then:
+ * model.assertDone();
+ */
+export function scriptedModel(...steps: ScriptedStep[]): ScriptedModel;
+export function scriptedModel(options: ScriptedModelOptions, ...steps: ScriptedStep[]): ScriptedModel;
+export function scriptedModel(...items: (ScriptedModelOptions | ScriptedStep)[]): ScriptedModel {
+  const [first, ...rest] = items;
+  const isOptions = typeof first === "object" && first !== null && !(first instanceof ScriptStep);
+  return isOptions ? new ScriptedModel(first as ScriptedModelOptions, rest as ScriptedStep[]) : new ScriptedModel({}, items as ScriptedStep[]);
+}

@@ -1,0 +1,146 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Agent, Approval, Decision, MemoryStore, Policy, isLeashError, tool, verifyAudit } from "../../src/index.js";
+import type { Planner, RunState } from "../../src/index.js";
+
+// A crash is simulated in one process: the first agent's tool never returns (as if the process died
+// mid-call), and a second agent on the same store resumes the run. Real SIGKILL tests live with the
+// durable stores.
+
+const planner: Planner = (state) => (state.steps.length === 0 ? Decision.act("call", { n: 1 }) : Decision.finish(state.steps[0]?.outcome));
+
+function hangingTool(options: { idempotent: boolean; effect?: "read" | "write" }, started: () => void, keys: string[]) {
+  return tool({
+    name: "call",
+    parameters: { type: "object", properties: { n: { type: "number" } } },
+    effect: options.effect ?? "read",
+    idempotent: options.idempotent,
+    execute: (_args, context) => {
+      keys.push(context.idempotencyKey);
+      started();
+      return new Promise(() => undefined);
+    },
+  });
+}
+
+async function crashMidCall(store: MemoryStore, options: { idempotent: boolean }, keys: string[]): Promise<string> {
+  let started: () => void = () => undefined;
+  const inFlight = new Promise<void>((resolve) => (started = resolve));
+  const first = new Agent({ tools: [hangingTool(options, started, keys)], planner, store });
+  void first.run("call once", { runId: "crashy" });
+  await inFlight;
+  return "crashy";
+}
+
+test("the saved state records a call before it starts, charged once", async () => {
+  const store = new MemoryStore();
+  const runId = await crashMidCall(store, { idempotent: false }, []);
+  const saved = (await store.load(runId)) as RunState;
+  assert.equal(saved.status, "running");
+  assert.equal(saved.steps[0]?.outcome, null);
+  assert.equal(saved.steps[0]?.starts, 1);
+  assert.equal(saved.toolCalls, 1);
+});
+
+test("at resume a non-idempotent call in flight is not repeated: its step is interrupted", async () => {
+  const store = new MemoryStore();
+  const keys: string[] = [];
+  const runId = await crashMidCall(store, { idempotent: false }, keys);
+  let ranAgain = 0;
+  const again = tool({
+    name: "call",
+    parameters: { type: "object", properties: { n: { type: "number" } } },
+    idempotent: false,
+    execute: () => ++ranAgain,
+  });
+  const second = new Agent({ tools: [again], planner, store });
+  const state = await second.resume(runId);
+  assert.equal(ranAgain, 0);
+  assert.equal(state.steps[0]?.outcome, "interrupted");
+  assert.equal(state.answer, "interrupted");
+  assert.equal(state.toolCalls, 1);
+  assert.deepEqual(verifyAudit(store.records), []);
+  const ended = store.records.filter((record) => record.event === "tool_ended");
+  assert.equal(ended.length, 1);
+});
+
+test("at resume an idempotent call in flight starts again with the same idempotency key, not charged again", async () => {
+  const store = new MemoryStore();
+  const keys: string[] = [];
+  const runId = await crashMidCall(store, { idempotent: true }, keys);
+  const again = tool({
+    name: "call",
+    parameters: { type: "object", properties: { n: { type: "number" } } },
+    cost: 0,
+    execute: (_args, context) => {
+      keys.push(context.idempotencyKey);
+      return "done";
+    },
+  });
+  const second = new Agent({ tools: [again], planner, store });
+  const state = await second.resume(runId);
+  assert.equal(state.status, "completed");
+  assert.equal(state.steps[0]?.outcome, "executed");
+  assert.equal(state.steps[0]?.starts, 2);
+  assert.equal(state.toolCalls, 1);
+  assert.equal(keys.length, 2);
+  assert.equal(keys[0], keys[1]);
+  assert.deepEqual(verifyAudit(store.records), []);
+});
+
+test("an idempotent call gets at most three starts in all; at the next resume its step is interrupted", async () => {
+  const store = new MemoryStore();
+  const keys: string[] = [];
+  const runId = await crashMidCall(store, { idempotent: true }, keys);
+  for (let start = 2; start <= 3; start++) {
+    let started: () => void = () => undefined;
+    const inFlight = new Promise<void>((resolve) => (started = resolve));
+    void new Agent({ tools: [hangingTool({ idempotent: true }, started, keys)], planner, store }).resume(runId);
+    await inFlight;
+  }
+  let fourth = 0;
+  const last = tool({ name: "call", parameters: { type: "object" }, execute: () => ++fourth });
+  const state = await new Agent({ tools: [last], planner, store }).resume(runId);
+  assert.equal(fourth, 0);
+  assert.equal(keys.length, 3);
+  assert.equal(new Set(keys).size, 1);
+  assert.equal(state.steps[0]?.outcome, "interrupted");
+  assert.deepEqual(verifyAudit(store.records), []);
+});
+
+test("an approved write in flight at a crash is interrupted at resume, never run twice", async () => {
+  const store = new MemoryStore();
+  const keys: string[] = [];
+  let started: () => void = () => undefined;
+  const inFlight = new Promise<void>((resolve) => (started = resolve));
+  const policy = new Policy({ allowEffects: ["read", "write"] });
+  const first = new Agent({ tools: [hangingTool({ idempotent: false, effect: "write" }, started, keys)], planner, policy, store });
+  const paused = await first.run("write", { runId: "approved-crash" });
+  void first.resume(paused.runId, { approvals: [Approval.grant(paused.pending!.digest, "allen")] });
+  await inFlight;
+  let again = 0;
+  const write = tool({ name: "call", parameters: { type: "object" }, effect: "write", execute: () => ++again });
+  const state = await new Agent({ tools: [write], planner, policy, store }).resume(paused.runId);
+  assert.equal(again, 0);
+  assert.equal(state.steps[0]?.outcome, "interrupted");
+  assert.equal(keys.length, 1);
+});
+
+test("a resume whose trail lacks the state's head record is refused (audit_truncated)", async () => {
+  const store = new MemoryStore();
+  const policy = new Policy({ allowEffects: ["read", "write"] });
+  const save = tool({ name: "save", effect: "write", execute: () => "saved" });
+  const writer: Planner = (state) => (state.steps.length === 0 ? Decision.act("save", {}) : Decision.finish("ok"));
+  const agent = new Agent({ tools: [save], planner: writer, policy, store });
+  const paused = await agent.run("save");
+  // The trail is cut after its last record: a copy of the state with every record but the last.
+  const { MemoryAuditSink } = await import("../../src/index.js");
+  const cut = new MemoryAuditSink();
+  const records = store.records.filter((record) => record.run === paused.runId);
+  cut.append(records.slice(0, -1));
+  assert.deepEqual(verifyAudit(cut.records), [], "the chain alone cannot show the cut");
+  const resumer = new Agent({ tools: [save], planner: writer, policy, audit: cut });
+  await assert.rejects(resumer.resume(paused, { approvals: [Approval.grant(paused.pending!.digest, "allen")] }), (error) =>
+    isLeashError(error, "audit_truncated"),
+  );
+});

@@ -1,0 +1,65 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { Agent, Approval, Decision, MemoryStore, Policy, RunState, isLeashError, tool } from "../../src/index.js";
+
+const fixture = (name: string): string => readFileSync(new URL(`../fixtures/states/${name}`, import.meta.url), "utf8");
+
+test("saved states of format version 1 still load, field for field", () => {
+  for (const name of ["v1-awaiting-approval.json", "v1-completed.json"]) {
+    const text = fixture(name);
+    const state = RunState.fromJSON(text);
+    assert.deepEqual(state.toJSON(), JSON.parse(text));
+  }
+  const completed = RunState.fromJSON(fixture("v1-completed.json"));
+  assert.equal(completed.status, "completed");
+  assert.equal(({} as Record<string, unknown>).polluted, undefined, "a __proto__ key in data pollutes nothing");
+  const result = completed.steps[0]?.result as Record<string, unknown>;
+  assert.deepEqual(Object.keys(result), ["page", "__proto__", "constructor"]);
+});
+
+test("a saved paused state resumes after a round trip through JSON text", async () => {
+  const written: string[] = [];
+  const save = tool({ name: "save", parameters: { type: "object", properties: { text: { type: "string" } } }, effect: "write", execute: ({ text }) => written.push(String(text)) });
+  const agent = new Agent({
+    tools: [save],
+    policy: new Policy({ allowEffects: ["read", "write"] }),
+    planner: (state) => (state.steps.length === 0 ? Decision.act("save", { text: "x" }) : Decision.finish("ok")),
+  });
+  const paused = await agent.run("save");
+  const text = JSON.stringify(paused);
+  const copy = RunState.fromJSON(text);
+  assert.deepEqual(copy.toJSON(), paused.toJSON());
+  const done = await agent.resume(copy, { approvals: [Approval.grant(copy.pending!.digest, "allen")] });
+  assert.equal(done.status, "completed");
+  assert.deepEqual(written, ["x"]);
+});
+
+test("a state from a future format version is refused (unsupported_version)", () => {
+  const json = JSON.parse(fixture("v1-completed.json"));
+  json.version = 2;
+  assert.throws(() => RunState.fromJSON(json), (error) => isLeashError(error, "unsupported_version"));
+  assert.throws(() => RunState.fromJSON({ ...json, version: undefined }), (error) => isLeashError(error, "unsupported_version"));
+});
+
+test("a state with a __proto__ key, an unknown key or a wrong type is refused (invalid_state)", () => {
+  const text = fixture("v1-completed.json");
+  const withProto = text.replace('"format"', '"__proto__": { "status": "completed" }, "format"');
+  assert.throws(() => RunState.fromJSON(withProto), (error) => isLeashError(error, "invalid_state"));
+  const json = JSON.parse(text);
+  assert.throws(() => RunState.fromJSON({ ...json, extra: 1 }), (error) => isLeashError(error, "invalid_state"));
+  assert.throws(() => RunState.fromJSON({ ...json, revision: -1 }), (error) => isLeashError(error, "invalid_state"));
+  assert.throws(() => RunState.fromJSON({ ...json, status: "done" }), (error) => isLeashError(error, "invalid_state"));
+  assert.throws(() => RunState.fromJSON({ ...json, steps: [{ index: 0 }] }), (error) => isLeashError(error, "invalid_state"));
+  assert.throws(() => RunState.fromJSON("{not json"), (error) => isLeashError(error, "invalid_state"));
+});
+
+test("the store keeps its own copy: changing a loaded state changes nothing stored", async () => {
+  const store = new MemoryStore();
+  const agent = new Agent({ tools: [], store, planner: () => Decision.finish("a") });
+  const state = await agent.run("x", { runId: "copy-1" });
+  const loaded = (await store.load("copy-1")) as RunState;
+  loaded.answer = "changed";
+  state.answer = "changed too";
+  assert.equal((await store.load("copy-1"))?.answer, "a");
+});
