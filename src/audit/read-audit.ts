@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import { LeashError, messageOf } from "../errors/index.js";
 import { isDigest } from "../json/index.js";
+import type { Json } from "../json/index.js";
 import type { AuditRecord } from "./audit-record.js";
 
 /** A last line cut short by a crash while it was written: where it starts and what it holds. */
@@ -22,11 +23,18 @@ export interface AuditPrefix {
 }
 
 /**
- * @internal A record checked by {@link inspectAuditRecord}, with the canonical JSON (RFC 8785) of the
- * record without `digest`: the text its digest covers.
+ * @internal The fields of a record checked by {@link inspectAuditRecord}, with the canonical JSON
+ * (RFC 8785) of the record without `digest`: the text its digest covers. One object is filled again for
+ * each record, so that verifying a trail allocates no copy of each record.
  */
 export interface InspectedRecord {
-  record: AuditRecord;
+  run: string;
+  seq: number;
+  at: string;
+  event: string;
+  data: Json;
+  prev: string | null;
+  digest: string;
   canonical: string;
 }
 
@@ -64,17 +72,27 @@ class NotJson extends Error {}
  * if (typeof record === "string") console.log(`not a record: ${record}`);
  */
 export function parseAuditRecord(value: unknown): AuditRecord | string {
-  const inspected = checkRecord(value, false);
-  return typeof inspected === "string" ? inspected : inspected.record;
+  const problem = checkRecord(value, false, scratch);
+  if (problem !== null) return problem;
+  const { run, seq, at, event, data, prev, digest } = scratch;
+  return { v: 1, run, seq, at, event, data, prev, digest };
 }
 
 /**
- * @internal {@link parseAuditRecord} that also builds, in the same walk, the canonical JSON that the
- * record's digest covers, so that a verifier canonicalizes each record once.
+ * @internal {@link parseAuditRecord} that fills `into` with the record's fields and, from the same walk,
+ * the canonical JSON that its digest covers, so that a verifier canonicalizes each record once. Returns
+ * the problem, or null when the record is well-formed.
  */
-export function inspectAuditRecord(value: unknown): InspectedRecord | string {
-  return checkRecord(value, true);
+export function inspectAuditRecord(value: unknown, into: InspectedRecord): string | null {
+  return checkRecord(value, true, into);
 }
+
+/** @internal A fresh object for {@link inspectAuditRecord} to fill. */
+export function emptyInspectedRecord(): InspectedRecord {
+  return { run: "", seq: 0, at: "", event: "", data: null, prev: null, digest: "", canonical: "" };
+}
+
+const scratch = emptyInspectedRecord();
 
 /**
  * Reads a JSONL audit trail: one record per line, every line checked, none cast.
@@ -204,7 +222,7 @@ function parseLine(bytes: Uint8Array): AuditRecord | string {
   return parseAuditRecord(value);
 }
 
-function checkRecord(value: unknown, build: boolean): InspectedRecord | string {
+function checkRecord(value: unknown, build: boolean, into: InspectedRecord): string | null {
   try {
     if (typeof value !== "object" || value === null || Array.isArray(value)) return "it is not an object";
     const prototype: unknown = Object.getPrototypeOf(value);
@@ -265,13 +283,19 @@ function checkRecord(value: unknown, build: boolean): InspectedRecord | string {
       if (error instanceof RangeError) return "its `data` is nested too deeply";
       throw error;
     }
-    const record: AuditRecord = { v: 1, run, seq: seq as number, at, event, data: data as AuditRecord["data"], prev, digest };
+    into.run = run;
+    into.seq = seq as number;
+    into.at = at;
+    into.event = event;
+    into.data = data as Json;
+    into.prev = prev;
+    into.digest = digest;
     // The keys of the record without `digest`, in RFC 8785 order (all ASCII, so code-unit order is plain).
-    const canonical = build
+    into.canonical = build
       ? '{"at":' + quote(at) + ',"data":' + canonicalData + ',"event":' + quote(event) + ',"prev":' +
         (prev === null ? "null" : '"' + prev + '"') + ',"run":' + quote(run) + ',"seq":' + String(seq) + ',"v":1}'
       : "";
-    return { record, canonical };
+    return null;
   } catch (error) {
     return `it could not be read (${safeMessage(error)})`;
   }

@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
 import { isDigest } from "../json/index.js";
 import type { AuditHead, AuditRecord } from "./audit-record.js";
-import { inspectAuditRecord, safeMessage } from "./read-audit.js";
+import { emptyInspectedRecord, inspectAuditRecord, safeMessage } from "./read-audit.js";
 
 /** What kind of problem {@link verifyAudit} found. */
 export type AuditProblemKind =
@@ -34,9 +34,10 @@ export interface VerifyAuditOptions {
 
 /** A record (or a malformed one that still names its run and seq) at its place in the trail. */
 interface Entry {
-  /** Null for a malformed record, which holds its seq so that the rest of its chain can be checked. */
-  record: AuditRecord | null;
+  /** A malformed record holds its place (its seq), so that the rest of its chain can be checked. */
+  malformed: boolean;
   seq: number;
+  prev: string | null;
   digest: string | null;
   /** The digest recomputed from the record's content. */
   actual: string | null;
@@ -90,18 +91,18 @@ function collect(records: Iterable<AuditRecord>, problems: AuditProblem[]): Map<
     return runs;
   }
   let position = 0;
+  const fields = emptyInspectedRecord();
   try {
     for (const item of input as Iterable<unknown>) {
-      const inspected = inspectAuditRecord(item);
-      if (typeof inspected === "string") {
+      const problem = inspectAuditRecord(item, fields);
+      if (problem !== null) {
         const { run, seq, digest } = identify(item);
         const where = run === null ? "" : ` (run ${JSON.stringify(run)}${seq === null ? "" : `, seq ${seq}`})`;
-        problems.push(malformed(run, seq, `Record ${position} of the trail${where} is not an audit record: ${inspected}.`));
-        if (run !== null && seq !== null) add(runs, run, { record: null, seq, digest, actual: null, position });
+        problems.push(malformed(run, seq, `Record ${position} of the trail${where} is not an audit record: ${problem}.`));
+        if (run !== null && seq !== null) add(runs, run, { malformed: true, seq, prev: null, digest, actual: null, position });
       } else {
-        const { record } = inspected;
-        const actual = hash("sha256", inspected.canonical, "hex");
-        add(runs, record.run, { record, seq: record.seq, digest: record.digest, actual, position });
+        const actual = hash("sha256", fields.canonical, "hex");
+        add(runs, fields.run, { malformed: false, seq: fields.seq, prev: fields.prev, digest: fields.digest, actual, position });
       }
       position++;
     }
@@ -164,10 +165,10 @@ function choose(chain: Chain, sorted: Entry[], start: number, end: number, previ
   for (let index = start; index < end; index++) {
     const entry = sorted[index] as Entry;
     let score = 0;
-    if (entry.record !== null) {
+    if (!entry.malformed) {
       score = 1;
       if (entry.actual === entry.digest) score += 8;
-      const prev = entry.record.prev;
+      const prev = entry.prev;
       if (chain.started ? prev === chain.lastStored || prev === chain.lastActual : prev === null) score += 4;
       if (entry.position > previousPosition) score += 2;
     }
@@ -180,24 +181,24 @@ function choose(chain: Chain, sorted: Entry[], start: number, end: number, previ
 }
 
 function accept(chain: Chain, entry: Entry): void {
-  const { seq, record } = entry;
+  const { seq, malformed } = entry;
   if (!chain.started) {
     chain.started = true;
     if (seq !== 0) {
       const gap = seq === 1 ? "seq 0 is" : `seq 0 to ${seq - 1} are`;
       report(chain, "bad_start", seq, `the run begins at seq ${seq}: ${gap} missing`);
-    } else if (record !== null && record.prev !== null) {
+    } else if (!malformed && entry.prev !== null) {
       report(chain, "bad_start", 0, "its first record links to a record before it (`prev` is not null)");
     }
   } else if (seq > chain.expected) {
     const gap = seq - chain.expected === 1 ? `seq ${chain.expected} is` : `seq ${chain.expected} to ${seq - 1} are`;
     report(chain, "missing", chain.expected, `${gap} missing: the chain jumps from seq ${chain.expected - 1} to seq ${seq}`);
-  } else if (record !== null && chain.lastStored !== null && record.prev !== chain.lastStored && record.prev !== chain.lastActual) {
+  } else if (!malformed && chain.lastStored !== null && entry.prev !== chain.lastStored && entry.prev !== chain.lastActual) {
     // A link to either the stored or the recomputed digest of the record before is sound here: when that
     // record was changed, the problem is reported once, there.
     report(chain, "broken_link", seq, `seq ${seq} does not link to seq ${seq - 1} (its \`prev\` is not that record's digest)`);
   }
-  if (record !== null && entry.actual !== entry.digest) {
+  if (!malformed && entry.actual !== entry.digest) {
     report(chain, "changed", seq, `seq ${seq} was changed: its digest does not match its content`);
   }
   chain.expected = seq + 1;
@@ -207,7 +208,7 @@ function accept(chain: Chain, entry: Entry): void {
 
 function reportExtra(chain: Chain, representative: Entry, entry: Entry): void {
   // A malformed record was reported already.
-  if (entry.record === null) return;
+  if (entry.malformed) return;
   const { seq, position } = entry;
   if (entry.actual !== entry.digest) {
     report(chain, "changed", seq, `another record with seq ${seq} (position ${position}) does not match its digest`);

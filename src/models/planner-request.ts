@@ -1,4 +1,4 @@
-import type { Json, JsonObject } from "../json/index.js";
+import type { Json } from "../json/index.js";
 import { isJsonObject } from "../json/index.js";
 import type { PlannerContext } from "../run/agent-core.js";
 import type { RunState } from "../state/run-state.js";
@@ -55,7 +55,7 @@ export function plannerRequest(
     tools,
   };
   const output = context.skill?.output;
-  if (output !== undefined) request.output = output as JsonObject;
+  if (output !== undefined) request.output = output;
   if (options.maxOutputTokens !== undefined) request.maxOutputTokens = options.maxOutputTokens;
   return request;
 }

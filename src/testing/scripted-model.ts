@@ -116,6 +116,7 @@ export function scriptedModel(...steps: ScriptedStep[]): ScriptedModel;
 export function scriptedModel(options: ScriptedModelOptions, ...steps: ScriptedStep[]): ScriptedModel;
 export function scriptedModel(...items: (ScriptedModelOptions | ScriptedStep)[]): ScriptedModel {
   const [first, ...rest] = items;
-  const isOptions = typeof first === "object" && first !== null && !(first instanceof ScriptStep);
-  return isOptions ? new ScriptedModel(first as ScriptedModelOptions, rest as ScriptedStep[]) : new ScriptedModel({}, items as ScriptedStep[]);
+  // A step is made by `says` or is a function, so any other object in first place is the options.
+  if (typeof first === "object" && first !== null && !(first instanceof ScriptStep)) return new ScriptedModel(first, rest as ScriptedStep[]);
+  return new ScriptedModel({}, items as ScriptedStep[]);
 }
