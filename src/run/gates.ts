@@ -73,7 +73,8 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
       message: `\`${found.name}\` needs the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, which the policy does not grant.`,
     };
   }
-  const verdict = await askGuards(guards, "beforeTool", run.work(), found.describe(), structuredClone(decision.args));
+  const verdict =
+    guards.length === 0 ? ({ type: "allow" } as const) : await askGuards(guards, "beforeTool", run.work(), found.describe(), structuredClone(decision.args));
   if (verdict.type === "failed") return { type: "fail", failure: { code: "guard_failed", message: verdict.message } };
   if (verdict.type === "block") {
     run.state.said.push(saidLine("beforeTool", verdict.guard, verdict.why, found.name));

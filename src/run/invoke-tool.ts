@@ -102,7 +102,9 @@ export async function invokeTool(run: ActiveRun, step: Step, tool: Tool, restart
 
   let failure: Failure | undefined;
   if (step.outcome === "executed") {
-    const verdict = await askGuards(run.core.guards, "afterTool", run.work(), tool.describe(), structuredClone(result));
+    const { guards } = run.core;
+    const verdict =
+      guards.length === 0 ? ({ type: "allow" } as const) : await askGuards(guards, "afterTool", run.work(), tool.describe(), structuredClone(result));
     if (verdict.type === "allow") {
       step.result = result;
     } else if (verdict.type === "block") {

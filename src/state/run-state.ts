@@ -168,7 +168,18 @@ export class RunState {
    * copied only when read, so copying a long run costs no more than a short one.
    */
   copy(): RunState {
-    const json = cloneJson(this.#shallowJson([]));
+    // Field by field rather than one structuredClone: `said` and `ran` hold strings, which need no
+    // deep copy, and they grow with the run.
+    const json = this.#shallowJson([]);
+    json.said = this.said.slice();
+    json.ran = this.ran.slice();
+    json.usage = { ...this.usage };
+    json.limits = { ...this.limits };
+    json.auditHead = this.auditHead === null ? null : { ...this.auditHead };
+    json.answers = this.answers.map((answer) => ({ ...answer }));
+    if (json.failure !== undefined) json.failure = { ...json.failure };
+    if (json.answer !== undefined) json.answer = cloneJson(json.answer);
+    if (json.pending !== undefined) json.pending = cloneJson(json.pending);
     return new RunState(json, lazyCopy(this.steps, cloneJson));
   }
 

@@ -10,6 +10,7 @@ type AnyTool = Tool<any>;
 /** A set of tools with unique names. */
 export class Toolset {
   readonly #tools: Map<string, AnyTool>;
+  #described: ToolDescription[] | undefined;
 
   constructor(tools: Iterable<AnyTool> = []) {
     this.#tools = new Map();
@@ -55,12 +56,24 @@ export class Toolset {
     );
   }
 
-  /** Every tool as plain JSON, ready for a model's tool-calling interface. */
-  describe(): ToolDescription[] {
-    return this.list().map((item) => item.describe());
+  /**
+   * Every tool as plain JSON, ready for a model's tool-calling interface. The array is made once and
+   * deeply frozen: it is handed to the planner at every step, and a planner must not change the tools.
+   */
+  describe(): readonly ToolDescription[] {
+    this.#described ??= deepFreeze(this.list().map((item) => item.describe()));
+    return this.#described;
   }
 
   get size(): number {
     return this.#tools.size;
   }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
 }
