@@ -14,8 +14,8 @@ const save = tool({
     additionalProperties: false,
   },
   effect: "write",
-  execute: ({ text }) => {
-    written.push(String(text));
+  execute: ({ text }: { text: string }) => {
+    written.push(text);
     return "saved";
   },
 });

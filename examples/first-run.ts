@@ -15,7 +15,7 @@ const lookup = tool({
     additionalProperties: false,
   },
   scopes: ["docs:read"],
-  execute: ({ topic }) => PAGES[String(topic)] ?? "",
+  execute: ({ topic }: { topic: string }) => PAGES[topic] ?? "",
 });
 
 const planner: Planner = (state) => {

@@ -48,6 +48,8 @@ export { allow, block } from "./guards/guard.js";
 export type { Guard, GuardedWork, Verdict, GuardPoint } from "./guards/guard.js";
 export type { ModelClient, ModelRequest, ModelResponse, ModelMessage, ModelToolCall, Price } from "./models/model-client.js";
 export type { Skill, SkillInfo } from "./skills/skill.js";
+export { modelPlanner } from "./models/model-planner.js";
+export type { ModelPlannerOptions } from "./models/model-planner.js";
 export { trace } from "./trace/trace.js";
 export type { Trace } from "./trace/trace.js";
 

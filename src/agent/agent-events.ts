@@ -34,8 +34,8 @@ export class AgentEmitter {
       set = new Set();
       this.#handlers.set(event, set);
     }
-    set.add(handler as (event: never) => void);
-    return () => set.delete(handler as (event: never) => void);
+    set.add(handler);
+    return () => set.delete(handler);
   }
 
   emit<E extends keyof AgentEvents>(event: E, payload: AgentEvents[E]): void {

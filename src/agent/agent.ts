@@ -79,7 +79,8 @@ export class Agent {
 
   async #drive(run: ActiveRun, body: () => Promise<RunState>): Promise<RunState> {
     const { runId } = run.state;
-    const done = body();
+    // The run is registered before its body starts: a planner's very first call may already cancel it.
+    const done = Promise.resolve().then(body);
     this.#active.set(runId, { run, done });
     try {
       return await done;
@@ -162,7 +163,7 @@ export class Agent {
    * to `skill.retry.attempts` in all; `gave_up` is emitted once after the last attempt failed.
    */
   async do<I, O>(skill: Skill<I, O>, input: I, options: { principal?: string; limits?: RunOptions["limits"] } = {}): Promise<SkillOutcome<O>> {
-    const compiled = this.#addSkill(skill as unknown as Skill<never, never>);
+    const compiled = this.#addSkill(skill);
     const attempts = skill.retry?.attempts ?? 1;
     let state: RunState | undefined;
     let attempt = 0;

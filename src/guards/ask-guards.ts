@@ -13,6 +13,21 @@ function isVerdict(value: unknown): value is Verdict {
   return verdict.type === "allow" || (verdict.type === "block" && typeof verdict.why === "string");
 }
 
+// Called as methods of the guard, so a guard written as a class keeps its `this`.
+function ask(guard: Guard, point: GuardPoint, work: GuardedWork, subject: [unknown, unknown?]): Verdict | Promise<Verdict> | undefined {
+  const [first, second] = subject;
+  switch (point) {
+    case "beforeModel":
+      return guard.beforeModel?.(work, first as never);
+    case "afterModel":
+      return guard.afterModel?.(work, first as never);
+    case "beforeTool":
+      return guard.beforeTool?.(work, first as never, second as never);
+    case "afterTool":
+      return guard.afterTool?.(work, first as never, second as never);
+  }
+}
+
 /**
  * Asks each guard that has this point, in the order listed; the first block decides. A guard that
  * throws, or answers something that is not a verdict, is a failure, never a silent allow.
@@ -24,11 +39,10 @@ export async function askGuards(
   ...subject: [unknown, unknown?]
 ): Promise<GuardResult> {
   for (const guard of guards) {
-    const check = guard[point] as ((work: GuardedWork, ...rest: unknown[]) => Verdict | Promise<Verdict>) | undefined;
-    if (check === undefined) continue;
+    if (typeof guard[point] !== "function") continue;
     let verdict: unknown;
     try {
-      verdict = await check.call(guard, { ...work }, ...subject);
+      verdict = await ask(guard, point, { ...work }, subject);
     } catch (error) {
       return { type: "failed", guard: guard.name, message: `Guard \`${guard.name}\` threw at ${point}: ${messageOf(error)}` };
     }

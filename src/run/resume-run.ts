@@ -75,7 +75,9 @@ export async function planResume(
   if (!Array.isArray(given)) throw new LeashError("invalid_option", "Expected `approvals` to be an array of Approval.");
   const approvals = given.map((item) => (item instanceof Approval ? item : Approval.fromJSON(item)));
 
-  let { state, fromStore } = await resolveState(core, target);
+  const resolved = await resolveState(core, target);
+  const { fromStore } = resolved;
+  let { state } = resolved;
   const { runId } = state;
   const trail = await core.audit.read(runId);
   // A caller with neither a store nor a shared sink holds its copies itself: a sink that has never

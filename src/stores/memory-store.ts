@@ -58,7 +58,7 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
       if (options.records !== undefined) this.append(options.records);
       return Promise.resolve();
     } catch (error) {
-      return Promise.reject(error as Error);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
 

@@ -108,7 +108,8 @@ export class Tool<Args = Record<string, Json>> {
     this.cost = cost;
     this.idempotent = idempotent;
     this.timeoutMs = spec.timeoutMs;
-    this.execute = spec.execute;
+    // Called through the spec, so an execute written as a method keeps its `this`.
+    this.execute = (args, context) => spec.execute(args, context);
     this.#description = {
       name,
       description,

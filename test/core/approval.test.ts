@@ -60,8 +60,8 @@ test("an approval of an action that changed since authorises nothing (approval_s
     parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
     effect: "write",
     scopes: ["reports:write"],
-    execute: ({ text }) => {
-      written.push(String(text));
+    execute: ({ text }: { text: string }) => {
+      written.push(text);
       return "saved";
     },
   });

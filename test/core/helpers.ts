@@ -15,9 +15,9 @@ export function lookupTool(calls: string[] = []) {
       additionalProperties: false,
     },
     scopes: ["docs:read"],
-    execute: ({ topic }) => {
-      calls.push(String(topic));
-      return PAGES[String(topic)] ?? "";
+    execute: ({ topic }: { topic: string }) => {
+      calls.push(topic);
+      return PAGES[topic] ?? "";
     },
   });
 }
@@ -40,8 +40,8 @@ export function saveTool(written: string[], options: { idempotent?: boolean } = 
     },
     effect: "write",
     ...(options.idempotent === undefined ? {} : { idempotent: options.idempotent }),
-    execute: ({ text }) => {
-      written.push(String(text));
+    execute: ({ text }: { text: string }) => {
+      written.push(text);
       return "saved";
     },
   });

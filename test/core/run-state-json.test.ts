@@ -20,7 +20,7 @@ test("saved states of format version 1 still load, field for field", () => {
 
 test("a saved paused state resumes after a round trip through JSON text", async () => {
   const written: string[] = [];
-  const save = tool({ name: "save", parameters: { type: "object", properties: { text: { type: "string" } } }, effect: "write", execute: ({ text }) => written.push(String(text)) });
+  const save = tool({ name: "save", parameters: { type: "object", properties: { text: { type: "string" } } }, effect: "write", execute: ({ text }: { text: string }) => written.push(text) });
   const agent = new Agent({
     tools: [save],
     policy: new Policy({ allowEffects: ["read", "write"] }),

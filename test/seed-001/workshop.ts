@@ -1,5 +1,5 @@
 import { Agent, MemoryStore, Policy, allow, block, tool } from "../../src/index.js";
-import type { Approver, Guard, Limits, ModelClient, Price, Skill } from "../../src/index.js";
+import type { Approver, Guard, Limits, ModelClient, ModelRequest, ModelResponse, Price, Skill } from "../../src/index.js";
 import { modelPlanner } from "../../src/models/model-planner.js";
 
 /** One bike in for repair. */
@@ -54,7 +54,8 @@ export const estimateRepair: Skill<Repair, Estimate> = {
 
 /** Options of {@link workshop}. */
 export interface WorkshopOptions {
-  model: ModelClient;
+  /** The model the Estimator asks; default "Everyday", which answers as `stub` says. */
+  model?: ModelClient;
   guards?: Guard[];
   approver?: Approver;
   /** Which allowed effects need a person (default none: the estimator changes things alone). */
@@ -62,8 +63,13 @@ export interface WorkshopOptions {
   limits?: Limits;
 }
 
+/** How a stubbed model answers: the seed's `ScriptedAnswer.Stub((model, request) => ...)`. */
+export type Answer = (request: ModelRequest, options: { signal: AbortSignal }) => Promise<ModelResponse>;
+
 /** The workshop of the seed: its repairs, its two actions, its rules, and the Estimator agent. */
-export function workshop(options: WorkshopOptions) {
+export function workshop(options: WorkshopOptions = {}) {
+  let answer: Answer = () => Promise.reject(new Error("No answer was stubbed for the Everyday model."));
+  const everyday: ModelClient = { name: "Everyday", generate: (request, signal) => answer(request, signal) };
   const repair: Repair = { id: "repair-7", ticket: "T-7", fault: "rear brake does not bite", note: "", keyIsKept: "under the saddle" };
   const repairs = new Map<string, Repair>([[repair.id, repair]]);
   const find = (id: unknown): Repair => {
@@ -83,7 +89,7 @@ export function workshop(options: WorkshopOptions) {
     effect: "write",
     execute: ({ repair: id, note }) => {
       const found = find(id);
-      found.note = String(note);
+      found.note = note as string;
       return `Noted on ${found.ticket}.`;
     },
   });
@@ -97,7 +103,7 @@ export function workshop(options: WorkshopOptions) {
   const estimator = new Agent({
     name: "Estimator",
     tools: [noteRepair, whereIsTheKey],
-    planner: modelPlanner({ model: options.model, price: EVERYDAY_PRICE, purpose: "You estimate bicycle repairs for a small workshop." }),
+    planner: modelPlanner({ model: options.model ?? everyday, price: EVERYDAY_PRICE, purpose: "You estimate bicycle repairs for a small workshop." }),
     policy: new Policy({
       allowEffects: ["read", "write"],
       approvalFor: options.approvalFor ?? [],
@@ -105,11 +111,15 @@ export function workshop(options: WorkshopOptions) {
     }),
     limits: { maxCost: 0.05, ...options.limits },
     guards: options.guards ?? [shopRules],
-    skills: [estimateRepair as Skill<never, never>],
+    skills: [estimateRepair],
     store,
     ...(options.approver === undefined ? {} : { approver: options.approver }),
   });
-  return { repair, repairs, estimator, store };
+  /** Sets how the Everyday model answers from now on. */
+  const stub = (next: Answer): void => {
+    answer = next;
+  };
+  return { repair, repairs, estimator, store, stub };
 }
 
 /** The arguments of a call about a repair, as the seed's `RepairArgs` builds them. */
