@@ -135,6 +135,9 @@ export async function planResume(
     const run = new ActiveRun(core, state, { head, stored: core.store !== undefined, skill });
     state.status = "running";
     state.answers = [];
+    // The answer is saved with the claim: if this process dies between the claim and the call,
+    // crash recovery runs the approved call once instead of asking the person again.
+    step.approval = answer.toJSON();
     await run.claim([
       ["run_resumed", { reason: "approval", step: pending.step }],
       ["approval_answered", { step: pending.step, accepted: true, ...answer.toJSON() }],

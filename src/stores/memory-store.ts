@@ -1,8 +1,8 @@
 import type { Approval } from "../approvals/approval.js";
-import type { AuditRecord } from "../audit/audit-record.js";
+import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
 import type { SyncReadableAuditSink } from "../audit/audit-sink.js";
 import { MemoryAuditSink } from "../audit/memory-audit-sink.js";
-import { StateError } from "../errors/index.js";
+import { LeashError, StateError } from "../errors/index.js";
 import type { RunStatus } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
 import type { RunStateJson } from "../state/run-state.js";
@@ -26,11 +26,17 @@ export function checkSaveRevision(state: RunState, options: SaveOptions): void {
 export class MemoryStore implements RunStore, SyncReadableAuditSink {
   readonly #states = new Map<string, RunStateJson>();
   readonly #trail = new MemoryAuditSink();
-  readonly #trailRuns = new Set<string>();
+  /** The last record of each run's chain, so appends can be checked to continue it. */
+  readonly #heads = new Map<string, AuditHead>();
 
   create(state: RunState, options: { records?: readonly AuditRecord[] } = {}): Promise<void> {
-    if (this.#states.has(state.runId) || this.#trailRuns.has(state.runId)) {
+    if (this.#states.has(state.runId) || this.#heads.has(state.runId)) {
       return Promise.reject(new StateError("run_exists", `Run \`${state.runId}\` exists already.`, { details: { runId: state.runId } }));
+    }
+    try {
+      if (options.records !== undefined) this.#checkContinuation(options.records);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     this.#states.set(state.runId, state.toJSON());
     if (options.records !== undefined) this.append(options.records);
@@ -54,6 +60,7 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
           { details: { runId: state.runId, stored: stored.revision, expected: options.expectedRevision } },
         );
       }
+      if (options.records !== undefined) this.#checkContinuation(options.records);
       this.#states.set(state.runId, state.toJSON());
       if (options.records !== undefined) this.append(options.records);
       return Promise.resolve();
@@ -73,9 +80,34 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
     return recordAnswer(this, runId, approval);
   }
 
+  /**
+   * Appends records that continue their runs' chains; a record whose seq is taken already is refused
+   * with `stale_state` (another writer moved the chain) and a gap or a wrong link with
+   * `audit_corrupt`, and then nothing is appended.
+   */
   append(records: readonly AuditRecord[]): void {
+    this.#checkContinuation(records);
     this.#trail.append(records);
-    for (const record of records) this.#trailRuns.add(record.run);
+    for (const record of records) this.#heads.set(record.run, { seq: record.seq, digest: record.digest });
+  }
+
+  #checkContinuation(records: readonly AuditRecord[]): void {
+    const heads = new Map<string, AuditHead | null>();
+    for (const record of records) {
+      const head = heads.has(record.run) ? (heads.get(record.run) ?? null) : (this.#heads.get(record.run) ?? null);
+      const expected = head === null ? 0 : head.seq + 1;
+      if (record.seq < expected) {
+        throw new StateError("stale_state", `Record ${record.seq} of run \`${record.run}\` is in the trail already: another writer moved the chain.`, {
+          details: { runId: record.run, seq: record.seq },
+        });
+      }
+      if (record.seq > expected || record.prev !== (head?.digest ?? null)) {
+        throw new LeashError("audit_corrupt", `Record ${record.seq} of run \`${record.run}\` does not continue its chain (expected seq ${expected}).`, {
+          details: { runId: record.run, seq: record.seq },
+        });
+      }
+      heads.set(record.run, { seq: record.seq, digest: record.digest });
+    }
   }
 
   read(runId?: string): Promise<AuditRecord[]> {

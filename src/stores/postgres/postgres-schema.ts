@@ -1,0 +1,110 @@
+import { LeashError } from "../../errors/index.js";
+import { SQLSTATE, sqlState, storeFailed } from "./postgres-errors.js";
+import type { PostgresPool } from "./postgres-pool.js";
+import { inTransaction } from "./postgres-pool.js";
+import type { PostgresTables } from "./postgres-tables.js";
+
+/** The schema version this leash writes and reads; recorded in the `leash_meta` table. */
+export const POSTGRES_SCHEMA_VERSION = 1;
+
+// The first key of the advisory lock that serializes migrations ("leas" in ASCII); the second is a
+// hash of the schema name, so stores in different schemas of one database do not wait on each other.
+const MIGRATION_LOCK = 0x6c656173;
+
+/**
+ * The migrations, in order: entry n takes a schema from version n to n + 1. A migration is only ever
+ * appended here, never changed, because databases in the field ran the old ones.
+ */
+function migrations(tables: PostgresTables): readonly string[] {
+  return [
+    // Version 1. States and records are kept as text, not jsonb: jsonb refuses "\u0000" in strings
+    // and does not keep the text as written, and the trail must read back exactly what was digested.
+    // `position` orders `list()` and the whole trail by when rows were written. The key on
+    // (run_id, seq) refuses a second writer that tries to extend a run's chain at the same seq.
+    // `answer_count` and the lease columns let workers find answered runs without reading states.
+    `
+    CREATE TABLE ${tables.runs} (
+      run_id text PRIMARY KEY,
+      position bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+      status text NOT NULL,
+      revision bigint NOT NULL,
+      answer_count integer NOT NULL,
+      state text NOT NULL,
+      leased_by text,
+      leased_until timestamptz,
+      created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+      updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
+    );
+    CREATE INDEX leash_runs_by_status ON ${tables.runs} (status, position);
+    CREATE TABLE ${tables.audit} (
+      run_id text NOT NULL,
+      seq bigint NOT NULL,
+      position bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+      record text NOT NULL,
+      PRIMARY KEY (run_id, seq)
+    );
+    `,
+  ];
+}
+
+function newer(tables: PostgresTables, version: number): LeashError {
+  return new LeashError(
+    "unsupported_version",
+    `The PostgreSQL schema \`${tables.schema}\` has leash schema version ${version}; this leash knows up to ${POSTGRES_SCHEMA_VERSION}. Use a newer leash.`,
+    { details: { schema: tables.schema, version } },
+  );
+}
+
+function parseVersion(tables: PostgresTables, value: unknown): number {
+  const version = value === undefined ? 0 : Number(value);
+  if (!Number.isSafeInteger(version) || version < 0) {
+    throw new LeashError("store_failed", `The leash schema version recorded in \`${tables.schema}\` is not a version: ${JSON.stringify(value)}.`);
+  }
+  return version;
+}
+
+/** The recorded version, or null when the schema or its meta table does not exist yet. */
+async function readVersion(pool: PostgresPool, tables: PostgresTables): Promise<number | null> {
+  try {
+    const result = await pool.query(`SELECT value FROM ${tables.meta} WHERE key = 'schema_version'`);
+    return parseVersion(tables, result.rows[0]?.value);
+  } catch (error) {
+    const state = sqlState(error);
+    if (state === SQLSTATE.undefinedTable || state === SQLSTATE.invalidSchemaName) return null;
+    throw storeFailed(error, `reading the leash schema version of \`${tables.schema}\``);
+  }
+}
+
+/**
+ * Brings a schema's leash tables to {@link POSTGRES_SCHEMA_VERSION}, creating the schema and tables on
+ * first use. Safe when several processes do it at once: the version is read again under a transaction
+ * advisory lock that only one of them holds at a time, so each migration runs once and the others
+ * find it done. A schema already current costs one read and takes no lock. A schema from a newer
+ * leash is refused (`unsupported_version`) rather than written to.
+ */
+export async function migrate(pool: PostgresPool, tables: PostgresTables): Promise<void> {
+  const before = await readVersion(pool, tables);
+  if (before === POSTGRES_SCHEMA_VERSION) return;
+  if (before !== null && before > POSTGRES_SCHEMA_VERSION) throw newer(tables, before);
+  await inTransaction(pool, `creating the leash tables in \`${tables.schema}\``, async (client) => {
+    await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [MIGRATION_LOCK, tables.schema]);
+    // CREATE SCHEMA IF NOT EXISTS still needs the CREATE privilege on the database: a role that may
+    // only use a schema made for it must not be asked for it.
+    const found = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [tables.schema]);
+    if (found.rows.length === 0) await client.query(`CREATE SCHEMA ${tables.quotedSchema}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${tables.meta} (key text PRIMARY KEY, value text NOT NULL)`);
+    const row = await client.query(`SELECT value FROM ${tables.meta} WHERE key = 'schema_version'`);
+    const current = parseVersion(tables, row.rows[0]?.value);
+    if (current > POSTGRES_SCHEMA_VERSION) throw newer(tables, current);
+    const steps = migrations(tables);
+    for (let version = current; version < POSTGRES_SCHEMA_VERSION; version++) {
+      const migration = steps[version];
+      if (migration === undefined) throw new LeashError("store_failed", `No migration from leash schema version ${version}.`);
+      await client.query(migration);
+    }
+    await client.query(
+      `INSERT INTO ${tables.meta} (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      [String(POSTGRES_SCHEMA_VERSION)],
+    );
+  });
+}

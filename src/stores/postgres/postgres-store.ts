@@ -1,0 +1,242 @@
+import type { Approval } from "../../approvals/approval.js";
+import type { AuditRecord } from "../../audit/audit-record.js";
+import type { AuditSink } from "../../audit/audit-sink.js";
+import { checkRecords } from "../../audit/memory-audit-sink.js";
+import { LeashError, StateError } from "../../errors/index.js";
+import type { RunStatus } from "../../state/outcomes.js";
+import { RunState } from "../../state/run-state.js";
+import { checkSaveRevision } from "../memory-store.js";
+import { recordAnswer } from "../record-answer.js";
+import type { RunStore, SaveOptions } from "../run-store.js";
+import type { LeaseHolder, LeaseOptions } from "./postgres-lease.js";
+import { insertRecords, inSeqOrder, parseStoredRecord } from "./postgres-audit-rows.js";
+import { storeFailed } from "./postgres-errors.js";
+import type { PostgresPool } from "./postgres-pool.js";
+import { leaseRuns, releaseLeases, renewLeases } from "./postgres-lease.js";
+import { inTransaction, queryOnce } from "./postgres-pool.js";
+import { migrate } from "./postgres-schema.js";
+import { postgresTables } from "./postgres-tables.js";
+import type { PostgresTables } from "./postgres-tables.js";
+import { openPool } from "./open-pool.js";
+
+/** Where a {@link PostgresStore} connects: a connection string (the store makes and ends its pool) or a pool of yours. */
+export type PostgresConnection = { connectionString: string; pool?: undefined } | { pool: PostgresPool; connectionString?: undefined };
+
+/** Options of a {@link PostgresStore}. */
+export interface PostgresStoreOptions {
+  /** The schema that holds the store's tables, created when missing; default `public`. */
+  schema?: string;
+}
+
+function isPool(value: unknown): value is PostgresPool {
+  if (typeof value !== "object" || value === null) return false;
+  const pool = value as Record<string, unknown>;
+  return typeof pool.connect === "function" && typeof pool.query === "function" && typeof pool.end === "function";
+}
+
+function checkConnection(connection: unknown): { connectionString: string } | { pool: PostgresPool } {
+  if (typeof connection !== "object" || connection === null) {
+    throw new LeashError("invalid_option", "Expected `{ connectionString }` or `{ pool }` to connect PostgresStore to.");
+  }
+  const { connectionString, pool } = connection as { connectionString?: unknown; pool?: unknown };
+  if (connectionString !== undefined && pool !== undefined) {
+    throw new LeashError("invalid_option", "Expected either `connectionString` or `pool`, not both.");
+  }
+  if (pool !== undefined) {
+    if (!isPool(pool)) throw new LeashError("invalid_option", "Expected `pool` to be a pg Pool (with `connect`, `query` and `end`).");
+    return { pool };
+  }
+  if (typeof connectionString !== "string" || connectionString.length === 0) {
+    throw new LeashError("invalid_option", "Expected `connectionString` to be a non-empty string (is DATABASE_URL set?).");
+  }
+  return { connectionString };
+}
+
+function staleTrail(runId: string, error: unknown): StateError {
+  return new StateError("stale_state", `Another writer extended the audit trail of run \`${runId}\` at the same place: nothing was written.`, {
+    cause: error,
+    details: { runId },
+  });
+}
+
+
+/**
+ * A {@link RunStore} and {@link AuditSink} in PostgreSQL, for many workers on many machines. A state
+ * save and the records that led to it commit in one transaction; saves are compare-and-set on
+ * `revision`; its tables live in `schema` (default `public`) and are created on first use. The
+ * constructor does no I/O: the store connects when first used.
+ *
+ * @example
+ * const store = new PostgresStore({ connectionString: process.env.DATABASE_URL ?? "" });
+ * const agent = new Agent({ tools, planner, store, audit: store });
+ * await agent.run("save the report");
+ * await store.close();
+ */
+export class PostgresStore implements RunStore, AuditSink {
+  readonly #tables: PostgresTables;
+  readonly #connection: { connectionString: string } | { pool: PostgresPool };
+  #pool: PostgresPool | undefined;
+  #ready: Promise<PostgresPool> | undefined;
+  #closed = false;
+
+  /** `schema` may be given in the first argument (`{ connectionString, schema }`) or in the second. */
+  constructor(connection: PostgresConnection & PostgresStoreOptions, options: PostgresStoreOptions = {}) {
+    this.#connection = checkConnection(connection);
+    if (typeof options !== "object" || options === null) throw new LeashError("invalid_option", "Expected the PostgresStore options to be an object.");
+    const given = [connection.schema, options.schema].filter((schema) => schema !== undefined);
+    if (given.length === 2 && given[0] !== given[1]) throw new LeashError("invalid_option", "Expected one `schema`, not two different ones.");
+    this.#tables = postgresTables(given[0] ?? "public");
+  }
+
+  /** The schema that holds the store's tables. */
+  get schema(): string {
+    return this.#tables.schema;
+  }
+
+  /** The pool, with the tables made ready; a failed start is tried again at the next call. */
+  #open(): Promise<PostgresPool> {
+    if (this.#closed) return Promise.reject(new LeashError("store_failed", "This PostgresStore was closed."));
+    this.#ready ??= (async () => {
+      this.#pool ??= "pool" in this.#connection ? this.#connection.pool : openPool(this.#connection.connectionString);
+      await migrate(this.#pool, this.#tables);
+      return this.#pool;
+    })().catch((error: unknown) => {
+      this.#ready = undefined;
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  /** Stores a new run; `run_exists` when its id is taken, in the runs or in the trail. */
+  async create(state: RunState, options: { records?: readonly AuditRecord[] } = {}): Promise<void> {
+    const records = checkRecords(options.records ?? []);
+    const json = JSON.stringify(state.toJSON());
+    const runExists = (cause?: unknown): StateError =>
+      new StateError("run_exists", `Run \`${state.runId}\` exists already.`, { details: { runId: state.runId }, ...(cause === undefined ? {} : { cause }) });
+    const pool = await this.#open();
+    await inTransaction(pool, `creating run \`${state.runId}\``, async (client) => {
+      const inserted = await client.query(
+        `INSERT INTO ${this.#tables.runs} (run_id, status, revision, answer_count, state) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (run_id) DO NOTHING`,
+        [state.runId, state.status, state.revision, state.answers.length, json],
+      );
+      if (inserted.rowCount !== 1) throw runExists();
+      const trail = await client.query(`SELECT 1 FROM ${this.#tables.audit} WHERE run_id = $1 LIMIT 1`, [state.runId]);
+      if (trail.rows.length > 0) throw runExists();
+      await insertRecords(client, this.#tables, records, runExists);
+    });
+  }
+
+  /** The stored state of a run, or `null`. */
+  async load(runId: string): Promise<RunState | null> {
+    const pool = await this.#open();
+    const result = await queryOnce(pool, `loading run \`${runId}\``, `SELECT state FROM ${this.#tables.runs} WHERE run_id = $1`, [runId]);
+    const row = result.rows[0];
+    return row === undefined ? null : RunState.fromJSON(String(row.state));
+  }
+
+  /**
+   * Compare-and-set on `revision`, with the records in the same transaction: `stale_state` when the
+   * stored revision is not `expectedRevision` or another writer took one of the records' places in
+   * the trail, `run_not_found` when there is no such run. A refused save changes nothing.
+   */
+  async save(state: RunState, options: SaveOptions): Promise<void> {
+    checkSaveRevision(state, options);
+    const records = checkRecords(options.records ?? []);
+    const json = JSON.stringify(state.toJSON());
+    const { runId } = state;
+    const pool = await this.#open();
+    await inTransaction(pool, `saving run \`${runId}\``, async (client) => {
+      // Under READ COMMITTED a concurrent save that committed first makes this UPDATE re-check its
+      // WHERE on the new row, find another revision and change nothing: the compare-and-set holds
+      // without serialization failures.
+      const updated = await client.query(
+        `UPDATE ${this.#tables.runs} SET revision = $3, status = $4, answer_count = $5, state = $6, updated_at = clock_timestamp()
+         WHERE run_id = $1 AND revision = $2`,
+        [runId, options.expectedRevision, state.revision, state.status, state.answers.length, json],
+      );
+      if (updated.rowCount !== 1) {
+        const found = await client.query(`SELECT revision FROM ${this.#tables.runs} WHERE run_id = $1`, [runId]);
+        const row = found.rows[0];
+        if (row === undefined) throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
+        const stored = Number(row.revision);
+        throw new StateError("stale_state", `Run \`${runId}\` is at revision ${stored}, not ${options.expectedRevision}: another process moved it.`, {
+          details: { runId, stored, expected: options.expectedRevision },
+        });
+      }
+      await insertRecords(client, this.#tables, records, (error) => staleTrail(runId, error));
+    });
+  }
+
+  /** The stored runs in the order they were created, optionally only those of a status. */
+  async list(options: { status?: RunStatus } = {}): Promise<RunState[]> {
+    const pool = await this.#open();
+    const result =
+      options.status === undefined
+        ? await queryOnce(pool, "listing runs", `SELECT state FROM ${this.#tables.runs} ORDER BY position`)
+        : await queryOnce(pool, "listing runs", `SELECT state FROM ${this.#tables.runs} WHERE status = $1 ORDER BY position`, [options.status]);
+    return result.rows.map((row) => RunState.fromJSON(String(row.state)));
+  }
+
+  /** Records a person's answer to a paused run's pending request, for a later `resume(runId)`. */
+  answer(runId: string, approval: Approval): Promise<RunState> {
+    return recordAnswer(this, runId, approval);
+  }
+
+  /** Appends records in one transaction: all or none; `stale_state` when one's (run, seq) place is taken. */
+  async append(records: readonly AuditRecord[]): Promise<void> {
+    const checked = checkRecords(records);
+    if (checked.length === 0) return;
+    const pool = await this.#open();
+    await inTransaction(pool, "appending audit records", (client) =>
+      insertRecords(client, this.#tables, checked, (error) => staleTrail(checked[0]?.run ?? "", error)),
+    );
+  }
+
+  /** One run's records in `seq` order, or every record, each run's in `seq` order, in the order written. */
+  async read(runId?: string): Promise<AuditRecord[]> {
+    const pool = await this.#open();
+    if (runId !== undefined) {
+      const result = await queryOnce(pool, `reading the trail of run \`${runId}\``, `SELECT run_id, seq, record FROM ${this.#tables.audit} WHERE run_id = $1 ORDER BY seq`, [runId]);
+      return result.rows.map((row) => parseStoredRecord(row.record, row.run_id, row.seq));
+    }
+    const result = await queryOnce(pool, "reading the trail", `SELECT run_id, seq, record FROM ${this.#tables.audit} ORDER BY position`);
+    return inSeqOrder(result.rows.map((row) => parseStoredRecord(row.record, row.run_id, row.seq)));
+  }
+
+  /**
+   * Leases runs for a worker (see `leash/worker`): answered runs awaiting approval, and with
+   * `recover` runs a crashed worker left running. Returns their ids; each is leased to one worker only
+   * until `ttlMs` passes, unless renewed. The lease is the worker's business: `agent.resume` neither
+   * checks nor waits for it.
+   */
+  async lease(options: LeaseOptions): Promise<string[]> {
+    return leaseRuns(await this.#open(), this.#tables, options);
+  }
+
+  /** Extends a worker's leases by `ttlMs` from now; returns the run ids it still holds. */
+  async renewLease(holder: LeaseHolder & { ttlMs: number }): Promise<string[]> {
+    return renewLeases(await this.#open(), this.#tables, holder);
+  }
+
+  /** Gives a worker's leases back at once. */
+  async releaseLease(holder: LeaseHolder): Promise<void> {
+    await releaseLeases(await this.#open(), this.#tables, holder);
+  }
+
+  /** Ends the pool the store made from a connection string; a pool given to it is left open for its owner. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const ready = this.#ready;
+    this.#ready = undefined;
+    await ready?.catch(() => undefined);
+    const pool = this.#pool;
+    this.#pool = undefined;
+    if (pool === undefined || !("connectionString" in this.#connection)) return;
+    try {
+      await pool.end();
+    } catch (error) {
+      throw storeFailed(error, "closing the pool");
+    }
+  }
+}

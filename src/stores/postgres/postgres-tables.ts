@@ -1,0 +1,46 @@
+import { LeashError } from "../../errors/index.js";
+
+/** The longest identifier PostgreSQL keeps whole; a longer one is cut silently, so two schemas could merge. */
+const MAX_IDENTIFIER_BYTES = 63;
+
+/**
+ * Quotes an identifier for SQL text: doubled quotes inside, quotes around. Schema names come from
+ * options, so they are never pasted into SQL unquoted.
+ */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** The fully qualified, quoted names of the store's tables in one schema. */
+export interface PostgresTables {
+  /** The schema's name, unquoted, as given. */
+  schema: string;
+  /** `"schema"`. */
+  quotedSchema: string;
+  /** `"schema".leash_runs`: one row per run, its saved state and its lease. */
+  runs: string;
+  /** `"schema".leash_audit`: one row per audit record, keyed on (run_id, seq). */
+  audit: string;
+  /** `"schema".leash_meta`: the schema version. */
+  meta: string;
+}
+
+/**
+ * Checks a schema name and gives the quoted names of the tables in it. The tables carry a `leash_`
+ * prefix because the default schema, `public`, is shared with the application's own tables.
+ */
+export function postgresTables(schema: string): PostgresTables {
+  if (typeof schema !== "string" || schema.length === 0 || schema.includes("\0") || Buffer.byteLength(schema, "utf8") > MAX_IDENTIFIER_BYTES) {
+    throw new LeashError("invalid_option", `Expected \`schema\` to be a PostgreSQL schema name of 1 to ${MAX_IDENTIFIER_BYTES} bytes without NUL.`, {
+      details: { schema: typeof schema === "string" ? schema : String(schema) },
+    });
+  }
+  const quotedSchema = quoteIdentifier(schema);
+  return {
+    schema,
+    quotedSchema,
+    runs: `${quotedSchema}.leash_runs`,
+    audit: `${quotedSchema}.leash_audit`,
+    meta: `${quotedSchema}.leash_meta`,
+  };
+}

@@ -1,0 +1,232 @@
+import Database from "better-sqlite3";
+import type { Approval } from "../../approvals/approval.js";
+import type { AuditRecord } from "../../audit/audit-record.js";
+import type { SyncReadableAuditSink } from "../../audit/audit-sink.js";
+import { LeashError, StateError } from "../../errors/index.js";
+import { RUN_STATUSES } from "../../state/outcomes.js";
+import type { RunStatus } from "../../state/outcomes.js";
+import { RunState } from "../../state/run-state.js";
+import { checkSaveRevision } from "../memory-store.js";
+import { recordAnswer } from "../record-answer.js";
+import type { RunStore, SaveOptions } from "../run-store.js";
+import { toLeashError } from "./sqlite-errors.js";
+import type { SqliteOperation } from "./sqlite-errors.js";
+import { configure, migrate } from "./sqlite-schema.js";
+import { SqliteTrail } from "./sqlite-trail.js";
+
+/** Options of {@link SqliteStore}. */
+export interface SqliteStoreOptions {
+  /**
+   * How long a write waits for another process's transaction on the same file before it gives up, in
+   * milliseconds (a save then fails with `stale_state`, anything else with `store_failed`). Default 5000.
+   */
+  busyTimeoutMs?: number;
+}
+
+/** The statements and transactions of an open store, prepared once. */
+interface Prepared {
+  database: Database.Database;
+  trail: SqliteTrail;
+  load: Database.Statement<[string], { state: string }>;
+  listAll: Database.Statement<[], { state: string }>;
+  listByStatus: Database.Statement<[string], { state: string }>;
+  create: (state: RunState, records: readonly AuditRecord[]) => void;
+  save: (state: RunState, expectedRevision: number, records: readonly AuditRecord[]) => void;
+  append: (records: readonly AuditRecord[]) => void;
+}
+
+function prepare(database: Database.Database, path: string): Prepared {
+  const trail = new SqliteTrail(database, path);
+  const runExists = database.prepare<[string], unknown>("SELECT 1 FROM runs WHERE run_id = ?");
+  const revisionOf = database.prepare<[string], { revision: number }>("SELECT revision FROM runs WHERE run_id = ?");
+  const insertRun = database.prepare<[string, string, number, string, string], unknown>(
+    "INSERT INTO runs (run_id, position, status, revision, state, updated_at) VALUES (?, (SELECT coalesce(max(position), 0) + 1 FROM runs), ?, ?, ?, ?)",
+  );
+  const updateRun = database.prepare<[string, number, string, string, string, number], unknown>(
+    "UPDATE runs SET status = ?, revision = ?, state = ?, updated_at = ? WHERE run_id = ? AND revision = ?",
+  );
+  // Every write is one BEGIN IMMEDIATE transaction: it takes the file's write lock before reading, so
+  // the checks inside it (does the run exist, is the revision still the expected one, where does the
+  // chain end) hold until it commits, and a writer that must wait does so on the busy timeout instead
+  // of failing when it tries to upgrade a read.
+  const create = database.transaction((state: RunState, records: readonly AuditRecord[]) => {
+    const { runId } = state;
+    if (runExists.get(runId) !== undefined || trail.holds(runId)) {
+      throw new StateError("run_exists", `Run \`${runId}\` exists already; a run id is never reused.`, { details: { runId } });
+    }
+    insertRun.run(runId, state.status, state.revision, JSON.stringify(state.toJSON()), state.updatedAt);
+    trail.insert(records);
+  });
+  const save = database.transaction((state: RunState, expectedRevision: number, records: readonly AuditRecord[]) => {
+    const { runId } = state;
+    const changed = updateRun.run(state.status, state.revision, JSON.stringify(state.toJSON()), state.updatedAt, runId, expectedRevision);
+    if (changed.changes === 0) {
+      const stored = revisionOf.get(runId);
+      if (stored === undefined) throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
+      throw new StateError(
+        "stale_state",
+        `Run \`${runId}\` is at revision ${stored.revision}, not ${expectedRevision}: another process moved it.`,
+        { details: { runId, stored: stored.revision, expected: expectedRevision } },
+      );
+    }
+    trail.insert(records);
+  });
+  const append = database.transaction((records: readonly AuditRecord[]) => trail.insert(records));
+  return {
+    database,
+    trail,
+    load: database.prepare("SELECT state FROM runs WHERE run_id = ?"),
+    listAll: database.prepare("SELECT state FROM runs ORDER BY position"),
+    listByStatus: database.prepare("SELECT state FROM runs WHERE status = ? ORDER BY position"),
+    create: (state, records) => create.immediate(state, records),
+    save: (state, expectedRevision, records) => save.immediate(state, expectedRevision, records),
+    append: (records) => append.immediate(records),
+  };
+}
+
+/**
+ * A {@link RunStore} and audit sink in one SQLite file (better-sqlite3): the embedded default. Give
+ * it to an agent as both store and sink, and each save commits the state together with the audit
+ * records that led to it, in one fsynced transaction: after a crash, state and trail never disagree.
+ * Several processes may share the file; saves are compare-and-set on the run's revision, so of two
+ * processes resuming the same run one wins and the other gets `StateError` `stale_state`.
+ *
+ * The constructor opens the file at once (better-sqlite3 is synchronous, so a file that cannot be
+ * opened throws here, never later unseen), puts it in WAL mode with `synchronous=FULL`, and creates or
+ * migrates the tables (`runs`, `audit`, `leash_meta`), safely when several processes open a new file
+ * at the same moment. Driver errors never escape: they become `LeashError` `store_failed`, or
+ * `stale_state` for a save that could not lock the file within the busy timeout.
+ *
+ * @example
+ * import { SqliteStore } from "leash/sqlite";
+ * const store = new SqliteStore("runs.db"); // or ":memory:"
+ * const agent = new Agent({ tools, planner, store, audit: store });
+ * const inbox = await store.list({ status: "awaiting_approval" });
+ * await store.close();
+ */
+export class SqliteStore implements RunStore, SyncReadableAuditSink {
+  /** The database file (or `:memory:`). */
+  readonly path: string;
+  #prepared: Prepared | null;
+
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    if (typeof path !== "string" || path === "") {
+      throw new LeashError("invalid_option", 'Expected the SQLite store\'s `path` to be a file name or ":memory:".');
+    }
+    if (typeof options !== "object" || options === null) throw new LeashError("invalid_option", "Expected the SQLite store's options to be an object.");
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0 || busyTimeoutMs > 2 ** 31 - 1) {
+      throw new LeashError("invalid_option", "Expected `busyTimeoutMs` to be a non-negative integer of milliseconds.");
+    }
+    this.path = path;
+    let database: Database.Database | undefined;
+    try {
+      database = new Database(path, { timeout: busyTimeoutMs });
+      configure(database, busyTimeoutMs);
+      migrate(database, path);
+      this.#prepared = prepare(database, path);
+    } catch (error) {
+      database?.close();
+      throw toLeashError(error, { method: "open", path });
+    }
+  }
+
+  /**
+   * Stores a new run and the records that began it, in one transaction; refused with `run_exists`
+   * when the run id is taken, by a stored state or by records in the trail.
+   */
+  create(state: RunState, options: { records?: readonly AuditRecord[] } = {}): Promise<void> {
+    return this.#do({ method: "create", runId: state.runId }, (prepared) => prepared.create(state, options.records ?? []));
+  }
+
+  /** The stored state of a run, parsed and checked (`RunState.fromJSON`), or `null`. */
+  load(runId: string): Promise<RunState | null> {
+    return this.#do({ method: "load", runId }, (prepared) => {
+      const row = prepared.load.get(runId);
+      return row === undefined ? null : RunState.fromJSON(row.state);
+    });
+  }
+
+  /**
+   * Compare-and-set on `revision`, with the records made since the last save, in one transaction: a
+   * run moved on since `expectedRevision` is refused with `stale_state` (`run_not_found` when it is not
+   * stored), and then neither the state nor any record is written.
+   */
+  save(state: RunState, options: SaveOptions): Promise<void> {
+    return this.#do({ method: "save", runId: state.runId, compareAndSet: true }, (prepared) => {
+      checkSaveRevision(state, options);
+      prepared.save(state, options.expectedRevision, options.records ?? []);
+    });
+  }
+
+  /** The stored runs in the order they were created, optionally only those of a status (`awaiting_approval` is the inbox). */
+  list(options: { status?: RunStatus } = {}): Promise<RunState[]> {
+    return this.#do({ method: "list" }, (prepared) => {
+      const { status } = options;
+      if (status !== undefined && !RUN_STATUSES.includes(status)) {
+        throw new LeashError("invalid_option", `Expected \`status\` to be one of ${RUN_STATUSES.join(", ")}.`);
+      }
+      const rows = status === undefined ? prepared.listAll.all() : prepared.listByStatus.all(status);
+      return rows.map((row) => RunState.fromJSON(row.state));
+    });
+  }
+
+  /**
+   * Records a person's answer to the pending request of a paused run, for a later `resume(runId)`;
+   * refused with `stale_state` unless the run awaits approval and the digest is the pending one.
+   */
+  answer(runId: string, approval: Approval): Promise<RunState> {
+    return recordAnswer(this, runId, approval);
+  }
+
+  /**
+   * Appends records in one transaction, all or none. Each run's records must continue its stored
+   * chain (`stale_state` when another writer got there first, `audit_corrupt` for a gap or a wrong link).
+   */
+  append(records: readonly AuditRecord[]): Promise<void> {
+    return this.#do({ method: "append" }, (prepared) => prepared.append(records));
+  }
+
+  /** One run's records in `seq` order, or every record (each run's in `seq` order) in the order written. */
+  read(runId?: string): Promise<AuditRecord[]> {
+    return this.#do({ method: "read", ...(runId === undefined ? {} : { runId }) }, (prepared) => prepared.trail.read(runId));
+  }
+
+  /** Every record held, in the order written (each run's in `seq` order), read synchronously. */
+  get records(): AuditRecord[] {
+    try {
+      return this.#open("records").trail.read();
+    } catch (error) {
+      throw toLeashError(error, { method: "records", path: this.path });
+    }
+  }
+
+  /** Closes the database; later calls are refused with `store_failed`. Closing twice is harmless. */
+  close(): Promise<void> {
+    const prepared = this.#prepared;
+    this.#prepared = null;
+    try {
+      prepared?.database.close();
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(toLeashError(error, { method: "close", path: this.path }));
+    }
+  }
+
+  #open(method: string): Prepared {
+    if (this.#prepared === null) {
+      throw new LeashError("store_failed", `The SQLite store \`${this.path}\` is closed; ${method} needs an open store.`, { details: { path: this.path } });
+    }
+    return this.#prepared;
+  }
+
+  // better-sqlite3 works synchronously; the store keeps the promise-returning RunStore contract, and
+  // every failure (a refusal or a driver error, mapped) comes back as a rejection, never a throw.
+  #do<T>(operation: Omit<SqliteOperation, "path">, body: (prepared: Prepared) => T): Promise<T> {
+    try {
+      return Promise.resolve(body(this.#open(operation.method)));
+    } catch (error) {
+      return Promise.reject(toLeashError(error, { ...operation, path: this.path }));
+    }
+  }
+}

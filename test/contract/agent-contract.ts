@@ -1,0 +1,155 @@
+// The part of the store contract seen through a real Agent that uses the store as store and sink:
+// the refusals of resume, the inbox and recorded answers, and a state and trail that agree.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Agent, Approval, Decision, MemoryAuditSink, Policy, isLeashError, tool, verifyAudit } from "../../src/index.js";
+import type { RunState } from "../../src/index.js";
+import { refusedWith, withStore, writerAgent } from "./contract-fixtures.js";
+import type { MakeStore } from "./contract-fixtures.js";
+
+/** The agent-level tests of the store contract, defined inside the caller's `describe`. */
+export function agentContract(makeStore: MakeStore): void {
+  test("an agent run on the store leaves a state and a trail that agree", () =>
+    withStore(makeStore, async (store) => {
+      const lookup = tool({ name: "lookup", parameters: { type: "object", properties: {} }, execute: () => "the page" });
+      const agent = new Agent({
+        tools: [lookup],
+        planner: (state) => (state.steps.length === 0 ? Decision.act("lookup", {}) : Decision.finish(state.steps[0]?.result ?? null)),
+        store,
+        audit: store,
+      });
+      const state = await agent.run("read the page", { runId: "agreeing" });
+      assert.equal(state.status, "completed");
+      assert.equal(state.answer, "the page");
+      const loaded = await store.load("agreeing");
+      assert.deepEqual(loaded?.toJSON(), state.toJSON());
+      const trail = await store.read();
+      assert.deepEqual(verifyAudit(trail), []);
+      const last = trail.filter((record) => record.run === "agreeing").at(-1);
+      assert.deepEqual(state.auditHead, { seq: last?.seq, digest: last?.digest });
+      assert.ok(state.auditHead !== null);
+      assert.deepEqual(verifyAudit(trail, { heads: { agreeing: state.auditHead } }), []);
+      await assert.rejects(agent.run("again", { runId: "agreeing" }), refusedWith("run_exists"));
+    }));
+
+  test("a pause is in the inbox; an answer recorded with answer() is acted on by resume(runId), once", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      const agent = writerAgent(store, written);
+      const paused = await agent.run("save the report", { runId: "inbox" });
+      assert.equal(paused.status, "awaiting_approval");
+      const inbox = await store.list({ status: "awaiting_approval" });
+      assert.deepEqual(
+        inbox.map((state) => state.pending?.digest),
+        [paused.pending?.digest],
+      );
+      const answered = await store.answer("inbox", Approval.grant(paused.pending!.digest, "allen"));
+      assert.equal(answered.revision, paused.revision + 1);
+      assert.deepEqual((await store.load("inbox"))?.answers, [{ digest: paused.pending!.digest, granted: true, approver: "allen" }]);
+      const done = await agent.resume("inbox");
+      assert.equal(done.status, "completed");
+      assert.equal(done.answer, "executed");
+      assert.deepEqual(written, ["the report"]);
+      assert.deepEqual(await store.list({ status: "awaiting_approval" }), []);
+      assert.deepEqual(verifyAudit(await store.read()), []);
+      await assert.rejects(agent.resume("inbox"), refusedWith("run_ended"));
+      assert.deepEqual(written, ["the report"]);
+    }));
+
+  test("answer() is refused for another request's digest, a run not paused, and a run not stored", () =>
+    withStore(makeStore, async (store) => {
+      const agent = writerAgent(store, []);
+      const paused = await agent.run("save the report", { runId: "asked" });
+      const before = await store.load("asked");
+      await assert.rejects(store.answer("asked", Approval.grant("0".repeat(64), "allen")), refusedWith("stale_state"));
+      await assert.rejects(store.answer("nowhere", Approval.grant(paused.pending!.digest, "allen")), refusedWith("run_not_found"));
+      assert.deepEqual((await store.load("asked"))?.toJSON(), before?.toJSON());
+      await agent.resume("asked", { approvals: [Approval.deny(paused.pending!.digest, "allen")] });
+      await assert.rejects(store.answer("asked", Approval.grant(paused.pending!.digest, "allen")), refusedWith("stale_state"));
+    }));
+
+  test("resume refuses a copy older than the stored state (stale_state) and writes nothing", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      const agent = writerAgent(store, written);
+      const paused = await agent.run("save the report", { runId: "older" });
+      const approval = Approval.grant(paused.pending!.digest, "allen");
+      await store.answer("older", approval);
+      const trail = await store.read("older");
+      await assert.rejects(agent.resume(paused, { approvals: [approval] }), refusedWith("stale_state"));
+      assert.deepEqual(await store.read("older"), trail);
+      assert.deepEqual(written, []);
+    }));
+
+  test("a second resume of the same paused copy is refused, and the approved action ran once", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      const agent = writerAgent(store, written);
+      const paused = await agent.run("save the report", { runId: "twice" });
+      const approvals = [Approval.grant(paused.pending!.digest, "allen")];
+      assert.equal((await agent.resume(paused, { approvals })).status, "completed");
+      const trail = await store.read("twice");
+      await assert.rejects(agent.resume(paused, { approvals }), refusedWith("already_resumed", "stale_state"));
+      assert.deepEqual(written, ["the report"]);
+      assert.deepEqual(await store.read("twice"), trail);
+    }));
+
+  test("two agents resuming one approved run at once: one runs the action, the other is refused and writes nothing", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      const paused = await writerAgent(store, written).run("save the report", { runId: "race" });
+      const approvals = [Approval.grant(paused.pending!.digest, "allen")];
+      const results = await Promise.allSettled([writerAgent(store, written).resume("race", { approvals }), writerAgent(store, written).resume("race", { approvals })]);
+      const won = results.filter((result) => result.status === "fulfilled");
+      const lost = results.filter((result): result is PromiseRejectedResult => result.status === "rejected");
+      assert.equal(won.length, 1);
+      assert.equal(lost.length, 1);
+      assert.ok(isLeashError(lost[0]?.reason, "stale_state") || isLeashError(lost[0]?.reason, "run_ended"), String(lost[0]?.reason));
+      assert.deepEqual(written, ["the report"]);
+      const final = await store.load("race");
+      assert.equal(final?.status, "completed");
+      const trail = await store.read();
+      assert.deepEqual(verifyAudit(trail), []);
+      assert.deepEqual(final?.auditHead, { seq: trail.at(-1)?.seq, digest: trail.at(-1)?.digest });
+      assert.equal(trail.filter((record) => record.event === "run_resumed").length, 1);
+    }));
+
+  test("resume refuses a stored state whose auditHead is missing from the trail (audit_truncated)", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      const agent = writerAgent(store, written);
+      const paused = await agent.run("save the report", { runId: "cut" });
+      // The stored state points one record past the trail: as if the trail's end had been cut off.
+      const ahead = (await store.load("cut")) as RunState;
+      const expectedRevision = ahead.revision;
+      ahead.auditHead = { seq: (ahead.auditHead?.seq ?? 0) + 1, digest: "f".repeat(64) };
+      ahead.revision = expectedRevision + 1;
+      await store.save(ahead, { expectedRevision });
+      const trail = await store.read("cut");
+      await assert.rejects(agent.resume("cut", { approvals: [Approval.grant(paused.pending!.digest, "allen")] }), refusedWith("audit_truncated"));
+      assert.deepEqual(written, []);
+      assert.deepEqual(await store.read("cut"), trail);
+      assert.equal((await store.load("cut"))?.revision, expectedRevision + 1);
+    }));
+
+  test("the store serves as a store beside a separate sink: saves carry no records", () =>
+    withStore(makeStore, async (store) => {
+      const sink = new MemoryAuditSink();
+      const written: string[] = [];
+      const save = tool({ name: "save", effect: "write", parameters: { type: "object", properties: {} }, execute: () => written.push("x") });
+      const agent = new Agent({
+        tools: [save],
+        planner: (state) => (state.steps.length === 0 ? Decision.act("save", {}) : Decision.finish(state.steps[0]?.outcome ?? null)),
+        policy: new Policy({ allowEffects: ["read", "write"] }),
+        store,
+        audit: sink,
+      });
+      const paused = await agent.run("save", { runId: "apart" });
+      const done = await agent.resume("apart", { approvals: [Approval.grant(paused.pending!.digest, "allen")] });
+      assert.equal(done.status, "completed");
+      assert.deepEqual(written, ["x"]);
+      assert.deepEqual(await store.read(), []);
+      assert.deepEqual(verifyAudit(sink.records, { heads: { apart: done.auditHead! } }), []);
+      assert.deepEqual((await store.load("apart"))?.toJSON(), done.toJSON());
+    }));
+}

@@ -1,0 +1,7 @@
+import { MemoryStore } from "../../src/index.js";
+import { runStoreContract } from "./run-store-contract.js";
+
+runStoreContract("MemoryStore", async () => {
+  const store = new MemoryStore();
+  return { store, cleanup: () => store.close() };
+});

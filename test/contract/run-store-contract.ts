@@ -1,0 +1,138 @@
+// The conformance suite every RunStore that is also an AuditSink runs (memory, SQLite, PostgreSQL):
+// one function, given a way to make a fresh store. It assumes nothing of the backend: no file, no
+// SQL, no order of `list()` beyond what the contract promises.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { agentContract } from "./agent-contract.js";
+import { chain, headOf, refusedWith, stateOf, withStore } from "./contract-fixtures.js";
+import type { MakeStore } from "./contract-fixtures.js";
+
+export type { MakeStore, StoreUnderTest } from "./contract-fixtures.js";
+
+/**
+ * Defines `describe(name)` with the store contract's tests, each on a fresh store from `makeStore`
+ * (whose `cleanup` is called after the test, passed or failed).
+ *
+ * @example
+ * runStoreContract("MemoryStore", async () => ({ store: new MemoryStore(), cleanup: async () => {} }));
+ */
+export function runStoreContract(name: string, makeStore: MakeStore): void {
+  describe(name, () => {
+    test("load gives null for a run it does not hold, and read gives no records", () =>
+      withStore(makeStore, async (store) => {
+        assert.equal(await store.load("nowhere"), null);
+        assert.deepEqual(await store.read("nowhere"), []);
+        assert.deepEqual(await store.read(), []);
+        assert.deepEqual(await store.list(), []);
+      }));
+
+    test("create then load gives back an equal state, and the records created with it", () =>
+      withStore(makeStore, async (store) => {
+        const records = chain("r1", 2);
+        const state = stateOf("r1", { head: headOf(records) });
+        await store.create(state, { records });
+        const loaded = await store.load("r1");
+        assert.ok(loaded !== null);
+        assert.deepEqual(loaded.toJSON(), state.toJSON());
+        assert.equal(loaded.revision, 1);
+        assert.deepEqual(await store.read("r1"), records);
+      }));
+
+    test("a save moves the run to the next revision; load gives what was saved and the trail goes on", () =>
+      withStore(makeStore, async (store) => {
+        const first = chain("r1", 1);
+        await store.create(stateOf("r1", { head: headOf(first) }), { records: first });
+        const more = chain("r1", 2, first[0]);
+        const next = stateOf("r1", { revision: 2, status: "awaiting_approval", head: headOf(more), goal: "changed" });
+        await store.save(next, { expectedRevision: 1, records: more });
+        const loaded = await store.load("r1");
+        assert.deepEqual(loaded?.toJSON(), next.toJSON());
+        assert.deepEqual(await store.read("r1"), [...first, ...more]);
+      }));
+
+    test("a save with a stale expectedRevision is refused with stale_state and writes neither state nor records", () =>
+      withStore(makeStore, async (store) => {
+        const first = chain("r1", 1);
+        await store.create(stateOf("r1", { head: headOf(first) }), { records: first });
+        // Two copies loaded at revision 1: the first save wins, the second is refused whole.
+        const winner = chain("r1", 1, first[0], "winner");
+        const loser = chain("r1", 1, first[0], "loser");
+        await store.save(stateOf("r1", { revision: 2, goal: "winner", head: headOf(winner) }), { expectedRevision: 1, records: winner });
+        await assert.rejects(
+          store.save(stateOf("r1", { revision: 2, goal: "loser", head: headOf(loser) }), { expectedRevision: 1, records: loser }),
+          refusedWith("stale_state"),
+        );
+        const loaded = await store.load("r1");
+        assert.equal(loaded?.goal, "winner");
+        assert.equal(loaded?.revision, 2);
+        assert.deepEqual(await store.read("r1"), [...first, ...winner]);
+        // The refusal left the store usable: a save from the stored revision goes through.
+        const after = chain("r1", 1, winner[0]);
+        await store.save(stateOf("r1", { revision: 3, head: headOf(after) }), { expectedRevision: 2, records: after });
+        assert.equal((await store.load("r1"))?.revision, 3);
+        assert.equal((await store.read("r1")).length, 3);
+      }));
+
+    test("a save whose revision is not expectedRevision + 1 is refused and changes nothing", () =>
+      withStore(makeStore, async (store) => {
+        await store.create(stateOf("r1"));
+        await assert.rejects(store.save(stateOf("r1", { revision: 3, goal: "skipped" }), { expectedRevision: 1 }), refusedWith("invalid_state"));
+        assert.equal((await store.load("r1"))?.goal, "the goal of r1");
+      }));
+
+    test("a save of a run the store does not hold is refused with run_not_found", () =>
+      withStore(makeStore, async (store) => {
+        await assert.rejects(store.save(stateOf("ghost", { revision: 2 }), { expectedRevision: 1 }), refusedWith("run_not_found"));
+        assert.equal(await store.load("ghost"), null);
+      }));
+
+    test("create refuses a run id already stored (run_exists) and changes nothing", () =>
+      withStore(makeStore, async (store) => {
+        const records = chain("r1", 1);
+        await store.create(stateOf("r1", { head: headOf(records) }), { records });
+        await assert.rejects(store.create(stateOf("r1", { goal: "again" }), { records: chain("r1", 1) }), refusedWith("run_exists"));
+        assert.equal((await store.load("r1"))?.goal, "the goal of r1");
+        assert.deepEqual(await store.read("r1"), records);
+      }));
+
+    test("create refuses a run id that only the trail knows (run_exists)", () =>
+      withStore(makeStore, async (store) => {
+        await store.append(chain("orphan", 2));
+        await assert.rejects(store.create(stateOf("orphan")), refusedWith("run_exists"));
+        assert.equal(await store.load("orphan"), null);
+        assert.equal((await store.read("orphan")).length, 2);
+      }));
+
+    test("appended records come back per run in seq order, and all in the order written", () =>
+      withStore(makeStore, async (store) => {
+        const a = chain("a", 3);
+        const b = chain("b", 2);
+        const written = [a[0], b[0], a[1], b[1], a[2]].map((record) => record!);
+        await store.append(written.slice(0, 2));
+        await store.append(written.slice(2, 3));
+        await store.append(written.slice(3));
+        assert.deepEqual(await store.read("a"), a);
+        assert.deepEqual(await store.read("b"), b);
+        assert.deepEqual(await store.read(), written);
+        if ("records" in store) assert.deepEqual(store.records, written);
+      }));
+
+    test("list gives every run, and with a status only those: awaiting_approval is the inbox", () =>
+      withStore(makeStore, async (store) => {
+        await store.create(stateOf("busy", { status: "running" }));
+        await store.create(stateOf("paused-1", { status: "awaiting_approval" }));
+        await store.create(stateOf("done", { status: "completed" }));
+        await store.create(stateOf("paused-2", { status: "awaiting_approval" }));
+        const ids = async (status?: Parameters<typeof store.list>[0]) => (await store.list(status)).map((state) => state.runId).sort();
+        assert.deepEqual(await ids(), ["busy", "done", "paused-1", "paused-2"]);
+        assert.deepEqual(await ids({ status: "awaiting_approval" }), ["paused-1", "paused-2"]);
+        assert.deepEqual(await ids({ status: "failed" }), []);
+        // A save that changes the status moves the run out of the inbox.
+        await store.save(stateOf("paused-1", { revision: 2, status: "running" }), { expectedRevision: 1 });
+        assert.deepEqual(await ids({ status: "awaiting_approval" }), ["paused-2"]);
+        assert.deepEqual(await ids({ status: "running" }), ["busy", "paused-1"]);
+      }));
+
+    agentContract(makeStore);
+  });
+}
