@@ -1,0 +1,65 @@
+import { Command } from "commander";
+import { trace } from "../../index.js";
+import type { RunState } from "../../index.js";
+import { withCommonOptions } from "../common-options.js";
+import type { CommonOptions } from "../common-options.js";
+import { findRun } from "../find-run.js";
+import { loadAgent } from "../load-agent.js";
+import { withExistingStore } from "../open-store.js";
+import { printJson, printLines, shortJson } from "../print.js";
+
+interface ResumeOptions extends CommonOptions {
+  agent: string;
+}
+
+function resumedLines(state: RunState, from: number, db: string): string[] {
+  const lines = [`Run ${state.runId} resumed: it is now ${state.status}.`];
+  for (const step of state.steps.slice(from)) {
+    const asked = step.decision.type === "act" ? step.decision.tool : "finish";
+    lines.push(`  step ${step.index}: ${asked} -> ${step.outcome ?? "waiting"}${step.error === undefined ? "" : ` (${step.error.message})`}`);
+  }
+  if (state.pending !== undefined) lines.push(`It waits again, for ${state.pending.tool} ${shortJson(state.pending.args, 60)}: leash approve ${state.runId} --as NAME --db ${db}`);
+  if (state.answer !== undefined) lines.push(`Answer: ${shortJson(state.answer, 100)}`);
+  if (state.failure !== undefined) lines.push(`Failed: ${state.failure.code}: ${state.failure.message}`);
+  lines.push(`See the whole trace with: leash show ${state.runId} --db ${db}`);
+  return lines;
+}
+
+/**
+ * `leash resume RUN --agent PATH`: resumes a run with the app's own agent, loaded from a module that
+ * exports `agent` (built on the store at `process.env.LEASH_DB`, which this command sets from `--db`).
+ * Recorded answers are acted on; every gate runs again.
+ */
+export function resumeCommand(): Command {
+  const command = new Command("resume")
+    .description("resume a run with the app's agent (a module exporting `agent`, whose store reads process.env.LEASH_DB)")
+    .argument("<run>", "the run id")
+    .requiredOption("--agent <path>", "the app's module that exports `agent`")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "The module builds the app's agent on the database the CLI names in LEASH_DB (set from --db):",
+        '  export const store = new SqliteStore(process.env.LEASH_DB ?? "leash.db");',
+        "  export const agent = new Agent({ tools, planner, policy, store, audit: store });",
+        "The CLI closes `store` (or calls an exported `close()`) when done. For a TypeScript module, run",
+        "leash under tsx: node --import tsx node_modules/leash/dist/cli/main.js resume RUN --agent app.ts",
+      ].join("\n"),
+    );
+  return withCommonOptions(command).action(async (runId: string, options: ResumeOptions) => {
+    // Read first, and without the app: a missing database or an unknown run is reported before the
+    // app's module loads (and before anything of the app could create an empty database).
+    const before = await withExistingStore(options.db, (store) => findRun(store, runId, options.db));
+    const loaded = await loadAgent(options.agent, options.db);
+    let state: RunState;
+    try {
+      state = await loaded.agent.resume(runId);
+    } finally {
+      await loaded.close();
+    }
+    if (options.json) return printJson({ state: state.toJSON(), trace: trace(state) });
+    // The steps this resume moved: from the one that waited (for a person, or in flight when a process stopped).
+    const from = before.steps.findIndex((step) => step.outcome === null);
+    printLines(resumedLines(state, from === -1 ? before.steps.length : from, options.db));
+  });
+}

@@ -1,0 +1,78 @@
+import { trace } from "../index.js";
+import type { RunState, Step } from "../index.js";
+import type { TrailCheck } from "./check-trail.js";
+import { problemLines } from "./check-trail.js";
+import { shortJson } from "./print.js";
+
+function stepLines(step: Step): string[] {
+  const { decision } = step;
+  const asked = decision.type === "act" ? `${decision.tool} ${shortJson(decision.args, 90)}` : `finish ${shortJson(decision.answer, 90)}`;
+  const lines = [`  ${String(step.index).padStart(2)}  ${asked}`];
+  if (decision.type === "act" && decision.reason !== undefined) lines.push(`      because: ${decision.reason}`);
+  const outcome = step.outcome ?? "waiting (for a person, or in flight)";
+  lines.push(`      -> ${outcome}${step.result === null ? "" : `: ${shortJson(step.result, 80)}`}`);
+  if (step.error !== undefined) lines.push(`      ${step.error.code}: ${step.error.message}`);
+  if (step.approval !== undefined) {
+    const note = step.approval.note === undefined ? "" : ` ("${step.approval.note}")`;
+    lines.push(`      ${step.approval.granted ? "approved" : "denied"} by ${step.approval.approver}${note}`);
+  }
+  return lines;
+}
+
+function pendingLines(state: RunState): string[] {
+  const request = state.pending;
+  if (request === undefined) return [];
+  const lines = [
+    "Waiting for a person:",
+    `  step ${request.step} asks to run ${request.tool} ${shortJson(request.args, 90)}`,
+    `  effect: ${request.effect}; scopes: ${request.scopes.length === 0 ? "none" : request.scopes.join(", ")}`,
+    `  digest: ${request.digest}`,
+    `  asked at: ${request.requestedAt}`,
+  ];
+  if (request.reason !== undefined) lines.push(`  because: ${request.reason}`);
+  for (const answer of state.answers) {
+    lines.push(`  answer recorded: ${answer.granted ? "approved" : "denied"} by ${answer.approver}${answer.note === undefined ? "" : ` ("${answer.note}")`}`);
+  }
+  lines.push(
+    state.answers.length === 0
+      ? `  answer with: leash approve ${state.runId} --as NAME (or leash deny ${state.runId} --as NAME)`
+      : `  the next resume acts on it: leash resume ${state.runId} --agent PATH (or the app's worker)`,
+  );
+  return lines;
+}
+
+function trailLines(check: TrailCheck): string[] {
+  const lines = [`Audit trail: ${check.records} records`];
+  lines.push(check.problems.length === 0 ? "  the chain verifies" : `  ${check.problems.length} problems:`);
+  lines.push(...problemLines(check.problems));
+  if (check.holdsHead === true) {
+    lines.push(check.headIsLast === true ? "  it holds the state's auditHead, as its last record" : "  it holds the state's auditHead; records follow it");
+  } else if (check.holdsHead === false) {
+    lines.push("  it does NOT hold the state's auditHead: records were removed");
+  }
+  return lines;
+}
+
+/** The trace of a run as lines of text: what `leash show` prints. */
+export function describeRun(state: RunState, check: TrailCheck): string[] {
+  const lines = [`Run ${state.runId}: ${state.status}`];
+  if (state.stopReason !== undefined) lines.push(`  stopped: ${state.stopReason}`);
+  if (state.failure !== undefined) lines.push(`  failed: ${state.failure.code}: ${state.failure.message}`);
+  lines.push(`  goal: ${state.goal}`);
+  if (state.skill !== undefined) lines.push(`  skill: ${state.skill} (attempt ${state.attempt}${state.retryOf === undefined ? "" : `, retry of ${state.retryOf}`})`);
+  lines.push(`  agent: ${state.agent}${state.principal === undefined ? "" : `, working as ${state.principal}`}`);
+  lines.push(`  created ${state.createdAt}, updated ${state.updatedAt}, revision ${state.revision}`);
+  if (state.answer !== undefined) lines.push(`  answer: ${shortJson(state.answer, 100)}`);
+  lines.push("", `Steps (${state.steps.length}):`);
+  if (state.steps.length === 0) lines.push("  none");
+  for (const step of state.steps) lines.push(...stepLines(step));
+  const { said, ran } = trace(state);
+  lines.push("", "Guards said:");
+  lines.push(...(said.length === 0 ? ["  nothing"] : said.map((line) => `  ${line}`)));
+  lines.push(`Tools that ran: ${ran.length === 0 ? "none" : ran.join(", ")} (${state.toolCalls} calls)`);
+  lines.push(`Usage: ${state.usage.tokens} tokens, cost ${state.usage.cost}`);
+  const pending = pendingLines(state);
+  if (pending.length > 0) lines.push("", ...pending);
+  lines.push("", ...trailLines(check));
+  return lines;
+}

@@ -1,0 +1,49 @@
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { SqliteStore } from "../stores/sqlite/index.js";
+import { CliError } from "./cli-error.js";
+
+const SQLITE_HEADER = "SQLite format 3\u0000";
+
+/**
+ * Whether a file begins with the SQLite header. An empty file does not: SQLite would take it for an
+ * empty database and a store would write its tables into it, which a command that only reads must not.
+ */
+export function isSqliteFile(path: string): boolean {
+  const descriptor = openSync(path, "r");
+  try {
+    const header = Buffer.alloc(SQLITE_HEADER.length);
+    const read = readSync(descriptor, header, 0, header.length, 0);
+    return read === header.length && header.toString("latin1") === SQLITE_HEADER;
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/**
+ * Opens the store of an existing database file. Checked first, because opening a SQLite file that
+ * does not exist creates it: `leash runs --db typo.db` must say the file is missing, not list the
+ * runs of a new empty database it just made.
+ */
+export function openExistingStore(path: string): SqliteStore {
+  let isFile: boolean;
+  try {
+    isFile = statSync(path).isFile();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "ENOENT") throw new CliError("db_not_found", `There is no database at ${path}; give the file of your runs with --db PATH.`);
+    throw new CliError("db_unreadable", `Could not read ${path}: ${(error as Error).message}`);
+  }
+  if (!isFile) throw new CliError("db_not_found", `${path} is not a file; give the database of your runs with --db PATH.`);
+  if (!isSqliteFile(path)) throw new CliError("not_a_database", `${path} is not a SQLite database.`);
+  return new SqliteStore(path);
+}
+
+/** Runs `body` with the store of an existing database, and closes the store after it, whatever happens. */
+export async function withExistingStore<T>(path: string, body: (store: SqliteStore) => Promise<T>): Promise<T> {
+  const store = openExistingStore(path);
+  try {
+    return await body(store);
+  } finally {
+    await store.close();
+  }
+}

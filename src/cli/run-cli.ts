@@ -1,0 +1,31 @@
+import { CommanderError } from "commander";
+import { EXIT_USAGE } from "./cli-error.js";
+import { createProgram } from "./program.js";
+import { debugging, oneLine, reportOf, stackOf } from "./report-error.js";
+
+/** Commander's ways of ending that are not errors: help or the version, asked for. */
+const FINE = new Set(["commander.helpDisplayed", "commander.version"]);
+
+/**
+ * Runs the `leash` command line on `argv` (as `process.argv`) and returns the exit status: 0, 1 for
+ * a failed verification or a failure while working, 2 for a usage or input error. Every error is one
+ * line on stderr, `leash: <message> (<code>)`; `LEASH_DEBUG=1` adds the stack trace above it.
+ */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  try {
+    await createProgram().parseAsync([...argv]);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (FINE.has(error.code)) return 0;
+      // `leash` alone: commander printed the help on stderr.
+      if (error.code === "commander.help") return EXIT_USAGE;
+      process.stderr.write(`leash: ${oneLine(error.message.replace(/^error: /, ""))} (usage)\n`);
+      return EXIT_USAGE;
+    }
+    if (debugging()) process.stderr.write(`${stackOf(error)}\n`);
+    const report = reportOf(error);
+    process.stderr.write(`${report.line}\n`);
+    return report.exitCode;
+  }
+}

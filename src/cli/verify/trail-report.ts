@@ -1,0 +1,51 @@
+import type { AuditHead, AuditProblem } from "../../index.js";
+
+/**
+ * A problem of a trail as `leash verify` reports it: one of `verifyAudit`'s, or a line of a JSONL file
+ * that could not be read at all (`torn`: the last line cut short by a crash; `corrupt`: any other).
+ */
+export interface TrailProblem {
+  run: string | null;
+  seq: number | null;
+  problem: AuditProblem["problem"] | "torn" | "corrupt";
+  message: string;
+  /** The line of the JSONL file, for `torn` and `corrupt`. */
+  line?: number;
+}
+
+/** What `leash verify` found in a trail. */
+export interface TrailReport {
+  path: string;
+  kind: "jsonl" | "sqlite";
+  records: number;
+  runs: number;
+  /** The heads the trail was checked against, by run: states' `auditHead`s and `--head`. */
+  heads: Record<string, AuditHead>;
+  problems: TrailProblem[];
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** The lines `leash verify` prints: what was checked, then every problem (run, seq, problem). */
+export function reportLines(report: TrailReport): string[] {
+  const what = report.kind === "sqlite" ? "the trail of the store" : "the JSONL trail";
+  const heads = Object.keys(report.heads).length;
+  const against = heads === 0 ? "" : `, against ${plural(heads, "head")} kept outside the chain`;
+  const lines = [`Checked ${what} ${report.path}: ${plural(report.records, "record")} of ${plural(report.runs, "run")}${against}.`];
+  if (report.problems.length === 0) {
+    lines.push(heads === 0 ? "Every chain holds." : "Every chain holds, and holds its head.");
+    return lines;
+  }
+  lines.push(`${plural(report.problems.length, "problem")}:`);
+  for (const problem of report.problems) {
+    const where = [
+      problem.run === null ? null : `run ${problem.run}`,
+      problem.seq === null ? null : `seq ${problem.seq}`,
+      problem.line === undefined ? null : `line ${problem.line}`,
+    ].filter((part) => part !== null);
+    lines.push(`  ${problem.problem}${where.length === 0 ? "" : ` (${where.join(", ")})`}: ${problem.message}`);
+  }
+  return lines;
+}

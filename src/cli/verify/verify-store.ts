@@ -1,0 +1,54 @@
+import { isLeashError, verifyAudit } from "../../index.js";
+import type { AuditHead, AuditRecord } from "../../index.js";
+import type { SqliteStore } from "../../stores/sqlite/index.js";
+import { headsWith } from "./parse-head.js";
+import type { TrailProblem, TrailReport } from "./trail-report.js";
+
+/** A record the store could not read back, as a problem naming its run and seq. */
+function unreadable(error: unknown, runId: string | null): TrailProblem | null {
+  if (!isLeashError(error, "audit_corrupt")) return null;
+  const { runId: run, seq } = error.details;
+  return { run: typeof run === "string" ? run : runId, seq: typeof seq === "number" ? seq : null, problem: "corrupt", message: error.message };
+}
+
+/**
+ * The records of a store's trail. A row that is not a record makes reading the whole trail fail, so
+ * the runs are then read one by one, and only the run with the bad row is reported unread.
+ */
+async function readTrail(store: SqliteStore, runIds: readonly string[]): Promise<{ records: AuditRecord[]; problems: TrailProblem[] }> {
+  try {
+    return { records: await store.read(), problems: [] };
+  } catch (error) {
+    if (unreadable(error, null) === null) throw error;
+  }
+  const records: AuditRecord[] = [];
+  const problems: TrailProblem[] = [];
+  for (const runId of runIds) {
+    try {
+      records.push(...(await store.read(runId)));
+    } catch (error) {
+      const problem = unreadable(error, runId);
+      if (problem === null) throw error;
+      problems.push(problem);
+    }
+  }
+  return { records, problems };
+}
+
+/**
+ * Verifies a store's trail: every run's chain, and for each stored run that the trail holds the
+ * state's `auditHead` (a trail cut after its last record shows only so), plus `--head` if given.
+ */
+export async function verifyStore(store: SqliteStore, path: string, head: string | undefined, run: string | undefined): Promise<TrailReport> {
+  const states = await store.list();
+  const stateHeads: Record<string, AuditHead> = {};
+  for (const state of states) if (state.auditHead !== null) stateHeads[state.runId] = state.auditHead;
+  const { records, problems } = await readTrail(store, states.map((state) => state.runId));
+  const runs = [...new Set([...records.map((record) => record.run), ...states.map((state) => state.runId)])];
+  const heads = headsWith(stateHeads, runs, head, run);
+  // A run whose rows could not be read was reported already; checking its head too would report it twice.
+  const unread = new Set(problems.map((problem) => problem.run));
+  const checked = Object.fromEntries(Object.entries(heads).filter(([runId]) => !unread.has(runId)));
+  problems.push(...verifyAudit(records, { heads: checked }));
+  return { path, kind: "sqlite", records: records.length, runs: runs.length, heads, problems };
+}
