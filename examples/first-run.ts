@@ -38,7 +38,7 @@ for (const step of state.steps) {
   console.log(`step ${step.index}: ${what} -> ${step.outcome}`);
 }
 console.log(`ran:     ${trace(state).ran.join(", ")}`);
-const problems = verifyAudit(agent.audit.records as never);
+const problems = verifyAudit(agent.audit.records);
 console.log(`audit:   ${problems.length === 0 ? "the chain verifies" : JSON.stringify(problems)}`);
 
 // Without the scope the run completes too, but the tool never runs.

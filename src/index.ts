@@ -38,11 +38,14 @@ export {
   MemoryAuditSink,
   JsonlAuditSink,
   readAudit,
+  readAuditPrefix,
+  repairAudit,
+  parseAuditRecord,
   verifyAudit,
   makeRecord,
   recordDigest,
 } from "./audit/index.js";
-export type { AuditRecord, AuditHead, AuditSink, AuditProblem } from "./audit/index.js";
+export type { AuditRecord, AuditHead, AuditSink, AuditProblem, AuditProblemKind, AuditPrefix, TornTail, FsyncMode } from "./audit/index.js";
 
 export { allow, block } from "./guards/guard.js";
 export type { Guard, GuardedWork, Verdict, GuardPoint } from "./guards/guard.js";

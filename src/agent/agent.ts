@@ -1,4 +1,5 @@
 import type { AuditSink } from "../audit/audit-sink.js";
+import type { AuditRecord } from "../audit/audit-record.js";
 import { LeashError, StateError } from "../errors/index.js";
 import { ActiveRun } from "../run/active-run.js";
 import type { AgentCore, CompiledSkill } from "../run/agent-core.js";
@@ -46,7 +47,7 @@ export class Agent {
   }
 
   /** The agent's audit sink. */
-  get audit(): AuditSink & { records?: unknown } {
+  get audit(): AuditSink & { readonly records?: AuditRecord[] } {
     return this.#core.audit;
   }
 

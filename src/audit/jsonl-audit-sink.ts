@@ -4,7 +4,7 @@ import { LeashError, messageOf } from "../errors/index.js";
 import type { AuditRecord } from "./audit-record.js";
 import type { SyncReadableAuditSink } from "./audit-sink.js";
 import { checkRecords } from "./memory-audit-sink.js";
-import { parseAuditBytes, tornError } from "./read-audit.js";
+import { parseAuditBytes, tornError, type TornTail } from "./read-audit.js";
 
 /**
  * When a {@link JsonlAuditSink} calls fsync: `"none"` leaves it to the operating system (a process crash
@@ -115,12 +115,9 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
    */
   append(records: readonly AuditRecord[]): void | Promise<void> {
     if (this.fsync === "batch") {
-      try {
-        if (!this.#writeRecords(records)) return Promise.resolve();
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
-      return new Promise((resolve, reject) => {
+      // A throw inside the executor (a refused record, a broken sink) rejects the promise.
+      return new Promise<void>((resolve, reject) => {
+        if (!this.#writeRecords(records)) return resolve();
         this.#waiting.push({ resolve, reject });
         if (this.#syncing === null) this.#startSync(this.#descriptor as number);
       });
@@ -142,15 +139,13 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
 
   /** One run's records in file order (seq order, for a sound trail), or every record without a run id. */
   read(runId?: string): Promise<AuditRecord[]> {
-    try {
-      if (runId === undefined) return Promise.resolve(this.records);
+    return new Promise((resolve) => {
+      if (runId === undefined) return resolve(this.records);
       this.#refresh();
       const records = this.#byRun.get(runId)?.slice() ?? [];
       if (this.#tail !== null && this.#tail.run === runId) records.push(this.#tail);
-      return Promise.resolve(records);
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+      resolve(records);
+    });
   }
 
   /** Closes the file once the pending fsync, if any, has completed. A later append opens it again. */
@@ -272,20 +267,31 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
 
   /** Parses what was appended to the file since the last read. */
   #refresh(): void {
+    for (let attempt = 1; ; attempt++) {
+      const torn = this.#readNewBytes();
+      if (torn === null) return;
+      // A line that another process is still writing looks torn for a moment: look again before
+      // refusing the trail.
+      if (attempt === 3) throw tornError(this.path, torn.torn, torn.problem);
+    }
+  }
+
+  /** Reads and indexes the whole lines appended since the last read; returns a torn tail, if any. */
+  #readNewBytes(): { torn: TornTail; problem: string } | null {
     let descriptor: number;
     try {
       descriptor = this.#fs.openSync(this.path, "r");
     } catch (error) {
       if ((error as { code?: unknown }).code !== "ENOENT") throw this.#readError(error);
       this.#reset(null);
-      return;
+      return null;
     }
     try {
       const { size, dev, ino } = this.#fs.fstatSync(descriptor);
       const identity = `${dev}:${ino}`;
       if (identity !== this.#identity || size < this.#offset) this.#reset(identity);
       this.#tail = null;
-      if (size === this.#offset) return;
+      if (size === this.#offset) return null;
       const buffer = Buffer.allocUnsafe(size - this.#offset);
       let length = 0;
       while (length < buffer.length) {
@@ -304,9 +310,8 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
       this.#offset += parsed.completeBytes;
       this.#nextLine = parsed.nextLine;
       if (parsed.tail?.type === "record") this.#tail = parsed.tail.record;
-      if (parsed.tail?.type === "torn") {
-        throw tornError(this.path, { ...parsed.tail.torn, offset: base + parsed.tail.torn.offset }, parsed.tail.problem);
-      }
+      if (parsed.tail?.type !== "torn") return null;
+      return { torn: { ...parsed.tail.torn, offset: base + parsed.tail.torn.offset }, problem: parsed.tail.problem };
     } catch (error) {
       throw error instanceof LeashError ? error : this.#readError(error);
     } finally {

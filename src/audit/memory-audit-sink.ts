@@ -1,5 +1,6 @@
 import { LeashError } from "../errors/index.js";
 import type { AuditRecord } from "./audit-record.js";
+import { isMadeRecord } from "./audit-record.js";
 import type { SyncReadableAuditSink } from "./audit-sink.js";
 import { parseAuditRecord } from "./read-audit.js";
 
@@ -57,7 +58,12 @@ export function checkRecords(records: readonly AuditRecord[]): AuditRecord[] {
   }
   const checked: AuditRecord[] = [];
   for (let index = 0; index < records.length; index++) {
-    const record = parseAuditRecord(records[index]);
+    const given: unknown = records[index];
+    if (isMadeRecord(given)) {
+      checked.push(given as AuditRecord);
+      continue;
+    }
+    const record = parseAuditRecord(given);
     if (typeof record === "string") {
       throw new LeashError(
         "audit_corrupt",

@@ -65,7 +65,7 @@ class NotJson extends Error {}
  * Well-formed: a plain object with exactly the keys `v` (1), `run` (a non-empty string), `seq` (a
  * non-negative safe integer), `at` (a string), `event` (a non-empty string), `data` (JSON, as `toJson`
  * defines it), `prev` (null or 64 lowercase hex digits) and `digest` (64 lowercase hex digits). Whether
- * the digest matches is for {@link verifyAudit} to say.
+ * the digest matches is for `verifyAudit` to say.
  *
  * @example
  * const record = parseAuditRecord(JSON.parse(line));
@@ -307,6 +307,7 @@ function isText(value: unknown): value is string {
 
 // A string with nothing to escape is quoted as it is; JSON.stringify, which RFC 8785 uses for strings,
 // escapes only these characters (and lone surrogates, refused before this).
+// eslint-disable-next-line no-control-regex -- the control characters are what must be escaped.
 const PLAIN = /^[^"\\\u0000-\u001f]*$/;
 
 function quote(text: string): string {

@@ -71,9 +71,14 @@ interface Chain {
  * const problems = verifyAudit(readAudit("audit.jsonl"), { heads: { [state.runId]: state.auditHead } });
  * for (const { run, seq, message } of problems) console.log(run, seq, message);
  */
-export function verifyAudit(records: Iterable<AuditRecord>, options?: VerifyAuditOptions): AuditProblem[] {
+export function verifyAudit(records: Iterable<AuditRecord> | undefined, options?: VerifyAuditOptions): AuditProblem[] {
   const problems: AuditProblem[] = [];
   try {
+    if (records === undefined) {
+      // A sink that cannot read synchronously (PostgreSQL) has no `.records`: read it with `await sink.read()`.
+      problems.push(malformed(null, null, "No records were given (a sink without `.records` is read with `await sink.read()`)."));
+      return problems;
+    }
     const runs = collect(records, problems);
     for (const [run, entries] of runs) verifyRun(run, entries, problems);
     checkHeads(options, runs, problems);
@@ -255,22 +260,23 @@ function checkHeads(options: VerifyAuditOptions | undefined, runs: Map<string, E
   }
   for (const run of Object.keys(heads)) {
     const head: unknown = (heads as Record<string, unknown>)[run];
-    const seq: unknown = typeof head === "object" && head !== null ? (head as { seq?: unknown }).seq : undefined;
+    const headSeq: unknown = typeof head === "object" && head !== null ? (head as { seq?: unknown }).seq : undefined;
     const digest: unknown = typeof head === "object" && head !== null ? (head as { digest?: unknown }).digest : undefined;
-    if (!Number.isSafeInteger(seq) || (seq as number) < 0 || !isDigest(digest)) {
+    if (typeof headSeq !== "number" || !Number.isSafeInteger(headSeq) || headSeq < 0 || !isDigest(digest)) {
       problems.push(malformed(run, null, `The head given for run ${JSON.stringify(run)} is not \`{ seq, digest }\`.`));
       continue;
     }
+    const seq = headSeq;
     const entries = runs.get(run) ?? [];
     if (entries.some((entry) => entry.seq === seq && entry.digest === digest)) continue;
     const last = entries.reduce((most, entry) => Math.max(most, entry.seq), -1);
     const message =
       last < 0
         ? `the trail holds no record of run ${JSON.stringify(run)}, whose head is seq ${seq}`
-        : last < (seq as number)
+        : last < seq
           ? `the trail of run ${JSON.stringify(run)} ends at seq ${last}, but its head is seq ${seq}: the records after it were cut`
           : `the trail of run ${JSON.stringify(run)} holds no record seq ${seq} with the head's digest`;
-    problems.push({ run, seq: seq as number, problem: "truncated", message: capitalize(message) + "." });
+    problems.push({ run, seq, problem: "truncated", message: capitalize(message) + "." });
   }
 }
 

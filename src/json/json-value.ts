@@ -69,7 +69,7 @@ function copy(value: unknown, what: string, path: string, seen: Set<object>): Js
       break;
   }
   if (value === null) return null;
-  const object = value as object;
+  const object = value;
   if (seen.has(object)) refuse(what, path, "a cycle");
   seen.add(object);
   try {

@@ -106,8 +106,8 @@ test("an approver's answer that mayApprove refuses pauses the run and is audited
   const paused = await agent.run("save the report");
   assert.equal(paused.status, "awaiting_approval");
   assert.deepEqual(written, []);
-  const refused = (agent.audit.records as { event: string; data: { reason?: string } }[]).find(
-    (record) => record.event === "approval_answered" && record.data.reason === "approver_not_allowed",
+  const refused = (agent.audit.records ?? []).find(
+    (record) => record.event === "approval_answered" && (record.data as { reason?: string }).reason === "approver_not_allowed",
   );
   assert.ok(refused, "the refused answer is in the trail");
 });

@@ -38,7 +38,7 @@ test("a tool result that is not JSON is a tool_error that records nothing of it;
   assert.equal(state.steps[0]?.error?.code, "not_json");
   assert.equal(state.steps[0]?.result, null);
   assert.equal(state.status, "completed");
-  assert.deepEqual(verifyAudit(agent.audit.records as never), []);
+  assert.deepEqual(verifyAudit(agent.audit.records), []);
 });
 
 test("an answer that is not JSON fails the run with invalid_decision, and nothing of it is recorded", async () => {

@@ -15,7 +15,7 @@ test("a planner that throws fails the run with planner_failed", async () => {
   assert.equal(state.status, "failed");
   assert.equal(state.failure?.code, "planner_failed");
   assert.match(state.failure?.message ?? "", /the model is down/);
-  assert.deepEqual(verifyAudit(agent.audit.records as never), []);
+  assert.deepEqual(verifyAudit(agent.audit.records), []);
 });
 
 for (const [label, junk] of [

@@ -1,0 +1,25 @@
+/**
+ * The benchmarks behind `leash bench corpus` and `leash bench overhead`: library functions that return
+ * result objects (the `--json` shapes) and format them as Markdown, reporting progress through a
+ * callback so that the caller decides how to show it.
+ */
+export { runCorpusBenchmark, DEFAULT_CORPUS_SEED, DEFAULT_CORPUS_TASKS } from "./corpus-benchmark.js";
+export type { CorpusBenchmarkOptions, CorpusBenchmarkResult, CorpusPlannerResult } from "./corpus-benchmark.js";
+export { formatCorpusTable, corpusChecksPassed } from "./corpus-table.js";
+export { runOverheadBenchmark, overheadScenarios } from "./overhead-benchmark.js";
+export type { OverheadBenchmarkOptions, OverheadBenchmarkResult, OverheadCell, OverheadRow, OverheadRatio } from "./overhead-benchmark.js";
+export type { OverheadTarget } from "./overhead-targets.js";
+export { formatOverheadTable } from "./overhead-table.js";
+export { measureStepCosts } from "./step-costs.js";
+export { noopAgent, noopTool } from "./leash-scenarios.js";
+export type { StepCost, StepCostBreakdown } from "./step-costs.js";
+export { summarizeCpuProfile } from "./cpu-profile-summary.js";
+export type { CpuProfile, ProfileEntry, ProfileSummary } from "./cpu-profile-summary.js";
+export { machineInfo, describeMachine } from "./machine-info.js";
+export type { MachineInfo } from "./machine-info.js";
+export type { ProgressCallback } from "./progress.js";
+export { chunkMarkdown, DEFAULT_CHUNK_SIZE } from "./markdown-chunks.js";
+export type { Chunk } from "./markdown-chunks.js";
+export type { ConcurrencyResult } from "./batch-concurrency.js";
+export type { VerificationResult } from "./verify-throughput.js";
+export type { SqliteFsyncResult } from "./sqlite-fsyncs.js";

@@ -1,0 +1,72 @@
+import type { OverheadBenchmarkResult, OverheadRow } from "./overhead-benchmark.js";
+
+/** One target of the overhead benchmark, checked against what was measured. */
+export interface OverheadTarget {
+  id: "memory_step" | "step_growth" | "sqlite_fsyncs" | "batch_concurrency" | "verify_rate";
+  /** What is required, in words. */
+  target: string;
+  /** What was measured, in words. */
+  measured: string;
+  /** Null when it could not be measured here (a size not run, a store not installed). */
+  passed: boolean | null;
+}
+
+/** The per-step time of a row at a size, in microseconds, or null when it was not measured. */
+export function perStepOf(rows: readonly OverheadRow[], id: string, steps: number): number | null {
+  return rows.find((row) => row.id === id)?.cells.find((cell) => cell.steps === steps)?.perStepUs ?? null;
+}
+
+const MEMORY_STEP_US = 40;
+const MEMORY_STEP_AT = 100;
+const GROWTH = 2;
+const FSYNCS_PER_STEP = 2;
+const BATCH_RATIO = 2;
+const VERIFY_RATE = 130_000;
+
+const microseconds = (value: number): string => `${value.toFixed(1)} µs`;
+
+/** Checks the targets of the issue against a result (its `targets` aside). */
+export function overheadTargets(result: Omit<OverheadBenchmarkResult, "targets" | "durationMs">): OverheadTarget[] {
+  const { rows, settings, concurrency, verification, sqliteFsyncs } = result;
+  const smallest = settings.steps[0] as number;
+  const largest = settings.steps.at(-1) as number;
+  const memory = perStepOf(rows, "leash-memory", MEMORY_STEP_AT);
+  const first = perStepOf(rows, "leash-memory", smallest);
+  const last = perStepOf(rows, "leash-memory", largest);
+  const growth = first === null || last === null || smallest === largest ? null : last / first;
+  return [
+    {
+      id: "memory_step",
+      target: `leash with the memory sink: at most ${MEMORY_STEP_US} µs per step at N = ${MEMORY_STEP_AT}`,
+      measured: memory === null ? `not measured (N = ${MEMORY_STEP_AT} not run)` : `${microseconds(memory)} per step`,
+      passed: memory === null ? null : memory <= MEMORY_STEP_US,
+    },
+    {
+      id: "step_growth",
+      target: `per-step time at N = ${largest} within ${GROWTH}x of N = ${smallest} (memory sink)`,
+      measured: growth === null ? "not measured" : `${microseconds(last as number)} / ${microseconds(first as number)} = ${growth.toFixed(2)}x`,
+      passed: growth === null ? null : growth <= GROWTH,
+    },
+    {
+      id: "sqlite_fsyncs",
+      target: `SQLite store: at most ${FSYNCS_PER_STEP} fsyncs per step`,
+      measured:
+        sqliteFsyncs === null
+          ? `not measured (${result.sqliteNote ?? "leash/sqlite unavailable"})`
+          : `${sqliteFsyncs.fsyncsPerStep.toFixed(2)} per step (counted by ${sqliteFsyncs.method === "strace" ? "strace" : "the store's commits"})`,
+      passed: sqliteFsyncs === null ? null : sqliteFsyncs.fsyncsPerStep <= FSYNCS_PER_STEP,
+    },
+    {
+      id: "batch_concurrency",
+      target: `fsync "batch" with ${concurrency.runs} concurrent runs within ${BATCH_RATIO}x of fsync "none"`,
+      measured: `${concurrency.batch.medianMs.toFixed(0)} ms / ${concurrency.none.medianMs.toFixed(0)} ms = ${concurrency.ratio.toFixed(2)}x`,
+      passed: concurrency.ratio <= BATCH_RATIO,
+    },
+    {
+      id: "verify_rate",
+      target: `verifyAudit: at least ${VERIFY_RATE.toLocaleString("en-US")} records per second`,
+      measured: `${Math.round(verification.verifyPerSecond).toLocaleString("en-US")} records per second`,
+      passed: verification.verifyPerSecond >= VERIFY_RATE,
+    },
+  ];
+}

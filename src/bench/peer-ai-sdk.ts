@@ -1,0 +1,58 @@
+import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
+import type { Scenario } from "./scenario.js";
+import { loadModule } from "./scenario.js";
+
+const USAGE = {
+  inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 0, text: 0, reasoning: 0 },
+};
+
+/**
+ * `ai` 6: `generateText` with a tool, against `MockLanguageModelV3` (from `ai/test`) scripted to ask
+ * for the tool N times, then answer, stepping with `stopWhen: stepCountIs(N + 1)`.
+ */
+export const aiSdkPeer: Scenario = {
+  id: "ai-sdk",
+  label: "ai (generateText)",
+  group: "peer",
+  open: async (steps) => {
+    const ai = await loadModule(() => import("ai"), "ai");
+    const { MockLanguageModelV3 } = await loadModule(() => import("ai/test"), "ai/test");
+    const { z } = await loadModule(() => import("zod"), "zod");
+    let calls = 0;
+    const noop = ai.tool({
+      description: "Does nothing.",
+      inputSchema: z.object({}),
+      execute: () => {
+        calls++;
+        return Promise.resolve("ok");
+      },
+    });
+    return {
+      prepare: () => {
+        let turn = 0;
+        const model = new MockLanguageModelV3({
+          doGenerate: (): Promise<LanguageModelV3GenerateResult> => {
+            const index = turn++;
+            if (index < steps) {
+              return Promise.resolve({
+                content: [{ type: "tool-call", toolCallId: `call_${index}`, toolName: "noop", input: "{}" }],
+                finishReason: { unified: "tool-calls", raw: undefined },
+                usage: USAGE,
+                warnings: [],
+              });
+            }
+            return Promise.resolve({ content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: undefined }, usage: USAGE, warnings: [] });
+          },
+        });
+        return Promise.resolve(async () => {
+          const before = calls;
+          const result = await ai.generateText({ model, prompt: "call the no-op tool", tools: { noop }, stopWhen: ai.stepCountIs(steps + 1) });
+          if (result.text !== "done") throw new Error("ai did not finish the scripted run.");
+          return calls - before;
+        });
+      },
+      close: () => Promise.resolve(),
+    };
+  },
+};

@@ -1,0 +1,196 @@
+import { isLeashError, messageOf } from "../errors/index.js";
+import type { ErrorCode } from "../errors/index.js";
+import type { RunState } from "../state/run-state.js";
+import { isLeasingStore } from "./leasing-store.js";
+import type { LeasingStore } from "./leasing-store.js";
+import { resolveWorkerOptions } from "./worker-options.js";
+import type { ResolvedWorkerOptions, WorkerOptions } from "./worker-options.js";
+
+/**
+ * Refusals that mean another process got to the run first: the worker moves on. Anything else is a
+ * problem with the run itself, logged as an error and not retried until the run changes.
+ */
+const LOST_RACE: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["stale_state", "run_ended", "already_resumed", "run_not_found"]);
+
+/** Whether a run waits on a worker: paused for approval with an answer recorded out of process. */
+function needsApproval(state: RunState): boolean {
+  return state.status === "awaiting_approval" && state.answers.length > 0;
+}
+
+/** What became of one run a worker took. */
+type Attempt = "resumed" | "lost" | "failed";
+
+/**
+ * Resumes runs from a shared store: runs awaiting approval whose answer was recorded out of process
+ * (`store.answer`, e.g. `leash approve` on another machine), and on a leasing store (PostgreSQL)
+ * runs a crashed worker left running. Exactly one worker resumes a run: on a leasing store each run
+ * is leased to one worker (`FOR UPDATE SKIP LOCKED`, a lease that runs out if the worker dies);
+ * on any other store the compare-and-set claim inside `agent.resume` decides, and a worker that loses
+ * gets a `StateError`, logs it and moves on. A worker never stops on a run's error.
+ *
+ * @example
+ * const worker = new Worker({ agent, store });
+ * process.once("SIGTERM", () => void worker.stop());
+ * await worker.start();   // resolves once stopped
+ */
+export class Worker {
+  readonly #options: ResolvedWorkerOptions;
+  readonly #leasing: LeasingStore | undefined;
+  /** Runs whose resume failed, with the revision that failed: not tried again until it changes. */
+  readonly #failed = new Map<string, number>();
+  #stopping = false;
+  #loop: Promise<void> | undefined;
+  #pass: Promise<number> | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(options: WorkerOptions) {
+    this.#options = resolveWorkerOptions(options);
+    this.#leasing = isLeasingStore(this.#options.store) ? this.#options.store : undefined;
+    this.#options.signal?.addEventListener("abort", () => void this.stop(), { once: true });
+    if (this.#options.signal?.aborted === true) this.#stopping = true;
+  }
+
+  /** The worker's name in leases and logs. */
+  get id(): string {
+    return this.#options.workerId;
+  }
+
+  /**
+   * Polls the store and resumes what it finds until `stop()` is called or the signal aborts.
+   * Resolves once stopped; a failing pass (the database away) is logged and tried again later.
+   */
+  start(): Promise<void> {
+    this.#loop ??= (async () => {
+      while (!this.#stopping) {
+        try {
+          await this.runOnce();
+        } catch (error) {
+          this.#options.logger.error(`A pass failed; trying again in ${this.#options.pollMs} ms: ${messageOf(error)}`, { worker: this.id, error });
+        }
+        await this.#sleep();
+      }
+    })();
+    return this.#loop;
+  }
+
+  /** Stops taking runs, lets the run in hand finish, and resolves when the worker is idle. A stopped worker stays stopped. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    await this.#loop;
+    await this.#pass?.catch(() => undefined);
+  }
+
+  /**
+   * One pass: resumes every run that needs a worker now, one after another, and returns how many it
+   * resumed (runs lost to another process or that failed do not count). For tests and cron jobs.
+   */
+  runOnce(): Promise<number> {
+    if (this.#stopping) return Promise.resolve(0);
+    const pass = this.#leasing === undefined ? this.#passByClaim() : this.#passByLease(this.#leasing);
+    this.#pass = pass;
+    return pass;
+  }
+
+  async #passByLease(store: LeasingStore): Promise<number> {
+    const { workerId: worker, leaseMs: ttlMs, recover } = this.#options;
+    const tried: string[] = [];
+    let resumed = 0;
+    while (!this.#stopping) {
+      // One at a time: a run leased is a run this worker is about to work on, so idle workers
+      // elsewhere get the rest.
+      const [runId] = await store.lease({ worker, limit: 1, ttlMs, exclude: tried, recover });
+      if (runId === undefined) break;
+      tried.push(runId);
+      const outcome = await this.#withLease(store, runId, async () => {
+        const state = await store.load(runId);
+        // The lease was taken on what the row said a moment ago; the state itself decides.
+        if (state === null || !(needsApproval(state) || (recover && state.status === "running"))) return "lost";
+        return this.#attempt(state);
+      });
+      if (outcome === "resumed") resumed++;
+    }
+    return resumed;
+  }
+
+  async #passByClaim(): Promise<number> {
+    const waiting = await this.#options.store.list({ status: "awaiting_approval" });
+    let resumed = 0;
+    for (const state of waiting) {
+      if (this.#stopping) break;
+      if (!needsApproval(state) || this.#failed.get(state.runId) === state.revision) continue;
+      const outcome = await this.#attempt(state);
+      if (outcome === "resumed") resumed++;
+      if (outcome === "failed") this.#failed.set(state.runId, state.revision);
+    }
+    return resumed;
+  }
+
+  /** Holds the lease while `body` runs, renewing it; gives it back unless the run failed (then it runs out, as a back-off). */
+  async #withLease(store: LeasingStore, runId: string, body: () => Promise<Attempt>): Promise<Attempt> {
+    const { workerId: worker, leaseMs: ttlMs, logger } = this.#options;
+    const heartbeat = setInterval(() => {
+      store.renewLease({ worker, runIds: [runId], ttlMs }).then(
+        (held) => {
+          if (held.length === 0) logger.warn(`Lost the lease on run \`${runId}\` while resuming it; was the worker paused past its lease?`, { worker, runId });
+        },
+        (error: unknown) => logger.warn(`Could not renew the lease on run \`${runId}\`: ${messageOf(error)}`, { worker, runId }),
+      );
+    }, Math.max(1, Math.floor(ttlMs / 3)));
+    heartbeat.unref();
+    let outcome: Attempt = "failed";
+    try {
+      outcome = await body();
+      return outcome;
+    } finally {
+      clearInterval(heartbeat);
+      if (outcome !== "failed") {
+        await store.releaseLease({ worker, runIds: [runId] }).catch((error: unknown) => {
+          logger.warn(`Could not release the lease on run \`${runId}\`; it runs out by itself: ${messageOf(error)}`, { worker, runId });
+        });
+      }
+    }
+  }
+
+  /**
+   * Resumes the copy of the run that was looked at, never the run by id: a resume by id of a run that
+   * another worker has just moved to `running` would be taken for crash recovery of a live run, while
+   * a copy whose revision is no longer the stored one is refused (`stale_state`).
+   */
+  async #attempt(seen: RunState): Promise<Attempt> {
+    const { agent, logger } = this.#options;
+    const worker = this.id;
+    const { runId } = seen;
+    let state: RunState;
+    try {
+      state = await agent.resume(seen);
+    } catch (error) {
+      if (isLeashError(error) && LOST_RACE.has(error.code)) {
+        logger.info(`Another process got to run \`${runId}\` first (${error.code}); moving on.`, { worker, runId, code: error.code });
+        return "lost";
+      }
+      logger.error(`Resuming run \`${runId}\` failed: ${messageOf(error)}`, { worker, runId, error });
+      return "failed";
+    }
+    // A resume claims the run and clears its recorded answers; answers still there mean none of them
+    // answers the pending request, and trying again would change nothing.
+    if (state.status === "awaiting_approval" && state.answers.length > 0) {
+      logger.warn(`Run \`${runId}\` has recorded answers, but none answers its pending request; leaving it.`, { worker, runId });
+      return "failed";
+    }
+    logger.info(`Resumed run \`${runId}\`: ${state.status}.`, { worker, runId, status: state.status });
+    return "resumed";
+  }
+
+  #sleep(): Promise<void> {
+    if (this.#stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.#options.pollMs);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = done;
+    });
+  }
+}
