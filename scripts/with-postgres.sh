@@ -16,6 +16,12 @@ trap stop_postgres EXIT
 assignments="$(bash "$root/.ci/postgres-start.sh")"
 eval "$assignments"
 export LEASH_PG_DIR DATABASE_URL
+# The command runs in the background so that a TERM or INT (a CI timeout, Ctrl-C) is handled at
+# once: it is passed on, and the exit runs the trap that stops the server.
 status=0
-"$@" || status=$?
+"$@" &
+child=$!
+trap 'kill -TERM "$child" 2>/dev/null || true; wait "$child" || true; exit 143' TERM
+trap 'kill -INT "$child" 2>/dev/null || true; wait "$child" || true; exit 130' INT
+wait "$child" || status=$?
 exit "$status"

@@ -123,11 +123,14 @@ export async function planResume(
     const pending = state.pending;
     if (pending === undefined) throw new StateError("invalid_state", `Run \`${runId}\` awaits approval but has no pending request.`);
     const recorded = state.answers.map((json) => Approval.fromJSON(json));
-    const answer = [...approvals, ...recorded].find((item) => item.digest === pending.digest);
-    if (answer === undefined) return { type: "unchanged", state };
-    if (!core.policy.mayApprove(answer.approver, structuredClone(pending))) {
-      throw new StateError("approver_not_allowed", `${answer.approver} may not answer this request; the policy's mayApprove refuses.`, {
-        details: { runId, approver: answer.approver },
+    const matching = [...approvals, ...recorded].filter((item) => item.digest === pending.digest);
+    if (matching.length === 0) return { type: "unchanged", state };
+    // The first answer from someone the policy lets answer; answers from others change nothing.
+    const answer = matching.find((item) => core.policy.mayApprove(item.approver, structuredClone(pending)));
+    if (answer === undefined) {
+      const who = [...new Set(matching.map((item) => item.approver))].join(", ");
+      throw new StateError("approver_not_allowed", `${who} may not answer this request; the policy's mayApprove refuses.`, {
+        details: { runId, approvers: matching.map((item) => item.approver) },
       });
     }
     const step = state.steps[pending.step];

@@ -59,7 +59,6 @@ function staleTrail(runId: string, error: unknown): StateError {
   });
 }
 
-
 /**
  * A {@link RunStore} and {@link AuditSink} in PostgreSQL, for many workers on many machines. A state
  * save and the records that led to it commit in one transaction; saves are compare-and-set on

@@ -1,0 +1,68 @@
+// Starts the fixture scripts of test/fixtures/postgres as real child processes (through tsx) and
+// follows what they print, line by line.
+import { spawn } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+/** A fixture process and the lines it has printed so far. */
+export interface FixtureProcess {
+  child: ChildProcessWithoutNullStreams;
+  lines: string[];
+  /** Resolves with the first printed line that matches; fails after `timeoutMs` or if the process exits first. */
+  waitFor: (match: (line: string) => boolean, timeoutMs?: number) => Promise<string>;
+  /** Resolves with the exit code (or signal) once the process has ended. */
+  exited: Promise<number | NodeJS.Signals | null>;
+  stderr: () => string;
+}
+
+/** Runs `test/fixtures/postgres/<script>` with tsx and the given arguments. */
+export function startPostgresFixture(script: string, args: string[]): FixtureProcess {
+  const path = fileURLToPath(new URL(`../fixtures/postgres/${script}`, import.meta.url));
+  const child = spawn(process.execPath, ["--import", "tsx", path, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  const lines: string[] = [];
+  const listeners = new Set<() => void>();
+  let pending = "";
+  let errors = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => {
+    pending += chunk;
+    const parts = pending.split("\n");
+    pending = parts.pop() ?? "";
+    lines.push(...parts);
+    for (const listener of listeners) listener();
+  });
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => (errors += chunk));
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => {
+    child.on("exit", (code, signal) => {
+      resolve(signal ?? code);
+      for (const listener of listeners) listener();
+    });
+  });
+  const waitFor = (match: (line: string) => boolean, timeoutMs = 60_000): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => finish(new Error(`No matching line within ${timeoutMs} ms; printed: ${lines.join(" | ")}; stderr: ${errors}`)), timeoutMs);
+      const finish = (outcome: string | Error): void => {
+        clearTimeout(timer);
+        listeners.delete(check);
+        if (typeof outcome === "string") resolve(outcome);
+        else reject(outcome);
+      };
+      const check = (): void => {
+        const found = lines.find(match);
+        if (found !== undefined) finish(found);
+        else if (child.exitCode !== null || child.signalCode !== null) {
+          finish(new Error(`The fixture exited (${child.exitCode ?? child.signalCode}) first; printed: ${lines.join(" | ")}; stderr: ${errors}`));
+        }
+      };
+      listeners.add(check);
+      check();
+    });
+  return { child, lines, waitFor, exited, stderr: () => errors };
+}
+
+/** Kills a fixture process with SIGKILL (no cleanup of any kind runs) and waits until it is gone. */
+export async function killHard(fixture: FixtureProcess): Promise<void> {
+  fixture.child.kill("SIGKILL");
+  await fixture.exited;
+}

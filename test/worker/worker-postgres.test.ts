@@ -1,0 +1,163 @@
+// Workers on PostgreSQL: runs are leased (FOR UPDATE SKIP LOCKED, a lease that runs out), so each
+// approved run is resumed by exactly one worker, a stopped worker finishes what it holds, and a
+// crashed worker's run is recovered once its lease has run out.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import pg from "pg";
+import { PostgresStore } from "../../src/stores/postgres/index.js";
+import { Worker } from "../../src/worker/index.js";
+import { readWorkerEffects, workerAgent } from "../fixtures/postgres/worker-agent.js";
+import { dropSchema, freshSchemaName, sql, withPostgres } from "../postgres/database.js";
+import { killHard, startPostgresFixture } from "../postgres/postgres-fixture.js";
+import { approvedRuns, assertEachRanOnce, effectsFolder, recordingLogger } from "./worker-helpers.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("Timed out waiting.");
+    await sleep(20);
+  }
+}
+
+withPostgres("Worker on PostgreSQL", (url) => {
+  describe("Worker on PostgreSQL", () => {
+    let schema = "";
+    const open = () => new PostgresStore({ connectionString: url, schema });
+    const setUp = () => {
+      schema = freshSchemaName();
+      return effectsFolder();
+    };
+    const heldLeases = async () =>
+      Number((await sql(url, `SELECT count(*)::int AS n FROM ${pg.escapeIdentifier(schema)}.leash_runs WHERE leased_by IS NOT NULL`)).rows[0]?.n);
+
+    test("two workers on one database and twelve approved runs: each run is resumed exactly once and all complete", async () => {
+      const { effects, remove } = setUp();
+      const stores = [open(), open()];
+      try {
+        const runIds = await approvedRuns(workerAgent({ store: stores[0]!, effectsFile: effects }), stores[0]!, 12);
+        const loggers = [recordingLogger(), recordingLogger()];
+        const workers = stores.map((store, index) => new Worker({ agent: workerAgent({ store, effectsFile: effects, delayMs: 10 }), store, logger: loggers[index] }));
+        const counts = await Promise.all(workers.map((worker) => worker.runOnce()));
+        assert.equal(counts[0]! + counts[1]!, 12, `resumed ${counts.join(" + ")}`);
+        await assertEachRanOnce(stores[0]!, runIds, effects);
+        // With leases no worker even tries a run another holds: no lost races, no errors.
+        for (const logger of loggers) assert.deepEqual(logger.lines.filter((line) => line.level !== "info" || line.details?.code !== undefined), []);
+        assert.equal(await heldLeases(), 0);
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+        await dropSchema(url, schema);
+        remove();
+      }
+    });
+
+    test("two started workers pick up answers recorded while they run, and stop cleanly", async () => {
+      const { effects, remove } = setUp();
+      const stores = [open(), open(), open()];
+      try {
+        const workers = stores.slice(1).map((store) => new Worker({ agent: workerAgent({ store, effectsFile: effects, delayMs: 5 }), store, pollMs: 20, logger: recordingLogger() }));
+        const running = workers.map((worker) => worker.start());
+        const runIds = await approvedRuns(workerAgent({ store: stores[0]!, effectsFile: effects }), stores[0]!, 6);
+        await until(async () => (await stores[0]!.list({ status: "completed" })).length === 6);
+        await Promise.all(workers.map((worker) => worker.stop()));
+        await Promise.all(running);
+        await assertEachRanOnce(stores[0]!, runIds, effects);
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+        await dropSchema(url, schema);
+        remove();
+      }
+    });
+
+    test("stop lets the run in hand finish, takes no new one, and gives its lease back", async () => {
+      const { effects, remove } = setUp();
+      const store = open();
+      try {
+        const runIds = await approvedRuns(workerAgent({ store, effectsFile: effects }), store, 3);
+        const worker = new Worker({ agent: workerAgent({ store, effectsFile: effects, delayMs: 1000 }), store, pollMs: 20, logger: recordingLogger() });
+        const running = worker.start();
+        await until(async () => readWorkerEffects(effects).length === 1);
+        await worker.stop();
+        await running;
+        const [first, ...rest] = runIds;
+        assert.equal((await store.load(first!))?.status, "completed");
+        for (const runId of rest) assert.equal((await store.load(runId))?.status, "awaiting_approval");
+        assert.equal(readWorkerEffects(effects).length, 1);
+        assert.equal(await heldLeases(), 0);
+      } finally {
+        await store.close();
+        await dropSchema(url, schema);
+        remove();
+      }
+    });
+
+    test("a lease held by a worker that died keeps the run from others until it runs out", async () => {
+      const { effects, remove } = setUp();
+      const store = open();
+      try {
+        const [runId] = await approvedRuns(workerAgent({ store, effectsFile: effects }), store, 1);
+        assert.deepEqual(await store.lease({ worker: "ghost", ttlMs: 1500 }), [runId]);
+        const worker = new Worker({ agent: workerAgent({ store, effectsFile: effects }), store, logger: recordingLogger() });
+        assert.equal(await worker.runOnce(), 0);
+        await sleep(1600);
+        assert.equal(await worker.runOnce(), 1);
+        await assertEachRanOnce(store, [runId!], effects);
+      } finally {
+        await store.close();
+        await dropSchema(url, schema);
+        remove();
+      }
+    });
+
+    test("a worker process killed mid-call: once its lease runs out another worker recovers the run, and the write is not repeated", async () => {
+      const { effects, remove } = setUp();
+      const store = open();
+      try {
+        const [runId] = await approvedRuns(workerAgent({ store, effectsFile: effects }), store, 1);
+        const child = startPostgresFixture("worker-child.ts", [url, schema, effects, "hang", "3000"]);
+        try {
+          await child.waitFor((line) => line === `started ${runId}`, 60_000);
+        } finally {
+          await killHard(child);
+        }
+        assert.equal((await store.load(runId!))?.status, "running");
+        const patient = new Worker({ agent: workerAgent({ store, effectsFile: effects }), store, recover: false, logger: recordingLogger() });
+        const worker = new Worker({ agent: workerAgent({ store, effectsFile: effects }), store, logger: recordingLogger() });
+        assert.equal(await worker.runOnce(), 0, "the dead worker's lease still holds");
+        await sleep(3100);
+        assert.equal(await patient.runOnce(), 0, "without recover, running runs are left alone");
+        assert.equal(await worker.runOnce(), 1);
+        const state = await store.load(runId!);
+        assert.equal(state?.status, "completed");
+        assert.equal(state.steps[0]?.outcome, "interrupted");
+        assert.equal(readWorkerEffects(effects).length, 1, "the write started once in all");
+        assert.equal(await heldLeases(), 0);
+      } finally {
+        await store.close();
+        await dropSchema(url, schema);
+        remove();
+      }
+    });
+
+    test("a worker process started with runWorker stops on SIGTERM after finishing the run in hand, and exits 0", async () => {
+      const { effects, remove } = setUp();
+      const store = open();
+      try {
+        const runIds = await approvedRuns(workerAgent({ store, effectsFile: effects }), store, 3);
+        const child = startPostgresFixture("worker-child.ts", [url, schema, effects, "1500", "30000"]);
+        await child.waitFor((line) => line === `started ${runIds[0]}`, 60_000);
+        child.child.kill("SIGTERM");
+        await child.waitFor((line) => line === "stopped", 30_000);
+        assert.equal(await child.exited, 0, child.stderr());
+        assert.equal((await store.load(runIds[0]!))?.status, "completed");
+        for (const runId of runIds.slice(1)) assert.equal((await store.load(runId))?.status, "awaiting_approval");
+        assert.equal(await heldLeases(), 0);
+      } finally {
+        await store.close();
+        await dropSchema(url, schema);
+        remove();
+      }
+    });
+  });
+});
