@@ -155,7 +155,7 @@ export async function runCorpusBenchmark(options: CorpusBenchmarkOptions = {}): 
   const byRun = recordsByRun(records);
   const oneShot = rows.find((row) => row.name === "one_shot");
   return {
-    corpus: { path: folder, files: files.length, chunks: chunks.length, tasks: tasks.length, seed, chunkSize },
+    corpus: { path: options.corpus ?? "docs/guide", files: files.length, chunks: chunks.length, tasks: tasks.length, seed, chunkSize },
     search: { recallAt1, recallAt3: recallAt(3), recallAtHits: recallAt(hits), hits },
     planners: rows,
     checks: {

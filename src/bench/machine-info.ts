@@ -34,11 +34,11 @@ export function machineInfo(): MachineInfo {
 
 /**
  * One line for a results file, e.g. `Node v20.20.2, AMD EPYC (2 cores), 23.5 GiB memory, Linux 6.1,
- * load average 0.4`.
+ * load average 0.4`; with `timed`, a load above the core count is flagged as inflating the timings.
  */
-export function describeMachine(machine: MachineInfo): string {
+export function describeMachine(machine: MachineInfo, options: { timed?: boolean } = {}): string {
   const load = machine.loadAverage[0] ?? 0;
-  const busy = load > machine.cores ? ` (busy: more runnable processes than cores, so timings are inflated)` : "";
+  const busy = options.timed !== false && load > machine.cores ? ` (busy: more runnable processes than cores, so timings are inflated)` : "";
   return `Node ${machine.node}, ${machine.cpu} (${machine.cores} cores), ${machine.memoryGiB} GiB memory, ${machine.system}, load average ${load}${busy}`;
 }
 

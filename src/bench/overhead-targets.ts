@@ -25,8 +25,20 @@ const VERIFY_RATE = 130_000;
 
 const microseconds = (value: number): string => `${value.toFixed(1)} µs`;
 
-/** Checks the targets of the issue against a result (its `targets` aside). */
-export function overheadTargets(result: Omit<OverheadBenchmarkResult, "targets" | "durationMs">): OverheadTarget[] {
+/**
+ * Checks the targets of the issue against a result (its `targets` aside). A quick run's timings are
+ * too short and too cold to judge, so its timing targets are not judged (`passed: null`); the fsync
+ * count is judged whatever the sizes.
+ */
+export function overheadTargets(result: Omit<OverheadBenchmarkResult, "targets" | "durationMs">, options: { quick: boolean }): OverheadTarget[] {
+  const targets = judgeTargets(result);
+  if (!options.quick) return targets;
+  return targets.map((target) =>
+    target.id === "sqlite_fsyncs" ? target : { ...target, measured: `${target.measured} (quick run: not judged)`, passed: null },
+  );
+}
+
+function judgeTargets(result: Omit<OverheadBenchmarkResult, "targets" | "durationMs">): OverheadTarget[] {
   const { rows, settings, concurrency, verification, sqliteFsyncs } = result;
   const smallest = settings.steps[0] as number;
   const largest = settings.steps.at(-1) as number;

@@ -5,7 +5,7 @@ import { checkRecords } from "../audit/memory-audit-sink.js";
 import { parseDecision } from "../decisions/decision.js";
 import type { AuditRecord, Json, RunState } from "../index.js";
 import { Decision, MemoryAuditSink, Toolset } from "../index.js";
-import { canonicalOfJson, digestOfJson } from "../json/index.js";
+import { canonicalOfJson, digestOfJson, toJson } from "../json/index.js";
 import { noopAgent, noopTool } from "./leash-scenarios.js";
 
 /** What one operation of a step costs. */
@@ -69,9 +69,11 @@ export async function measureStepCosts(options: { steps: number; iterations: num
   const noop = toolset.get("noop");
   if (noop === undefined) throw new Error("No no-op tool.");
   const args: Json = {};
-  const three = records.slice(1, 4);
-  const two = records.slice(2, 4);
   const events = ["decision_made", "tool_started", "tool_ended"].map((event) => ({ event, data: dataOf(records, event) }));
+  // The core appends its own records, made by makeRecord; a step's two checkpoints carry 1 and 2.
+  const made = events.map(({ event, data }, index) => makeRecord(finalState.runId, { seq: head.seq + index, digest: head.digest }, event, data, at));
+  const one = made.slice(0, 1);
+  const two = made.slice(1, 3);
   const controllerParent = new AbortController();
 
   const cost = (operation: string, where: string, callsPerStep: number, run: () => unknown): StepCost => {
@@ -80,18 +82,17 @@ export async function measureStepCosts(options: { steps: number; iterations: num
   };
   let next = 0;
   const costs: StepCost[] = [
-    cost("audit record: toJson copy + canonicalize + SHA-256", "run/active-run record → audit/makeRecord", 3, () => {
+    cost("audit record: toJson copy + canonicalize package + SHA-256", "run/active-run record → audit/makeRecord", 3, () => {
       const { event, data } = events[next++ % 3] as { event: string; data: Json };
       return makeRecord(finalState.runId, head, event, data, at);
     }),
     cost("other digests: idempotency key, result digest", "run/invoke-tool → json/digestOfJson", 2, () => digestOfJson(["leash.idempotency/1", finalState.runId, 7, null])),
     cost(`planner's copy of the state (RunState.copy, after ${steps} calls)`, "run/ask-planner → state/run-state copy", 1, () => finalState.copy()),
-    cost("tool descriptions for the planner (Toolset.describe)", "run/ask-planner → tools/toolset describe", 1, () => toolset.describe()),
-    cost("tool.describe() for the guards, none configured", "run/gates, run/invoke-tool → tools/tool describe", 2, () => noop.describe()),
-    cost("structuredClone of arguments and result", "run/gates, run/invoke-tool", 3, () => structuredClone(args)),
+    cost("tool descriptions for the planner (Toolset.describe, cached)", "run/ask-planner → tools/toolset describe", 1, () => toolset.describe().slice()),
+    cost("decision check (parseDecision)", "run/ask-planner → decisions/parseDecision", 1, () => parseDecision(Decision.act("noop", {}))),
     cost("argument size check (canonical JSON)", "run/gates → json/canonicalOfJson", 1, () => canonicalOfJson(args)),
     cost("argument schema validation (Ajv)", "run/gates → tools/schema-validator", 1, () => noop.validator.validate(args)),
-    cost("decision check (parseDecision)", "run/ask-planner → decisions/parseDecision", 1, () => parseDecision(Decision.act("noop", {}))),
+    cost("structuredClone of the arguments for execute", "run/invoke-tool", 1, () => structuredClone(args)),
     cost("AbortController and its listener per call", "run/invoke-tool", 1, () => {
       const controller = new AbortController();
       const onAbort = (): void => controller.abort();
@@ -99,8 +100,8 @@ export async function measureStepCosts(options: { steps: number; iterations: num
       controllerParent.signal.removeEventListener("abort", onAbort);
       return controller.signal;
     }),
-    cost("memory sink's check of appended records (per checkpoint of 1-2 records)", "audit/memory-audit-sink checkRecords", 1, () => checkRecords(three)),
-    cost("memory sink's check of appended records (second checkpoint)", "audit/memory-audit-sink checkRecords", 1, () => checkRecords(two)),
+    cost("result check and copy (toJson)", "run/invoke-tool → json/toJson", 1, () => toJson("ok")),
+    cost("sink's check of appended records (1 and 2 records)", "audit/memory-audit-sink checkRecords", 1, () => [checkRecords(one), checkRecords(two)]),
     cost("clock readings (new Date, toISOString)", "run/active-run now, checkpoint, limit checks", 7, () => new Date().toISOString()),
   ];
   return { steps, measuredStepUs, costs };

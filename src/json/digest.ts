@@ -1,9 +1,11 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { canonicalJson, canonicalOfJson } from "./canonical-json.js";
 
 /** SHA-256 of a UTF-8 string, as 64 lowercase hex digits. */
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  // The one-shot hash() (Node 20.12+) skips the Hash object createHash() builds: half the time for
+  // the short texts of records and digests.
+  return hash("sha256", text, "hex");
 }
 
 /**

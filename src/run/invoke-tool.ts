@@ -58,9 +58,12 @@ export async function invokeTool(run: ActiveRun, step: Step, tool: Tool, restart
   // The intent is durable before the call: after a crash, resume knows a call may have happened.
   await run.checkpoint();
 
-  const controller = new AbortController();
+  // A call's own controller exists only to time it out; without a timeout the run's signal is the
+  // call's signal (cancelling the run aborts it), which saves an AbortController and a listener per call.
+  const own = tool.timeoutMs !== undefined;
+  const controller = own ? new AbortController() : run.controller;
   const onAbort = (): void => controller.abort(run.controller.signal.reason);
-  run.controller.signal.addEventListener("abort", onAbort, { once: true });
+  if (own) run.controller.signal.addEventListener("abort", onAbort, { once: true });
   const context: ToolContext = {
     runId: state.runId,
     step: step.index,
@@ -72,7 +75,7 @@ export async function invokeTool(run: ActiveRun, step: Step, tool: Tool, restart
   try {
     end = await callWithTimeout(tool, structuredClone(decision.args), context, controller);
   } finally {
-    run.controller.signal.removeEventListener("abort", onAbort);
+    if (own) run.controller.signal.removeEventListener("abort", onAbort);
   }
 
   let result: Json = null;
