@@ -6,6 +6,7 @@ import type { Limits, StopReason } from "../limits/limits.js";
 import { lazyCopy } from "./lazy-copy.js";
 import type { FailureCode, Outcome, RunStatus } from "./outcomes.js";
 import { parseRunState } from "./run-state-json.js";
+import { StateError } from "../errors/index.js";
 
 /** The version of the saved form of a {@link RunState}. */
 export const RUN_STATE_VERSION = 1;
@@ -161,6 +162,48 @@ export class RunState {
   /** The saved form: a fresh deep copy, plain JSON. */
   toJSON(): RunStateJson {
     return cloneJson(this.#shallowJson(this.steps));
+  }
+
+  /**
+   * The saved form as JSON text, without the deep copy `toJSON()` makes first: for stores, which turn
+   * the state into text at once.
+   */
+  toJSONText(): string {
+    return JSON.stringify(this.#shallowJson(this.steps));
+  }
+
+  /**
+   * The saved form without its steps, as JSON text (`steps` is `[]`), for stores that keep each step
+   * as a row of its own and write only the steps that changed. A step whose `outcome` is set never
+   * changes again, so a store needs to write only the steps from the first one without an outcome
+   * at its last save.
+   */
+  headerText(): string {
+    return JSON.stringify(this.#shallowJson([]));
+  }
+
+  /** One step's saved form as JSON text. */
+  stepText(index: number): string {
+    const step = this.steps[index];
+    if (step === undefined) throw new RangeError(`Run \`${this.runId}\` has no step ${index}.`);
+    return JSON.stringify(step);
+  }
+
+  /**
+   * Rebuilds a state from a header (the saved form with `steps: []`) and its steps' saved forms, as
+   * text or parsed, checking everything as {@link RunState.fromJSON} does.
+   */
+  static fromParts(header: unknown, steps: readonly unknown[]): RunState {
+    let json: unknown;
+    try {
+      const parsed: unknown = typeof header === "string" ? JSON.parse(header) : header;
+      if (typeof parsed !== "object" || parsed === null) return RunState.fromJSON(parsed);
+      json = { ...parsed, steps: steps.map((step) => (typeof step === "string" ? (JSON.parse(step) as unknown) : step)) };
+    } catch (error) {
+      if (error instanceof SyntaxError) throw new StateError("invalid_state", `A saved run state part is not JSON: ${error.message}`);
+      throw error;
+    }
+    return RunState.fromJSON(json);
   }
 
   /**
