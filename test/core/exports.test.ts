@@ -11,10 +11,19 @@ test("leash exports every name of the API contract", async () => {
   for (const name of [
     "Agent", "RunState", "Decision", "Policy", "tool", "Tool", "Toolset", "Approval", "MemoryStore",
     "MemoryAuditSink", "JsonlAuditSink", "readAudit", "verifyAudit", "allow", "block", "trace",
-    "LeashError", "StateError", "isLeashError",
+    "LeashError", "StateError", "isLeashError", "modelPlanner",
   ]) {
     assert.ok(leash[name] !== undefined, `leash exports ${name}`);
   }
+});
+
+test("the subpaths export what the contract names", async () => {
+  const testing = (await import("leash/testing")) as Record<string, unknown>;
+  assert.equal(typeof testing.scriptedModel, "function");
+  assert.equal(typeof (testing.says as Record<string, unknown>).tool, "function");
+  assert.equal(typeof (await import("leash/sqlite")).SqliteStore, "function");
+  assert.equal(typeof (await import("leash/postgres")).PostgresStore, "function");
+  assert.equal(typeof (await import("leash/worker")).Worker, "function");
 });
 
 test("importing leash loads no database driver and no model SDK", () => {
