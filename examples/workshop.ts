@@ -4,73 +4,14 @@
  * stops a tool and one that keeps an answer from the model, then failed work tried again, then work
  * that gives up once. Run it with `npx tsx examples/workshop.ts`.
  */
-import { Agent, MemoryStore, Policy, allow, block, tool, trace, verifyAudit } from "../src/index.js";
-import type { Guard, ModelClient, ModelRequest, ModelResponse, Skill } from "../src/index.js";
-import { modelPlanner } from "../src/models/model-planner.js";
+import { MemoryStore, trace, verifyAudit } from "../src/index.js";
+import type { ModelClient, ModelRequest, ModelResponse } from "../src/index.js";
+// The workshop itself (its repair, tools, rules, skill and Estimator) is the one `leash demo` runs.
+import { createEstimator, estimateRepair, repairT7, workshopTools } from "../src/cli/demo/workshop.js";
 import { says, scriptedModel } from "../src/testing/index.js";
 
-interface Repair {
-  id: string;
-  ticket: string;
-  fault: string;
-  note: string;
-  /** Where the customer keeps the spare key: for the mechanic, not for a model. */
-  keyIsKept: string;
-}
-
-interface Estimate {
-  hours: number;
-  summary?: string;
-}
-
-const repair: Repair = { id: "repair-7", ticket: "T-7", fault: "rear brake does not bite", note: "", keyIsKept: "under the saddle" };
+const repair = repairT7();
 const repairs = new Map([[repair.id, repair]]);
-const find = (id: unknown): Repair => {
-  const found = repairs.get(String(id));
-  if (found === undefined) throw new Error(`No repair ${String(id)}.`);
-  return found;
-};
-
-const noteRepair = tool({
-  name: "NoteRepair",
-  description: "Write a note on the repair",
-  parameters: {
-    type: "object",
-    properties: { repair: { type: "string" }, note: { type: "string", maxLength: 400 } },
-    required: ["repair", "note"],
-    additionalProperties: false,
-  },
-  effect: "write",
-  execute: ({ repair: id, note }) => {
-    const found = find(id);
-    found.note = note as string;
-    return `Noted on ${found.ticket}.`;
-  },
-});
-
-const whereIsTheKey = tool({
-  name: "WhereIsTheKey",
-  description: "Read where the key is kept",
-  parameters: { type: "object", properties: { repair: { type: "string" } }, required: ["repair"], additionalProperties: false },
-  execute: ({ repair: id }) => `The key is ${find(id).keyIsKept}`,
-});
-
-/** The workshop's own rules for its agents. */
-const shopRules: Guard = {
-  name: "Shop rules",
-  beforeTool: (_work, _tool, args) => (JSON.stringify(args).includes("customer's fault") ? block("A note does not blame the customer.") : allow()),
-  afterTool: (_work, _tool, result) => (JSON.stringify(result).includes("The key is") ? block("Where a key is kept stays in the workshop.") : allow()),
-};
-
-const estimateRepair: Skill<Repair, Estimate> = {
-  name: "EstimateRepair",
-  description: "Estimate one repair.",
-  tools: ["NoteRepair", "WhereIsTheKey"],
-  output: { type: "object", properties: { hours: { type: "number" }, summary: { type: "string" } }, required: ["hours"], additionalProperties: false },
-  brief: (r) => `Ticket ${r.ticket}: ${r.fault}. Its id is ${r.id}.`,
-  check: (estimate) => (estimate.hours <= 0 ? "An estimate takes some time." : null),
-  retry: { attempts: 2 },
-};
 
 // The model answers as the current script says; each scene below gives it a new one.
 let answer: (request: ModelRequest, options: { signal: AbortSignal }) => Promise<ModelResponse> = () => Promise.reject(new Error("No script."));
@@ -79,16 +20,8 @@ const everyday: ModelClient = { name: "Everyday", generate: (request, options) =
 const store = new MemoryStore();
 const mia = "mia@workshop.test";
 const noor = "noor@workshop.test";
-const estimator = new Agent({
-  name: "Estimator",
-  tools: [noteRepair, whereIsTheKey],
-  planner: modelPlanner({ model: everyday, price: { input: 1, output: 5 }, purpose: "You estimate bicycle repairs for a small workshop." }),
-  // The Estimator changes things alone; were approval needed, only Noor, the manager, could give it.
-  policy: new Policy({ allowEffects: ["read", "write"], approvalFor: [], mayApprove: (approver) => approver === noor }),
-  limits: { maxCost: 0.05 },
-  guards: [shopRules],
-  store,
-});
+// The Estimator changes things alone; were approval needed, only Noor, the manager, could give it.
+const estimator = createEstimator({ store, model: everyday, tools: workshopTools(repairs), manager: noor });
 estimator.on("run_failed", ({ attempt, failure }) => console.log(`  attempt ${attempt} failed (${failure.code}): ${failure.message}`));
 estimator.on("gave_up", ({ attempts }) => console.log(`  heard: gave up after ${attempts} attempts`));
 

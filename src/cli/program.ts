@@ -7,6 +7,7 @@ import { resumeCommand } from "./commands/resume.js";
 import { runsCommand } from "./commands/runs.js";
 import { showCommand } from "./commands/show.js";
 import { verifyCommand } from "./commands/verify.js";
+import { workerCommand } from "./commands/worker.js";
 
 function packageVersion(): string {
   try {
@@ -41,6 +42,7 @@ export function createProgram(): Command {
     .addCommand(answerCommand("approve"))
     .addCommand(answerCommand("deny"))
     .addCommand(resumeCommand())
+    .addCommand(workerCommand())
     .addCommand(verifyCommand())
     .addCommand(benchCommand());
   program.addHelpText("after", "\nStart with: leash demo\nMachine output: every command takes --json. Stack traces: LEASH_DEBUG=1.");

@@ -10,7 +10,7 @@ import type { RunState } from "../../src/index.js";
 import { PostgresStore } from "../../src/stores/postgres/index.js";
 import { readEffects, storeAgent } from "../fixtures/stores/store-agent.js";
 import { dropSchema, freshSchemaName, withPostgres } from "./database.js";
-import { startPostgresFixture } from "./postgres-fixture.js";
+import { startFixture } from "../stores/fixture-process.js";
 
 const RACERS = 8;
 
@@ -37,13 +37,13 @@ withPostgres("PostgresStore with concurrent processes", (url) => {
         const before = await setup.load("raced");
         await setup.close();
 
-        const racers = Array.from({ length: RACERS }, () => startPostgresFixture("resume-child.ts", [url, schema, "raced", effects]));
-        await Promise.all(racers.map((racer) => racer.waitFor((line) => line === "ready", 60_000)));
+        const racers = Array.from({ length: RACERS }, () => startFixture("postgres/resume-child.ts", [url, schema, "raced", effects]));
+        await Promise.all(racers.map((racer) => racer.waitFor((line) => line === "ready", { timeoutMs: 60_000 })));
         // The start signal goes to every racer in the same tick; each is already waiting on its stdin.
         for (const racer of racers) racer.child.stdin.write("go\n");
         const reports = await Promise.all(
           racers.map(async (racer) => {
-            const line = await racer.waitFor((printed) => printed.startsWith("{"), 60_000);
+            const line = await racer.waitFor((printed) => printed.startsWith("{"), { timeoutMs: 60_000 });
             assert.equal(await racer.exited, 0, racer.stderr());
             return JSON.parse(line) as Report;
           }),

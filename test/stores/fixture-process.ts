@@ -1,5 +1,5 @@
-// Starts the fixture scripts of test/fixtures/stores as real child processes (through tsx) and
-// follows what they print, line by line.
+// Starts the fixture scripts of test/fixtures (the stores', PostgreSQL's, the workers') as real child
+// processes (through tsx) and follows what they print, line by line.
 import { spawn } from "node:child_process";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -18,10 +18,13 @@ export interface FixtureProcess {
   stderr(): string;
 }
 
-/** Runs `test/fixtures/stores/<script>` with tsx and the given arguments. */
-export function startFixture(script: string, args: string[]): FixtureProcess {
-  const path = fileURLToPath(new URL(`../fixtures/stores/${script}`, import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", path, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+/**
+ * Runs `test/fixtures/<script>` (e.g. `stores/crash-child.ts`) with tsx and the given arguments;
+ * `env` is added to this process's environment.
+ */
+export function startFixture(script: string, args: string[], env: Record<string, string> = {}): FixtureProcess {
+  const path = fileURLToPath(new URL(`../fixtures/${script}`, import.meta.url));
+  const child = spawn(process.execPath, ["--import", "tsx", path, ...args], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
   const lines: string[] = [];
   const listeners = new Set<() => void>();
   let pending = "";

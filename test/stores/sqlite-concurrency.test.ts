@@ -69,7 +69,7 @@ describe("SqliteStore with eight concurrent processes", () => {
 
   before(async () => {
     directory = mkdtempSync(join(tmpdir(), "leash-sqlite-race-"));
-    racers = Array.from({ length: RACERS }, () => startFixture("race-child.ts", ["sqlite"]));
+    racers = Array.from({ length: RACERS }, () => startFixture("stores/race-child.ts", ["sqlite"]));
     await Promise.all(racers.map((racer) => racer.waitFor((line) => line === "ready")));
   });
 

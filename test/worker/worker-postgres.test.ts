@@ -8,7 +8,7 @@ import { PostgresStore } from "../../src/stores/postgres/index.js";
 import { Worker } from "../../src/worker/index.js";
 import { readWorkerEffects, workerAgent } from "../fixtures/postgres/worker-agent.js";
 import { dropSchema, freshSchemaName, sql, withPostgres } from "../postgres/database.js";
-import { killHard, startPostgresFixture } from "../postgres/postgres-fixture.js";
+import { killHard, startFixture } from "../stores/fixture-process.js";
 import { approvedRuns, assertEachRanOnce, effectsFolder, recordingLogger } from "./worker-helpers.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -115,9 +115,9 @@ withPostgres("Worker on PostgreSQL", (url) => {
       const store = open();
       try {
         const [runId] = await approvedRuns(workerAgent({ store, effectsFile: effects }), store, 1);
-        const child = startPostgresFixture("worker-child.ts", [url, schema, effects, "hang", "3000"]);
+        const child = startFixture("postgres/worker-child.ts", [url, schema, effects, "hang", "3000"]);
         try {
-          await child.waitFor((line) => line === `started ${runId}`, 60_000);
+          await child.waitFor((line) => line === `started ${runId}`, { timeoutMs: 60_000 });
         } finally {
           await killHard(child);
         }
@@ -145,10 +145,10 @@ withPostgres("Worker on PostgreSQL", (url) => {
       const store = open();
       try {
         const runIds = await approvedRuns(workerAgent({ store, effectsFile: effects }), store, 3);
-        const child = startPostgresFixture("worker-child.ts", [url, schema, effects, "1500", "30000"]);
-        await child.waitFor((line) => line === `started ${runIds[0]}`, 60_000);
+        const child = startFixture("postgres/worker-child.ts", [url, schema, effects, "1500", "30000"]);
+        await child.waitFor((line) => line === `started ${runIds[0]}`, { timeoutMs: 60_000 });
         child.child.kill("SIGTERM");
-        await child.waitFor((line) => line === "stopped", 30_000);
+        await child.waitFor((line) => line === "stopped", { timeoutMs: 30_000 });
         assert.equal(await child.exited, 0, child.stderr());
         assert.equal((await store.load(runIds[0]!))?.status, "completed");
         for (const runId of runIds.slice(1)) assert.equal((await store.load(runId))?.status, "awaiting_approval");

@@ -1,5 +1,5 @@
 import { Agent, Policy, allow, block, modelPlanner, tool } from "../../index.js";
-import type { AuditSink, Guard, ModelClient, Price, RunStore, Skill, Tool } from "../../index.js";
+import type { Approver, AuditSink, Guard, Limits, ModelClient, Price, RunStore, Skill, Tool } from "../../index.js";
 
 /** One bike in for repair. */
 export interface Repair {
@@ -110,24 +110,32 @@ export interface EstimatorOptions {
   tools: Tool[];
   /** Default `[shopRules]`. */
   guards?: Guard[];
-  /** Which allowed effects need a person's approval; the demo asks it for writes. */
-  approvalFor: ("read" | "write" | "external")[];
+  /** Which allowed effects need a person's approval; default none (the demo asks it for writes). */
+  approvalFor?: ("read" | "write" | "external")[];
+  /** The only person the policy lets approve; default {@link NOOR}. */
+  manager?: string;
+  /** Who is asked in process when approval is needed; default nobody (the run pauses). */
+  approver?: Approver;
+  /** Limits on top of the budget of 0.05 a run, which they may change. */
+  limits?: Limits;
 }
 
 /**
  * The Estimator: an agent that estimates repairs with the workshop's tools under its rules, may read
- * and write, and takes approvals from Noor only. Its budget is 0.05 a run.
+ * and write, and takes approvals from the manager (Noor) only. Its budget is 0.05 a run.
  */
 export function createEstimator(options: EstimatorOptions): Agent {
+  const manager = options.manager ?? NOOR;
   return new Agent({
     name: "Estimator",
     tools: options.tools,
     planner: modelPlanner({ model: options.model, price: EVERYDAY_PRICE, purpose: ESTIMATOR_PURPOSE }),
-    policy: new Policy({ allowEffects: ["read", "write"], approvalFor: options.approvalFor, mayApprove: (approver) => approver === NOOR }),
-    limits: { maxCost: 0.05 },
+    policy: new Policy({ allowEffects: ["read", "write"], approvalFor: options.approvalFor ?? [], mayApprove: (approver) => approver === manager }),
+    limits: { maxCost: 0.05, ...options.limits },
     guards: options.guards ?? [shopRules],
     skills: [estimateRepair],
     store: options.store,
     audit: options.store,
+    approver: options.approver,
   });
 }
