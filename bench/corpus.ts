@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { corpusChecksPassed, formatCorpusTable, machineInfo, runCorpusBenchmark } from "../src/bench/index.js";
 import type { CorpusBenchmarkOptions } from "../src/bench/index.js";
-import { progressReporter } from "./progress-reporter.js";
+import { progressReporter } from "../src/cli/progress-reporter.js";
 import { writeResults } from "./results-file.js";
 
 const { values } = parseArgs({

@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import { formatOverheadTable, runOverheadBenchmark } from "../src/bench/index.js";
 import type { OverheadBenchmarkOptions } from "../src/bench/index.js";
-import { progressReporter } from "./progress-reporter.js";
+import { progressReporter } from "../src/cli/progress-reporter.js";
 import { writeResults } from "./results-file.js";
 
 const { values } = parseArgs({
