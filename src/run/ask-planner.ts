@@ -26,7 +26,7 @@ export async function askPlanner(run: ActiveRun): Promise<PlannerResult> {
   }
   let raw: unknown;
   try {
-    raw = await run.core.planner(run.state.copy(), run.tools.describe().slice(), context);
+    raw = await run.core.planner(run.state.copy(), run.tools.describe(), context);
   } catch (error) {
     if (run.forcedEnd !== undefined) return { type: "forced", end: run.forcedEnd };
     const code = isLeashError(error, "model_failed") ? "model_failed" : "planner_failed";

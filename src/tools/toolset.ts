@@ -57,12 +57,12 @@ export class Toolset {
   }
 
   /**
-   * Every tool as plain JSON, ready for a model's tool-calling interface. The array is made once and
-   * deeply frozen: it is handed to the planner at every step, and a planner must not change the tools.
+   * Every tool as plain JSON, ready for a model's tool-calling interface: a fresh array of descriptions
+   * made once and deeply frozen, since they are handed to the planner at every step.
    */
-  describe(): readonly ToolDescription[] {
+  describe(): ToolDescription[] {
     this.#described ??= deepFreeze(this.list().map((item) => item.describe()));
-    return this.#described;
+    return this.#described.slice();
   }
 
   get size(): number {
