@@ -51,8 +51,9 @@ interface Waiter {
  * (PostgreSQL's "fsyncgate").
  *
  * Reading is incremental: the sink keeps the records it has parsed and the byte offset read so far, and
- * on each read parses only what was appended since (by it or by another process). It assumes the file
- * only grows by appends; a file that shrank or was replaced is read again from the start.
+ * on each read parses only what was appended since by another process: what it writes itself, right
+ * after what it had read, it adds to what it keeps as it writes. It assumes the file only grows by
+ * appends; a file that shrank or was replaced is read again from the start.
  *
  * @example
  * const sink = new JsonlAuditSink("audit.jsonl", { fsync: "batch" });
@@ -172,6 +173,8 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
     let text = "";
     for (const record of checked) text += lineOf(record);
     const descriptor = this.#open();
+    // Whether what was read so far ends with a whole line, so that these records could follow it.
+    const followsIndex = !this.#endsWithoutNewline && this.#tail === null;
     if (this.#endsWithoutNewline) text = `\n${text}`;
     const buffer = Buffer.from(text, "utf8");
     try {
@@ -185,7 +188,34 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
       throw this.#fail(error, "write to");
     }
     this.#endsWithoutNewline = false;
+    if (followsIndex) this.#indexWritten(descriptor, checked, buffer.length);
     return true;
+  }
+
+  /**
+   * Adds records this sink has just written to what it keeps, instead of parsing them back at the next
+   * read, when nothing else was written to the file between what it had read and them: the file, still
+   * the one read, is then exactly as long as what was read plus what was written. Otherwise it does
+   * nothing, and the next read parses them (and whatever else came) from the file.
+   */
+  #indexWritten(descriptor: number, records: readonly AuditRecord[], length: number): void {
+    let size: number;
+    let identity: string;
+    try {
+      const stat = this.#fs.fstatSync(descriptor);
+      size = stat.size;
+      identity = `${stat.dev}:${stat.ino}`;
+    } catch {
+      // Only a shortcut is lost: the next read parses the records from the file.
+      return;
+    }
+    // A file that did not exist at the last read and now holds exactly these bytes was made by this write.
+    const sameFile = identity === this.#identity || (this.#identity === null && this.#offset === 0);
+    if (!sameFile || size !== this.#offset + length) return;
+    this.#identity = identity;
+    for (const record of records) this.#keep(record);
+    this.#offset += length;
+    this.#nextLine += records.length;
   }
 
   #startSync(descriptor: number): void {
@@ -300,12 +330,7 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
         length += count;
       }
       const parsed = parseAuditBytes(buffer.subarray(0, length), this.path, this.#nextLine);
-      for (const record of parsed.records) {
-        this.#records.push(record);
-        const run = this.#byRun.get(record.run);
-        if (run === undefined) this.#byRun.set(record.run, [record]);
-        else run.push(record);
-      }
+      for (const record of parsed.records) this.#keep(record);
       const base = this.#offset;
       this.#offset += parsed.completeBytes;
       this.#nextLine = parsed.nextLine;
@@ -317,6 +342,13 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
     } finally {
       this.#fs.closeSync(descriptor);
     }
+  }
+
+  #keep(record: AuditRecord): void {
+    this.#records.push(record);
+    const run = this.#byRun.get(record.run);
+    if (run === undefined) this.#byRun.set(record.run, [record]);
+    else run.push(record);
   }
 
   #reset(identity: string | null): void {

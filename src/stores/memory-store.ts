@@ -5,7 +5,6 @@ import { MemoryAuditSink } from "../audit/memory-audit-sink.js";
 import { LeashError, StateError } from "../errors/index.js";
 import type { RunStatus } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
-import type { RunStateJson } from "../state/run-state.js";
 import { recordAnswer } from "./record-answer.js";
 import type { RunStore, SaveOptions } from "./run-store.js";
 
@@ -19,12 +18,25 @@ export function checkSaveRevision(state: RunState, options: SaveOptions): void {
   }
 }
 
+/** A stored run: its saved form as JSON text, and what the store compares and filters on. */
+interface StoredRun {
+  revision: number;
+  status: RunStatus;
+  text: string;
+}
+
+function storedOf(state: RunState): StoredRun {
+  return { revision: state.revision, status: state.status, text: state.toJSONText() };
+}
+
 /**
  * A {@link RunStore} and audit sink in memory, for tests and single-process use. Each save and the
  * records that led to it are applied together; copies go in and out, so no caller shares its objects.
  */
 export class MemoryStore implements RunStore, SyncReadableAuditSink {
-  readonly #states = new Map<string, RunStateJson>();
+  // Kept as JSON text: turning a state into text is its copy in, cheaper than the deep copy of
+  // `toJSON()`, and a save (two per step) is far more frequent than a load, which parses it.
+  readonly #states = new Map<string, StoredRun>();
   readonly #trail = new MemoryAuditSink();
   /** The last record of each run's chain, so appends can be checked to continue it. */
   readonly #heads = new Map<string, AuditHead>();
@@ -38,14 +50,18 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    this.#states.set(state.runId, state.toJSON());
+    this.#states.set(state.runId, storedOf(state));
     if (options.records !== undefined) this.append(options.records);
     return Promise.resolve();
   }
 
   load(runId: string): Promise<RunState | null> {
-    const json = this.#states.get(runId);
-    return Promise.resolve(json === undefined ? null : RunState.fromJSON(json));
+    try {
+      const stored = this.#states.get(runId);
+      return Promise.resolve(stored === undefined ? null : RunState.fromJSON(stored.text));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   save(state: RunState, options: SaveOptions): Promise<void> {
@@ -61,7 +77,7 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
         );
       }
       if (options.records !== undefined) this.#checkContinuation(options.records);
-      this.#states.set(state.runId, state.toJSON());
+      this.#states.set(state.runId, storedOf(state));
       if (options.records !== undefined) this.append(options.records);
       return Promise.resolve();
     } catch (error) {
@@ -70,10 +86,14 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
   }
 
   list(options: { status?: RunStatus } = {}): Promise<RunState[]> {
-    const states = [...this.#states.values()]
-      .filter((json) => options.status === undefined || json.status === options.status)
-      .map((json) => RunState.fromJSON(json));
-    return Promise.resolve(states);
+    try {
+      const states = [...this.#states.values()]
+        .filter((stored) => options.status === undefined || stored.status === options.status)
+        .map((stored) => RunState.fromJSON(stored.text));
+      return Promise.resolve(states);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   answer(runId: string, approval: Approval): Promise<RunState> {

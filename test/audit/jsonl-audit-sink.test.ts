@@ -22,6 +22,20 @@ function eio(): NodeJS.ErrnoException {
   return Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO", errno: -5 });
 }
 
+/** The real file system, counting the bytes read through it. */
+function countingReads(): { fileSystem: AuditFileSystem; bytesRead: () => number } {
+  let bytesRead = 0;
+  const fileSystem: AuditFileSystem = {
+    ...fs,
+    readSync: (descriptor, buffer, offset, length, position) => {
+      const count = fs.readSync(descriptor, buffer, offset, length, position);
+      bytesRead += count;
+      return count;
+    },
+  };
+  return { fileSystem, bytesRead: () => bytesRead };
+}
+
 function isAuditFailed(error: unknown): boolean {
   return isLeashError(error, "audit_failed") && (error.cause as { code?: string } | undefined)?.code === "EIO";
 }
@@ -72,23 +86,50 @@ describe("JsonlAuditSink lines", () => {
   test("reads incrementally what another sink appends to the same file", async () => {
     const path = freshPath();
     const writer = new JsonlAuditSink(path);
-    let bytesRead = 0;
-    const counting: AuditFileSystem = {
-      ...fs,
-      readSync: (descriptor, buffer, offset, length, position) => {
-        const count = fs.readSync(descriptor, buffer, offset, length, position);
-        bytesRead += count;
-        return count;
-      },
-    };
-    const reader = new JsonlAuditSink(path, { fileSystem: counting });
+    const counting = countingReads();
+    const reader = new JsonlAuditSink(path, { fileSystem: counting.fileSystem });
     writer.append(trail.slice(0, 9));
     assert.deepEqual(await reader.read(), trail.slice(0, 9));
-    const before = bytesRead;
+    const before = counting.bytesRead();
     writer.append(trail.slice(9));
     assert.deepEqual(await reader.read("gamma"), trail.filter((record) => record.run === "gamma"));
-    assert.equal(bytesRead - before, Buffer.byteLength(jsonlOf(trail.slice(9))), "only the new bytes are read");
+    assert.equal(counting.bytesRead() - before, Buffer.byteLength(jsonlOf(trail.slice(9))), "only the new bytes are read");
     assert.deepEqual(reader.records, trail);
+  });
+
+  test("does not read back what it wrote itself: its reads after its own appends parse nothing", async () => {
+    const path = freshPath();
+    const counting = countingReads();
+    for (const fsync of ["none", "batch", "always"] as const) {
+      const sink = new JsonlAuditSink(`${path}.${fsync}`, { fsync, fileSystem: counting.fileSystem });
+      for (let start = 0; start < trail.length; start += 4) {
+        await sink.append(trail.slice(start, start + 4));
+        assert.deepEqual(await sink.read("alpha"), trail.slice(0, start + 4).filter((record) => record.run === "alpha"));
+      }
+      assert.deepEqual(sink.records, trail);
+      assert.deepEqual(readAudit(`${path}.${fsync}`), trail);
+      await sink.close();
+    }
+    assert.equal(counting.bytesRead(), 0);
+  });
+
+  test("reads what another writer appended between its own appends, in file order, and only that", async () => {
+    const path = freshPath();
+    const counting = countingReads();
+    const mine = new JsonlAuditSink(path, { fileSystem: counting.fileSystem });
+    const theirs = new JsonlAuditSink(path);
+    const [first, second, third, fourth] = [trail.slice(0, 3), trail.slice(3, 6), trail.slice(6, 9), trail.slice(9)];
+    mine.append(first);
+    theirs.append(second);
+    mine.append(third);
+    assert.deepEqual(await mine.read(), [...first, ...second, ...third]);
+    assert.equal(counting.bytesRead(), Buffer.byteLength(jsonlOf([...second, ...third])), "its own first append is not read back");
+    const before = counting.bytesRead();
+    mine.append(fourth);
+    assert.deepEqual(mine.records, trail);
+    assert.equal(counting.bytesRead(), before, "once it has read what came between, its next append is not read back either");
+    assert.deepEqual(await theirs.read(), trail);
+    assert.deepEqual(readAudit(path), trail);
   });
 
   test("reads a file that shrank or was replaced again from the start", async () => {

@@ -50,7 +50,7 @@ withPostgres("PostgresStore on PostgreSQL", (url) => {
         assert.equal((await sql(url, "SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])).rowCount, 0, "nothing before first use");
         await store.create(stateOf("r1"));
         const tables = await sql(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [schema]);
-        assert.deepEqual(tables.rows.map((row: { table_name: string }) => row.table_name), ["leash_audit", "leash_meta", "leash_runs"]);
+        assert.deepEqual(tables.rows.map((row: { table_name: string }) => row.table_name), ["leash_audit", "leash_meta", "leash_runs", "leash_steps"]);
         const version = await sql(url, `SELECT value FROM ${pg.escapeIdentifier(schema)}.leash_meta WHERE key = 'schema_version'`);
         assert.equal(version.rows[0]?.value, String(POSTGRES_SCHEMA_VERSION));
         assert.equal((await store.load("r1"))?.runId, "r1");
@@ -213,7 +213,8 @@ withPostgres("PostgresStore on PostgreSQL", (url) => {
       const schema = freshSchemaName();
       const real = new pg.Pool({ connectionString: url, max: 2 });
       let failNext: string | undefined;
-      // A pool whose connections fail once, on the next UPDATE, with the SQLSTATE given.
+      // A pool whose connections fail once, on the next statement that updates (the save's
+      // compare-and-set), with the SQLSTATE given.
       const flaky: PostgresPool = {
         query: (text, values) => real.query(text, values),
         end: () => real.end(),
@@ -222,7 +223,7 @@ withPostgres("PostgresStore on PostgreSQL", (url) => {
           return {
             release: (destroy) => client.release(destroy),
             query: async (text, values) => {
-              if (failNext !== undefined && text.trimStart().startsWith("UPDATE")) {
+              if (failNext !== undefined && /\bUPDATE\b/.test(text)) {
                 const error = Object.assign(new Error(`injected ${failNext}`), { code: failNext });
                 failNext = undefined;
                 throw error;

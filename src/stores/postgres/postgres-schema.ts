@@ -19,9 +19,11 @@ function migrations(tables: PostgresTables): readonly string[] {
   return [
     // Version 1. States and records are kept as text, not jsonb: jsonb refuses "\u0000" in strings
     // and does not keep the text as written, and the trail must read back exactly what was digested.
-    // `position` orders `list()` and the whole trail by when rows were written. The key on
-    // (run_id, seq) refuses a second writer that tries to extend a run's chain at the same seq.
-    // `answer_count` and the lease columns let workers find answered runs without reading states.
+    // A run's `state` is its saved form without its steps; each step is a row of `leash_steps`, so
+    // that a save writes the steps that changed instead of the whole run (a step with an outcome
+    // never changes again). `position` orders `list()` and the whole trail by when rows were written.
+    // The key on (run_id, seq) refuses a second writer that tries to extend a run's chain at the same
+    // seq. `answer_count` and the lease columns let workers find answered runs without reading states.
     `
     CREATE TABLE ${tables.runs} (
       run_id text PRIMARY KEY,
@@ -36,6 +38,12 @@ function migrations(tables: PostgresTables): readonly string[] {
       updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
     );
     CREATE INDEX leash_runs_by_status ON ${tables.runs} (status, position);
+    CREATE TABLE ${tables.steps} (
+      run_id text NOT NULL,
+      step_index integer NOT NULL,
+      step text NOT NULL,
+      PRIMARY KEY (run_id, step_index)
+    );
     CREATE TABLE ${tables.audit} (
       run_id text NOT NULL,
       seq bigint NOT NULL,

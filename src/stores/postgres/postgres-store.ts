@@ -4,16 +4,18 @@ import type { AuditSink } from "../../audit/audit-sink.js";
 import { checkRecords } from "../../audit/memory-audit-sink.js";
 import { LeashError, StateError } from "../../errors/index.js";
 import type { RunStatus } from "../../state/outcomes.js";
-import { RunState } from "../../state/run-state.js";
+import type { RunState } from "../../state/run-state.js";
 import { checkSaveRevision } from "../memory-store.js";
 import { recordAnswer } from "../record-answer.js";
 import type { RunStore, SaveOptions } from "../run-store.js";
+import { WrittenSteps } from "../written-steps.js";
 import type { LeaseHolder, LeaseOptions } from "./postgres-lease.js";
 import { insertRecords, inSeqOrder, parseStoredRecord } from "./postgres-audit-rows.js";
 import { storeFailed } from "./postgres-errors.js";
 import type { PostgresPool } from "./postgres-pool.js";
 import { leaseRuns, releaseLeases, renewLeases } from "./postgres-lease.js";
 import { inTransaction, queryOnce } from "./postgres-pool.js";
+import { assembleRun, insertRun, runRows, selectRuns, updateRun } from "./postgres-runs.js";
 import { migrate } from "./postgres-schema.js";
 import { postgresTables } from "./postgres-tables.js";
 import type { PostgresTables } from "./postgres-tables.js";
@@ -77,6 +79,8 @@ export class PostgresStore implements RunStore, AuditSink {
   #pool: PostgresPool | undefined;
   #ready: Promise<PostgresPool> | undefined;
   #closed = false;
+  /** The step rows this store object last wrote, per run, so that a save writes only the steps that may have changed. */
+  readonly #written = new WrittenSteps();
 
   /** `schema` may be given in the first argument (`{ connectionString, schema }`) or in the second. */
   constructor(connection: PostgresConnection & PostgresStoreOptions, options: PostgresStoreOptions = {}) {
@@ -106,64 +110,50 @@ export class PostgresStore implements RunStore, AuditSink {
     return this.#ready;
   }
 
-  /** Stores a new run; `run_exists` when its id is taken, in the runs or in the trail. */
+  /** Stores a new run, its header and its steps; `run_exists` when its id is taken, in the runs or in the trail. */
   async create(state: RunState, options: { records?: readonly AuditRecord[] } = {}): Promise<void> {
     const records = checkRecords(options.records ?? []);
-    const json = JSON.stringify(state.toJSON());
+    const writes = this.#written.plan(state, null);
+    const rows = runRows(state, writes);
     const runExists = (cause?: unknown): StateError =>
       new StateError("run_exists", `Run \`${state.runId}\` exists already.`, { details: { runId: state.runId }, ...(cause === undefined ? {} : { cause }) });
     const pool = await this.#open();
     await inTransaction(pool, `creating run \`${state.runId}\``, async (client) => {
-      const inserted = await client.query(
-        `INSERT INTO ${this.#tables.runs} (run_id, status, revision, answer_count, state) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (run_id) DO NOTHING`,
-        [state.runId, state.status, state.revision, state.answers.length, json],
-      );
-      if (inserted.rowCount !== 1) throw runExists();
+      if (!(await insertRun(client, this.#tables, rows))) throw runExists();
       const trail = await client.query(`SELECT 1 FROM ${this.#tables.audit} WHERE run_id = $1 LIMIT 1`, [state.runId]);
       if (trail.rows.length > 0) throw runExists();
       await insertRecords(client, this.#tables, records, runExists);
     });
+    this.#written.remember(state.runId, writes);
   }
 
-  /** The stored state of a run, or `null`. */
+  /** The stored state of a run, put back together from its header and steps and checked (`RunState.fromParts`), or `null`. */
   async load(runId: string): Promise<RunState | null> {
     const pool = await this.#open();
-    const result = await queryOnce(pool, `loading run \`${runId}\``, `SELECT state FROM ${this.#tables.runs} WHERE run_id = $1`, [runId]);
+    const result = await queryOnce(pool, `loading run \`${runId}\``, selectRuns(this.#tables, "WHERE runs.run_id = $1"), [runId]);
     const row = result.rows[0];
-    return row === undefined ? null : RunState.fromJSON(String(row.state));
+    return row === undefined ? null : assembleRun(row);
   }
 
   /**
    * Compare-and-set on `revision`, with the records in the same transaction: `stale_state` when the
    * stored revision is not `expectedRevision` or another writer took one of the records' places in
-   * the trail, `run_not_found` when there is no such run. A refused save changes nothing.
+   * the trail, `run_not_found` when there is no such run. A refused save changes nothing. Only the
+   * steps that may have changed since this store object's last save of the run are written (see
+   * {@link WrittenSteps}).
    */
   async save(state: RunState, options: SaveOptions): Promise<void> {
     checkSaveRevision(state, options);
     const records = checkRecords(options.records ?? []);
-    const json = JSON.stringify(state.toJSON());
     const { runId } = state;
+    const writes = this.#written.plan(state, options.expectedRevision);
+    const rows = runRows(state, writes);
     const pool = await this.#open();
     await inTransaction(pool, `saving run \`${runId}\``, async (client) => {
-      // Under READ COMMITTED a concurrent save that committed first makes this UPDATE re-check its
-      // WHERE on the new row, find another revision and change nothing: the compare-and-set holds
-      // without serialization failures.
-      const updated = await client.query(
-        `UPDATE ${this.#tables.runs} SET revision = $3, status = $4, answer_count = $5, state = $6, updated_at = clock_timestamp()
-         WHERE run_id = $1 AND revision = $2`,
-        [runId, options.expectedRevision, state.revision, state.status, state.answers.length, json],
-      );
-      if (updated.rowCount !== 1) {
-        const found = await client.query(`SELECT revision FROM ${this.#tables.runs} WHERE run_id = $1`, [runId]);
-        const row = found.rows[0];
-        if (row === undefined) throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
-        const stored = Number(row.revision);
-        throw new StateError("stale_state", `Run \`${runId}\` is at revision ${stored}, not ${options.expectedRevision}: another process moved it.`, {
-          details: { runId, stored, expected: options.expectedRevision },
-        });
-      }
+      await updateRun(client, this.#tables, rows, options.expectedRevision);
       await insertRecords(client, this.#tables, records, (error) => staleTrail(runId, error));
     });
+    this.#written.remember(runId, writes);
   }
 
   /** The stored runs in the order they were created, optionally only those of a status. */
@@ -171,9 +161,9 @@ export class PostgresStore implements RunStore, AuditSink {
     const pool = await this.#open();
     const result =
       options.status === undefined
-        ? await queryOnce(pool, "listing runs", `SELECT state FROM ${this.#tables.runs} ORDER BY position`)
-        : await queryOnce(pool, "listing runs", `SELECT state FROM ${this.#tables.runs} WHERE status = $1 ORDER BY position`, [options.status]);
-    return result.rows.map((row) => RunState.fromJSON(String(row.state)));
+        ? await queryOnce(pool, "listing runs", selectRuns(this.#tables, ""))
+        : await queryOnce(pool, "listing runs", selectRuns(this.#tables, "WHERE runs.status = $1"), [options.status]);
+    return result.rows.map((row) => assembleRun(row));
   }
 
   /** Records a person's answer to a paused run's pending request, for a later `resume(runId)`. */

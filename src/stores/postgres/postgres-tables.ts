@@ -17,8 +17,10 @@ export interface PostgresTables {
   schema: string;
   /** `"schema"`. */
   quotedSchema: string;
-  /** `"schema".leash_runs`: one row per run, its saved state and its lease. */
+  /** `"schema".leash_runs`: one row per run, its saved state without its steps, and its lease. */
   runs: string;
+  /** `"schema".leash_steps`: one row per step of a run, keyed on (run_id, step_index). */
+  steps: string;
   /** `"schema".leash_audit`: one row per audit record, keyed on (run_id, seq). */
   audit: string;
   /** `"schema".leash_meta`: the schema version. */
@@ -40,6 +42,7 @@ export function postgresTables(schema: string): PostgresTables {
     schema,
     quotedSchema,
     runs: `${quotedSchema}.leash_runs`,
+    steps: `${quotedSchema}.leash_steps`,
     audit: `${quotedSchema}.leash_audit`,
     meta: `${quotedSchema}.leash_meta`,
   };

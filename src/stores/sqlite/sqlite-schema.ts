@@ -10,8 +10,12 @@ export const SQLITE_SCHEMA_VERSION = 1;
  */
 const MIGRATIONS: readonly string[] = [
   // Version 1. `position` orders `list()` and the whole trail by when rows were written; it is an
-  // explicit column because a VACUUM may renumber implicit rowids. In `audit`, the key on
-  // (run_id, seq) is what refuses a second writer that tries to extend a run's chain at the same seq.
+  // explicit column because a VACUUM may renumber implicit rowids. A run's `state` is its saved form
+  // without its steps; each step is a row of `steps`, so that a save writes the steps that changed
+  // instead of the whole run (a step with an outcome never changes again). `steps` is WITHOUT ROWID:
+  // its key is the only way it is read, and one b-tree is one page fewer written per save. In
+  // `audit`, the key on (run_id, seq) is what refuses a second writer that tries to extend a run's
+  // chain at the same seq.
   `
   CREATE TABLE runs (
     run_id TEXT PRIMARY KEY NOT NULL,
@@ -22,6 +26,12 @@ const MIGRATIONS: readonly string[] = [
     updated_at TEXT NOT NULL
   );
   CREATE INDEX runs_by_status ON runs (status, position);
+  CREATE TABLE steps (
+    run_id TEXT NOT NULL,
+    step_index INTEGER NOT NULL,
+    step TEXT NOT NULL,
+    PRIMARY KEY (run_id, step_index)
+  ) WITHOUT ROWID;
   CREATE TABLE audit (
     position INTEGER PRIMARY KEY,
     run_id TEXT NOT NULL,
@@ -31,6 +41,22 @@ const MIGRATIONS: readonly string[] = [
   );
   `,
 ];
+
+/**
+ * The log size, in pages, at which SQLite checkpoints inside a commit. The store checkpoints itself
+ * outside its saves (`SqliteCheckpoints`: before a create, from a timer, at close), so this only
+ * bounds the log of one long run in a process that never lets a timer run (its tools do no I/O). A
+ * step of a 1000-step run logs about 14 pages, so 16384 pages (64 MiB at the default 4 KiB page) let
+ * such a run through without a checkpoint inside it.
+ */
+const WAL_AUTOCHECKPOINT_PAGES = 16384;
+
+/**
+ * What the log's file is cut back to, in bytes, when the log starts over after a checkpoint, so that
+ * a burst that grew it past this does not hold the disk space until the store closes. As large as
+ * the log may grow, so that the file of a log that has grown once is rewritten, not extended again.
+ */
+const WAL_SIZE_LIMIT_BYTES = WAL_AUTOCHECKPOINT_PAGES * 4096;
 
 function storedVersion(database: Database): number {
   const table = database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'leash_meta'").get();
@@ -81,7 +107,8 @@ export function migrate(database: Database, path: string): void {
  * Sets the connection up for durability: write-ahead logging (readers never block the writer, and a
  * commit is one append to the log), `synchronous=FULL` (each commit is fsynced before it returns, so a
  * save that resolved survives a power loss, not only a process crash), and the busy timeout within
- * which a writer waits for another process's transaction instead of failing at once.
+ * which a writer waits for another process's transaction instead of failing at once. SQLite's own
+ * checkpoints are pushed far out, because the store runs its own outside the saves.
  */
 export function configure(database: Database, busyTimeoutMs: number): void {
   database.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -95,4 +122,8 @@ export function configure(database: Database, busyTimeoutMs: number): void {
     }
   }
   database.pragma("synchronous = FULL");
+  if (!database.memory) {
+    database.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+    database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  }
 }

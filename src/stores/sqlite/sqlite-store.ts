@@ -5,12 +5,16 @@ import type { SyncReadableAuditSink } from "../../audit/audit-sink.js";
 import { LeashError, StateError } from "../../errors/index.js";
 import { RUN_STATUSES } from "../../state/outcomes.js";
 import type { RunStatus } from "../../state/outcomes.js";
-import { RunState } from "../../state/run-state.js";
+import type { RunState } from "../../state/run-state.js";
 import { checkSaveRevision } from "../memory-store.js";
 import { recordAnswer } from "../record-answer.js";
 import type { RunStore, SaveOptions } from "../run-store.js";
+import { WrittenSteps } from "../written-steps.js";
+import type { StepWrites } from "../written-steps.js";
+import { SqliteCheckpoints } from "./sqlite-checkpoints.js";
 import { toLeashError } from "./sqlite-errors.js";
 import type { SqliteOperation } from "./sqlite-errors.js";
+import { SqliteRuns } from "./sqlite-runs.js";
 import { configure, migrate } from "./sqlite-schema.js";
 import { SqliteTrail } from "./sqlite-trail.js";
 
@@ -26,60 +30,42 @@ export interface SqliteStoreOptions {
 /** The statements and transactions of an open store, prepared once. */
 interface Prepared {
   database: Database.Database;
+  runs: SqliteRuns;
   trail: SqliteTrail;
-  load: Database.Statement<[string], { state: string }>;
-  listAll: Database.Statement<[], { state: string }>;
-  listByStatus: Database.Statement<[string], { state: string }>;
-  create: (state: RunState, records: readonly AuditRecord[]) => void;
-  save: (state: RunState, expectedRevision: number, records: readonly AuditRecord[]) => void;
+  /** `null` for a database in memory, which has no log to checkpoint. */
+  checkpoints: SqliteCheckpoints | null;
+  create: (state: RunState, writes: StepWrites, records: readonly AuditRecord[]) => void;
+  save: (state: RunState, expectedRevision: number, writes: StepWrites, records: readonly AuditRecord[]) => void;
   append: (records: readonly AuditRecord[]) => void;
 }
 
 function prepare(database: Database.Database, path: string): Prepared {
+  const runs = new SqliteRuns(database);
   const trail = new SqliteTrail(database, path);
-  const runExists = database.prepare<[string], unknown>("SELECT 1 FROM runs WHERE run_id = ?");
-  const revisionOf = database.prepare<[string], { revision: number }>("SELECT revision FROM runs WHERE run_id = ?");
-  const insertRun = database.prepare<[string, string, number, string, string], unknown>(
-    "INSERT INTO runs (run_id, position, status, revision, state, updated_at) VALUES (?, (SELECT coalesce(max(position), 0) + 1 FROM runs), ?, ?, ?, ?)",
-  );
-  const updateRun = database.prepare<[string, number, string, string, string, number], unknown>(
-    "UPDATE runs SET status = ?, revision = ?, state = ?, updated_at = ? WHERE run_id = ? AND revision = ?",
-  );
   // Every write is one BEGIN IMMEDIATE transaction: it takes the file's write lock before reading, so
   // the checks inside it (does the run exist, is the revision still the expected one, where does the
   // chain end) hold until it commits, and a writer that must wait does so on the busy timeout instead
   // of failing when it tries to upgrade a read.
-  const create = database.transaction((state: RunState, records: readonly AuditRecord[]) => {
+  const create = database.transaction((state: RunState, writes: StepWrites, records: readonly AuditRecord[]) => {
     const { runId } = state;
-    if (runExists.get(runId) !== undefined || trail.holds(runId)) {
+    if (runs.holds(runId) || trail.holds(runId)) {
       throw new StateError("run_exists", `Run \`${runId}\` exists already; a run id is never reused.`, { details: { runId } });
     }
-    insertRun.run(runId, state.status, state.revision, JSON.stringify(state.toJSON()), state.updatedAt);
+    runs.insert(state, writes);
     trail.insert(records);
   });
-  const save = database.transaction((state: RunState, expectedRevision: number, records: readonly AuditRecord[]) => {
-    const { runId } = state;
-    const changed = updateRun.run(state.status, state.revision, JSON.stringify(state.toJSON()), state.updatedAt, runId, expectedRevision);
-    if (changed.changes === 0) {
-      const stored = revisionOf.get(runId);
-      if (stored === undefined) throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
-      throw new StateError(
-        "stale_state",
-        `Run \`${runId}\` is at revision ${stored.revision}, not ${expectedRevision}: another process moved it.`,
-        { details: { runId, stored: stored.revision, expected: expectedRevision } },
-      );
-    }
+  const save = database.transaction((state: RunState, expectedRevision: number, writes: StepWrites, records: readonly AuditRecord[]) => {
+    runs.update(state, expectedRevision, writes);
     trail.insert(records);
   });
   const append = database.transaction((records: readonly AuditRecord[]) => trail.insert(records));
   return {
     database,
+    runs,
     trail,
-    load: database.prepare("SELECT state FROM runs WHERE run_id = ?"),
-    listAll: database.prepare("SELECT state FROM runs ORDER BY position"),
-    listByStatus: database.prepare("SELECT state FROM runs WHERE status = ? ORDER BY position"),
-    create: (state, records) => create.immediate(state, records),
-    save: (state, expectedRevision, records) => save.immediate(state, expectedRevision, records),
+    checkpoints: database.memory ? null : new SqliteCheckpoints(database),
+    create: (state, writes, records) => create.immediate(state, writes, records),
+    save: (state, expectedRevision, writes, records) => save.immediate(state, expectedRevision, writes, records),
     append: (records) => append.immediate(records),
   };
 }
@@ -93,9 +79,11 @@ function prepare(database: Database.Database, path: string): Prepared {
  *
  * The constructor opens the file at once (better-sqlite3 is synchronous, so a file that cannot be
  * opened throws here, never later unseen), puts it in WAL mode with `synchronous=FULL`, and creates or
- * migrates the tables (`runs`, `audit`, `leash_meta`), safely when several processes open a new file
- * at the same moment. Driver errors never escape: they become `LeashError` `store_failed`, or
- * `stale_state` for a save that could not lock the file within the busy timeout.
+ * migrates the tables (`runs`, `steps`, `audit`, `leash_meta`), safely when several processes open a
+ * new file at the same moment. A run is a row of its header and a row per step, and a save writes
+ * only the steps that may have changed, so a step costs the same however long the run. Driver errors
+ * never escape: they become `LeashError` `store_failed`, or `stale_state` for a save that could not
+ * lock the file within the busy timeout.
  *
  * @example
  * import { SqliteStore } from "leash/sqlite";
@@ -108,6 +96,8 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
   /** The database file (or `:memory:`). */
   readonly path: string;
   #prepared: Prepared | null;
+  /** The step rows this store object last wrote, per run, so that a save writes only the steps that may have changed. */
+  readonly #written = new WrittenSteps();
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     if (typeof path !== "string" || path === "") {
@@ -136,26 +126,34 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
    * when the run id is taken, by a stored state or by records in the trail.
    */
   create(state: RunState, options: { records?: readonly AuditRecord[] } = {}): Promise<void> {
-    return this.#do({ method: "create", runId: state.runId }, (prepared) => prepared.create(state, options.records ?? []));
+    return this.#do({ method: "create", runId: state.runId }, (prepared) => {
+      // Between runs rather than between the steps of one: a run's start waits for no tool call.
+      prepared.checkpoints?.runIfDue();
+      const writes = this.#written.plan(state, null);
+      prepared.create(state, writes, options.records ?? []);
+      this.#written.remember(state.runId, writes);
+      prepared.checkpoints?.wrote();
+    });
   }
 
-  /** The stored state of a run, parsed and checked (`RunState.fromJSON`), or `null`. */
+  /** The stored state of a run, put back together from its header and steps and checked (`RunState.fromParts`), or `null`. */
   load(runId: string): Promise<RunState | null> {
-    return this.#do({ method: "load", runId }, (prepared) => {
-      const row = prepared.load.get(runId);
-      return row === undefined ? null : RunState.fromJSON(row.state);
-    });
+    return this.#do({ method: "load", runId }, (prepared) => prepared.runs.load(runId));
   }
 
   /**
    * Compare-and-set on `revision`, with the records made since the last save, in one transaction: a
    * run moved on since `expectedRevision` is refused with `stale_state` (`run_not_found` when it is not
-   * stored), and then neither the state nor any record is written.
+   * stored), and then neither the state nor any record is written. Only the steps that may have
+   * changed since this store object's last save of the run are written (see {@link WrittenSteps}).
    */
   save(state: RunState, options: SaveOptions): Promise<void> {
     return this.#do({ method: "save", runId: state.runId, compareAndSet: true }, (prepared) => {
       checkSaveRevision(state, options);
-      prepared.save(state, options.expectedRevision, options.records ?? []);
+      const writes = this.#written.plan(state, options.expectedRevision);
+      prepared.save(state, options.expectedRevision, writes, options.records ?? []);
+      this.#written.remember(state.runId, writes);
+      prepared.checkpoints?.wrote();
     });
   }
 
@@ -166,8 +164,7 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
       if (status !== undefined && !RUN_STATUSES.includes(status)) {
         throw new LeashError("invalid_option", `Expected \`status\` to be one of ${RUN_STATUSES.join(", ")}.`);
       }
-      const rows = status === undefined ? prepared.listAll.all() : prepared.listByStatus.all(status);
-      return rows.map((row) => RunState.fromJSON(row.state));
+      return prepared.runs.list(status);
     });
   }
 
@@ -184,7 +181,10 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
    * chain (`stale_state` when another writer got there first, `audit_corrupt` for a gap or a wrong link).
    */
   append(records: readonly AuditRecord[]): Promise<void> {
-    return this.#do({ method: "append" }, (prepared) => prepared.append(records));
+    return this.#do({ method: "append" }, (prepared) => {
+      prepared.append(records);
+      prepared.checkpoints?.wrote();
+    });
   }
 
   /** One run's records in `seq` order, or every record (each run's in `seq` order) in the order written. */
@@ -201,11 +201,15 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
     }
   }
 
-  /** Closes the database; later calls are refused with `store_failed`. Closing twice is harmless. */
+  /**
+   * Checkpoints what this store wrote and closes the database; later calls are refused with
+   * `store_failed`. Closing twice is harmless.
+   */
   close(): Promise<void> {
     const prepared = this.#prepared;
     this.#prepared = null;
     try {
+      prepared?.checkpoints?.stop();
       prepared?.database.close();
       return Promise.resolve();
     } catch (error) {
