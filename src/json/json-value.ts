@@ -86,14 +86,14 @@ function copy(value: unknown, what: string, path: string, seen: Set<object>): Js
       if (!key.isWellFormed()) refuse(what, path, "a key with a lone surrogate");
       const item = (object as Record<string, unknown>)[key];
       if (item === undefined) continue;
-      // defineProperty, not assignment: a "__proto__" key must stay an own data property of the copy
-      // instead of replacing its prototype.
-      Object.defineProperty(out, key, {
-        value: copy(item, what, `${path}.${key}`, seen),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      const checked = copy(item, what, `${path}.${key}`, seen);
+      // Assignment would make a "__proto__" key replace the copy's prototype: that one key is defined
+      // as an own data property instead (defineProperty for every key would be slower).
+      if (key === "__proto__") {
+        Object.defineProperty(out, key, { value: checked, enumerable: true, writable: true, configurable: true });
+      } else {
+        out[key] = checked;
+      }
     }
     return out;
   } finally {

@@ -2,7 +2,8 @@ import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
 import { makeRecord } from "../audit/audit-record.js";
 import type { StopReason } from "../limits/limits.js";
 import type { Failure, RunState } from "../state/run-state.js";
-import type { AgentCore, CompiledSkill } from "./agent-core.js";
+import type { AgentCore, CompiledSkill, PlannerContext } from "./agent-core.js";
+import { makeCallModel } from "./call-model.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { GuardedWork } from "../guards/guard.js";
 
@@ -20,6 +21,8 @@ export class ActiveRun {
   readonly skill: CompiledSkill | undefined;
   readonly controller = new AbortController();
   forcedEnd: ForcedEnd | undefined;
+  /** The planner's door to a model for this run, made once. */
+  readonly callModel: PlannerContext["callModel"] = makeCallModel(this);
   #unwritten: AuditRecord[] = [];
   #head: AuditHead | null;
   /** The store revision this process last wrote or loaded. */

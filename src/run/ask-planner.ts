@@ -4,7 +4,6 @@ import { isLeashError, messageOf } from "../errors/index.js";
 import type { Failure } from "../state/run-state.js";
 import type { PlannerContext } from "./agent-core.js";
 import type { ActiveRun, ForcedEnd } from "./active-run.js";
-import { makeCallModel } from "./call-model.js";
 
 /** What asking the planner gave: a checked decision, a failure, or an end forced inside `callModel`. */
 export type PlannerResult = { type: "decision"; decision: Decision } | { type: "fail"; failure: Failure } | { type: "forced"; end: ForcedEnd };
@@ -16,7 +15,7 @@ export type PlannerResult = { type: "decision"; decision: Decision } | { type: "
 export async function askPlanner(run: ActiveRun): Promise<PlannerResult> {
   const context: PlannerContext = {
     signal: run.controller.signal,
-    callModel: makeCallModel(run),
+    callModel: run.callModel,
   };
   if (run.state.principal !== undefined) context.principal = run.state.principal;
   if (run.skill !== undefined) {

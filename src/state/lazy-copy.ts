@@ -7,11 +7,12 @@
  */
 export function lazyCopy<T>(source: readonly T[], clone: (item: T) => T): T[] {
   const target: T[] = new Array<T>(source.length);
-  const copied = new Uint8Array(source.length);
+  // Only the indexes read or written so far: nothing proportional to the run is allocated up front.
+  const copied = new Set<number>();
   let whole = false;
   const materialize = (index: number): void => {
-    if (index < source.length && copied[index] === 0) {
-      copied[index] = 1;
+    if (index < source.length && !copied.has(index)) {
+      copied.add(index);
       target[index] = clone(source[index] as T);
     }
   };
@@ -33,7 +34,7 @@ export function lazyCopy<T>(source: readonly T[], clone: (item: T) => T): T[] {
     },
     set(object, property, value, receiver) {
       const index = asIndex(property);
-      if (index >= 0 && index < copied.length) copied[index] = 1;
+      if (index >= 0 && index < source.length) copied.add(index);
       // Shrinking the array through `length` drops elements that must not come back later.
       if (property === "length") materializeAll();
       return Reflect.set(object, property, value, receiver);
@@ -58,7 +59,7 @@ export function lazyCopy<T>(source: readonly T[], clone: (item: T) => T): T[] {
     },
     defineProperty(object, property, descriptor) {
       const index = asIndex(property);
-      if (index >= 0 && index < copied.length) copied[index] = 1;
+      if (index >= 0 && index < source.length) copied.add(index);
       return Reflect.defineProperty(object, property, descriptor);
     },
   });
