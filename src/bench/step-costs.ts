@@ -5,7 +5,7 @@ import { checkRecords } from "../audit/memory-audit-sink.js";
 import { parseDecision } from "../decisions/decision.js";
 import type { AuditRecord, Json, RunState } from "../index.js";
 import { Decision, MemoryAuditSink, Toolset } from "../index.js";
-import { canonicalOfJson, digestOfJson, toJson } from "../json/index.js";
+import { digestOfJson, toJson } from "../json/index.js";
 import { noopAgent, noopTool } from "./leash-scenarios.js";
 
 /** What one operation of a step costs. */
@@ -74,7 +74,6 @@ export async function measureStepCosts(options: { steps: number; iterations: num
   const made = events.map(({ event, data }, index) => makeRecord(finalState.runId, { seq: head.seq + index, digest: head.digest }, event, data, at));
   const one = made.slice(0, 1);
   const two = made.slice(1, 3);
-  const controllerParent = new AbortController();
 
   const cost = (operation: string, where: string, callsPerStep: number, run: () => unknown): StepCost => {
     const perCallUs = timePerCall(iterations, run);
@@ -90,16 +89,9 @@ export async function measureStepCosts(options: { steps: number; iterations: num
     cost(`planner's copy of the state (RunState.copy, after ${steps} calls)`, "run/ask-planner → state/run-state copy", 1, () => finalState.copy()),
     cost("tool descriptions for the planner (Toolset.describe, cached)", "run/ask-planner → tools/toolset describe", 1, () => toolset.describe().slice()),
     cost("decision check (parseDecision)", "run/ask-planner → decisions/parseDecision", 1, () => parseDecision(Decision.act("noop", {}))),
-    cost("argument size check (canonical JSON)", "run/gates → json/canonicalOfJson", 1, () => canonicalOfJson(args)),
+    cost("argument size check (JSON.stringify length)", "run/gates", 1, () => JSON.stringify(args).length),
     cost("argument schema validation (Ajv)", "run/gates → tools/schema-validator", 1, () => noop.validator.validate(args)),
     cost("structuredClone of the arguments for execute", "run/invoke-tool", 1, () => structuredClone(args)),
-    cost("AbortController and its listener per call", "run/invoke-tool", 1, () => {
-      const controller = new AbortController();
-      const onAbort = (): void => controller.abort();
-      controllerParent.signal.addEventListener("abort", onAbort, { once: true });
-      controllerParent.signal.removeEventListener("abort", onAbort);
-      return controller.signal;
-    }),
     cost("result check and copy (toJson)", "run/invoke-tool → json/toJson", 1, () => toJson("ok")),
     cost("sink's check of appended records (1 and 2 records)", "audit/memory-audit-sink checkRecords", 1, () => [checkRecords(one), checkRecords(two)]),
     cost("clock readings (new Date, toISOString)", "run/active-run now, checkpoint, limit checks", 7, () => new Date().toISOString()),
