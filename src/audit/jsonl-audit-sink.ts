@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { LeashError, messageOf } from "../errors/index.js";
 import type { AuditRecord } from "./audit-record.js";
 import type { SyncReadableAuditSink } from "./audit-sink.js";
-import { checkRecords } from "./memory-audit-sink.js";
+import { checkRecords } from "./check-records.js";
 import { parseAuditBytes, tornError, type TornTail } from "./read-audit.js";
 
 /**

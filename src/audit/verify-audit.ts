@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
 import { isDigest } from "../json/index.js";
 import type { AuditHead, AuditRecord } from "./audit-record.js";
-import { emptyInspectedRecord, inspectAuditRecord, safeMessage } from "./read-audit.js";
+import { emptyInspectedRecord, inspectAuditRecord, safeMessage } from "./parse-audit-record.js";
 
 /** What kind of problem {@link verifyAudit} found. */
 export type AuditProblemKind =

@@ -1,7 +1,7 @@
 // This breakdown times the core's own internal functions, one by one, with the inputs of a real step;
 // it reaches below the public API on purpose, to say what each part of a step costs.
 import { makeRecord } from "../audit/audit-record.js";
-import { checkRecords } from "../audit/memory-audit-sink.js";
+import { checkRecords } from "../audit/check-records.js";
 import { parseDecision } from "../decisions/decision.js";
 import type { AuditRecord, Json, RunState } from "../index.js";
 import { Decision, MemoryAuditSink, Toolset } from "../index.js";

@@ -1,5 +1,5 @@
 import type { AuditRecord } from "../../audit/audit-record.js";
-import { parseAuditRecord } from "../../audit/read-audit.js";
+import { parseAuditRecord } from "../../audit/parse-audit-record.js";
 import { LeashError, messageOf } from "../../errors/index.js";
 import { SQLSTATE, sqlState } from "./postgres-errors.js";
 import type { PostgresClient } from "./postgres-pool.js";

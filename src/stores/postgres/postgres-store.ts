@@ -1,7 +1,7 @@
 import type { Approval } from "../../approvals/approval.js";
 import type { AuditRecord } from "../../audit/audit-record.js";
 import type { AuditSink } from "../../audit/audit-sink.js";
-import { checkRecords } from "../../audit/memory-audit-sink.js";
+import { checkRecords } from "../../audit/check-records.js";
 import { LeashError, StateError } from "../../errors/index.js";
 import type { RunStatus } from "../../state/outcomes.js";
 import type { RunState } from "../../state/run-state.js";

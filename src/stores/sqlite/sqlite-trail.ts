@@ -1,7 +1,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { AuditHead, AuditRecord } from "../../audit/audit-record.js";
-import { checkRecords } from "../../audit/memory-audit-sink.js";
-import { parseAuditRecord } from "../../audit/read-audit.js";
+import { checkRecords } from "../../audit/check-records.js";
+import { parseAuditRecord } from "../../audit/parse-audit-record.js";
 import { LeashError, StateError } from "../../errors/index.js";
 import { isKeyViolation } from "./sqlite-errors.js";
 
