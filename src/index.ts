@@ -9,6 +9,7 @@ export type { AgentEvents, RunFailedEvent, GaveUpEvent } from "./agent/agent-eve
 export type { RunOptions } from "./run/start-run.js";
 export type { ResumeOptions } from "./run/resume-run.js";
 export type { Planner, PlannerContext, DoneCriterion } from "./run/agent-core.js";
+export type { CallModelOptions } from "./run/call-model.js";
 
 export { tool, Tool, EFFECTS } from "./tools/tool.js";
 export type { Effect, ToolSpec, ToolDescription } from "./tools/tool.js";

@@ -4,7 +4,8 @@ import type { Decision } from "../decisions/decision.js";
 import type { Guard } from "../guards/guard.js";
 import type { Json } from "../json/index.js";
 import type { Limits } from "../limits/limits.js";
-import type { ModelClient, ModelRequest, ModelResponse, Price } from "../models/model-client.js";
+import type { ModelClient, ModelRequest, ModelResponse } from "../models/model-client.js";
+import type { CallModelOptions } from "./call-model.js";
 import type { Policy } from "../policy/policy.js";
 import type { Skill, SkillInfo } from "../skills/skill.js";
 import type { RunState } from "../state/run-state.js";
@@ -25,7 +26,7 @@ export interface PlannerContext {
    * Calls a model through the guards, charges its usage against the limits and audits it. A guard's
    * block or a limit reached here ends the run even if the planner catches the error.
    */
-  callModel(client: ModelClient, request: ModelRequest, options?: { price?: Price }): Promise<ModelResponse>;
+  callModel(client: ModelClient, request: ModelRequest, options?: CallModelOptions): Promise<ModelResponse>;
 }
 
 /** Decides the next step of a run from a copy of its state and the tools' descriptions. */

@@ -6,6 +6,14 @@ import { askGuards, saidLine } from "../guards/ask-guards.js";
 import type { ActiveRun } from "./active-run.js";
 import { modelLimitReached } from "./limit-checks.js";
 
+/** Options of one `ctx.callModel` call. */
+export interface CallModelOptions {
+  /** Money per million input and output tokens; default `client.price`, else 0. */
+  price?: Price;
+  /** Whether this call's `model_called` record carries the full request and response (default: the agent's `recordModelText`, else digests only). */
+  recordText?: boolean;
+}
+
 function isTokenCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;
 }
@@ -53,7 +61,7 @@ function checkPrice(price: Price | undefined): Price {
  * run ends even if the planner catches the error thrown here.
  */
 export function makeCallModel(run: ActiveRun) {
-  return async (client: ModelClient, request: ModelRequest, options: { price?: Price } = {}): Promise<ModelResponse> => {
+  return async (client: ModelClient, request: ModelRequest, options: CallModelOptions = {}): Promise<ModelResponse> => {
     if (run.forcedEnd !== undefined) throw new LeashError("limit_reached", "This run has ended; no more model calls.");
     if (typeof client !== "object" || client === null || typeof client.generate !== "function") {
       throw new LeashError("invalid_option", "Expected `client` to be a ModelClient with a `generate` method.");
@@ -84,7 +92,7 @@ export function makeCallModel(run: ActiveRun) {
       usage: { inputTokens, outputTokens, tokens: inputTokens + outputTokens, cost },
       requestDigest: digestOfJson(sent),
       responseDigest: digestOfJson(response),
-      ...(run.core.recordModelText ? { request: sent as unknown as Json, response: response as unknown as Json } : {}),
+      ...((options.recordText ?? run.core.recordModelText) ? { request: sent as unknown as Json, response: response as unknown as Json } : {}),
     });
     const after = await askGuards(run.core.guards, "afterModel", run.work(), structuredClone(response));
     if (after.type !== "allow") return refuse(run, "afterModel", after);

@@ -146,3 +146,23 @@ test("a client that is not a model is refused with invalid_option", async () => 
   await agent.run("x");
   assert.ok(isLeashError(caught, "invalid_option"));
 });
+
+test("a caller asks for the full text of one model call with recordText, and only that call carries it", async () => {
+  const model = scriptedModel(says.text("first"), says.text("second"));
+  let calls = 0;
+  const agent = new Agent({
+    tools: [read],
+    planner: async (_state, _tools, context) => {
+      calls += 1;
+      const response = await context.callModel(model, ask, { recordText: calls === 2 });
+      return calls === 1 ? Decision.act("read", {}) : Decision.finish(response.text ?? null);
+    },
+  });
+  const state = await agent.run("two calls");
+  const [first, second] = modelCalls(agent, state.runId).map((record) => record.data as Record<string, unknown>);
+  assert.equal(first?.request, undefined);
+  assert.equal(first?.response, undefined);
+  assert.deepEqual(second?.request, ask);
+  assert.equal((second?.response as { text?: string }).text, "second");
+  assert.equal(state.answer, "second");
+});
