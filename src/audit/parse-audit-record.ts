@@ -149,7 +149,8 @@ function isText(value: unknown): value is string {
 // eslint-disable-next-line no-control-regex -- the control characters are what must be escaped.
 const PLAIN = /^[^"\\\u0000-\u001f]*$/;
 
-function quote(text: string): string {
+/** @internal A string in RFC 8785 form: quoted as it is when nothing needs escaping. */
+export function quote(text: string): string {
   return PLAIN.test(text) ? '"' + text + '"' : JSON.stringify(text);
 }
 
@@ -222,8 +223,8 @@ function walkObject(object: object, build: boolean): string {
   return text + "}";
 }
 
-/** Sorts keys by UTF-16 code units, as RFC 8785 and `Array.prototype.sort` do; faster for a few keys. */
-function sortKeys(keys: string[]): void {
+/** @internal Sorts keys by UTF-16 code units, as RFC 8785 and `Array.prototype.sort` do; faster for a few keys. */
+export function sortKeys(keys: string[]): void {
   if (keys.length > 12) {
     keys.sort();
     return;

@@ -1,27 +1,10 @@
 import type { AuditRecord } from "../index.js";
+import { quote, sortKeys } from "../audit/parse-audit-record.js";
 
-// Strings with nothing to escape are quoted as they are; JSON.stringify, whose escapes RFC 8785 uses,
-// escapes only quotes, backslashes and control characters here.
-// eslint-disable-next-line no-control-regex -- the control characters are what must be escaped.
-const PLAIN = /^[^"\\\u0000-\u001f]*$/;
-
-function quote(text: string): string {
-  return PLAIN.test(text) ? `"${text}"` : JSON.stringify(text);
-}
-
-/** An object's keys in UTF-16 code unit order; insertion sort, which is faster for the few keys of a record. */
+/** An object's keys in UTF-16 code unit order. */
 function sortedKeys(object: object): string[] {
   const keys = Object.keys(object);
-  if (keys.length > 12) return keys.sort();
-  for (let index = 1; index < keys.length; index++) {
-    const key = keys[index] as string;
-    let place = index - 1;
-    while (place >= 0 && (keys[place] as string) > key) {
-      keys[place + 1] = keys[place] as string;
-      place--;
-    }
-    keys[place + 1] = key;
-  }
+  sortKeys(keys);
   return keys;
 }
 

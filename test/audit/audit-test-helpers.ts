@@ -1,3 +1,4 @@
+export { seededRandom } from "../../src/bench/seeded-random.js";
 // Helpers shared by the audit tests: trails of several interleaved runs, a seeded PRNG, temporary files.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -68,18 +69,6 @@ export function assertWellFormed(problems: readonly AuditProblem[]): void {
     assert.ok(problem.message.length > 10);
     if (problem.run !== null) assert.ok(problem.message.includes(JSON.stringify(problem.run)), problem.message);
   }
-}
-
-/** A seeded PRNG (mulberry32): the same seed gives the same sequence on every run. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A fresh directory, removed when the test file ends. */
