@@ -34,7 +34,14 @@ const markdown = formatCorpusTable(result);
 process.stdout.write(values.json ? JSON.stringify(result, null, 2) + "\n" : markdown);
 if (!values["no-save"]) {
   const command = `npx tsx bench/corpus.ts ${process.argv.slice(2).join(" ")}`.trim();
-  const written = writeResults("corpus", { title: "Corpus benchmark", command, machine, markdown, json: result, timed: false });
+  const written = writeResults("corpus", {
+    title: "Corpus benchmark",
+    command,
+    machine,
+    markdown,
+    json: result,
+    timed: false,
+  });
   process.stderr.write(`Wrote ${written.join(" and ")}.\n`);
 }
 if (!corpusChecksPassed(result)) {

@@ -22,7 +22,11 @@ const { values } = parseArgs({
   },
 });
 
-const list = (text: string): string[] => text.split(",").map((item) => item.trim()).filter((item) => item !== "");
+const list = (text: string): string[] =>
+  text
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
 const options: OverheadBenchmarkOptions = { quick: values.quick };
 if (values.steps !== undefined) options.steps = list(values.steps).map(Number);
 if (values.runs !== undefined) options.runs = Number(values.runs);
@@ -35,6 +39,12 @@ const markdown = formatOverheadTable(result);
 process.stdout.write(values.json ? JSON.stringify(result, null, 2) + "\n" : markdown);
 if (!values["no-save"]) {
   const command = `npx tsx bench/overhead.ts ${process.argv.slice(2).join(" ")}`.trim();
-  const written = writeResults("overhead", { title: "Overhead benchmark", command, machine: result.machine, markdown, json: result });
+  const written = writeResults("overhead", {
+    title: "Overhead benchmark",
+    command,
+    machine: result.machine,
+    markdown,
+    json: result,
+  });
   process.stderr.write(`Wrote ${written.join(" and ")}.\n`);
 }

@@ -31,7 +31,12 @@ const runs = Number(values.runs);
 const machine = machineInfo();
 
 const scenario = overheadScenarios().find((candidate) => candidate.id === values.scenario);
-if (scenario === undefined) throw new Error(`No scenario ${values.scenario}; the scenarios are ${overheadScenarios().map((item) => item.id).join(", ")}.`);
+if (scenario === undefined)
+  throw new Error(
+    `No scenario ${values.scenario}; the scenarios are ${overheadScenarios()
+      .map((item) => item.id)
+      .join(", ")}.`,
+  );
 const workspace = mkdtempSync(join(tmpdir(), "leash-profile-"));
 const cell = await scenario.open(steps, workspace);
 const runOnce = async (): Promise<void> => {
@@ -54,15 +59,23 @@ rmSync(workspace, { recursive: true, force: true });
 if (values.cpuprofile !== undefined) writeFileSync(values.cpuprofile, JSON.stringify(profile));
 
 const summary = summarizeCpuProfile(profile);
-const perStep = (entry: ProfileEntry, field: "selfMs" | "totalMs"): string => ((entry[field] * 1000) / (runs * steps)).toFixed(2);
-const share = (entry: ProfileEntry, field: "selfMs" | "totalMs"): string => `${((entry[field] / summary.totalMs) * 100).toFixed(1)}%`;
+const perStep = (entry: ProfileEntry, field: "selfMs" | "totalMs"): string =>
+  ((entry[field] * 1000) / (runs * steps)).toFixed(2);
+const share = (entry: ProfileEntry, field: "selfMs" | "totalMs"): string =>
+  `${((entry[field] / summary.totalMs) * 100).toFixed(1)}%`;
 const table = (entries: ProfileEntry[], count: number): string[] => [
   "| where | self | self µs/step | total | total µs/step |",
   "| --- | ---: | ---: | ---: | ---: |",
-  ...entries.slice(0, count).map((entry) => `| \`${entry.name}\` | ${share(entry, "selfMs")} | ${perStep(entry, "selfMs")} | ${share(entry, "totalMs")} | ${perStep(entry, "totalMs")} |`),
+  ...entries
+    .slice(0, count)
+    .map(
+      (entry) =>
+        `| \`${entry.name}\` | ${share(entry, "selfMs")} | ${perStep(entry, "selfMs")} | ${share(entry, "totalMs")} | ${perStep(entry, "totalMs")} |`,
+    ),
 ];
 
-const breakdown = scenario.id === "leash-memory" ? await measureStepCosts({ steps, iterations: 20_000, runs: 15 }) : null;
+const breakdown =
+  scenario.id === "leash-memory" ? await measureStepCosts({ steps, iterations: 20_000, runs: 15 }) : null;
 const sum = breakdown === null ? 0 : breakdown.costs.reduce((total, cost) => total + cost.perStepUs, 0);
 const breakdownLines =
   breakdown === null
@@ -73,7 +86,10 @@ const breakdownLines =
         "",
         "| operation | where | µs per call | calls per step | µs per step |",
         "| --- | --- | ---: | ---: | ---: |",
-        ...breakdown.costs.map((cost) => `| ${cost.operation} | ${cost.where} | ${cost.perCallUs.toFixed(2)} | ${cost.callsPerStep} | ${cost.perStepUs.toFixed(1)} |`),
+        ...breakdown.costs.map(
+          (cost) =>
+            `| ${cost.operation} | ${cost.where} | ${cost.perCallUs.toFixed(2)} | ${cost.callsPerStep} | ${cost.perStepUs.toFixed(1)} |`,
+        ),
         `| sum of the parts | | | | ${sum.toFixed(1)} |`,
         `| the rest: the loop's awaits and promises, allocation, garbage collection | | | | ${(breakdown.measuredStepUs - sum).toFixed(1)} |`,
         "",
@@ -100,6 +116,13 @@ if (!values["no-save"]) {
     command,
     machine,
     markdown,
-    json: { scenario: scenario.id, steps, runs, elapsedMs: elapsed, summary: { ...summary, functions: summary.functions.slice(0, 80) }, breakdown },
+    json: {
+      scenario: scenario.id,
+      steps,
+      runs,
+      elapsedMs: elapsed,
+      summary: { ...summary, functions: summary.functions.slice(0, 80) },
+      breakdown,
+    },
   });
 }

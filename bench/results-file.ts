@@ -20,9 +20,14 @@ export function writeResults(
   const markdownPath = join(RESULTS_FOLDER, `${name}.md`);
   const jsonPath = join(RESULTS_FOLDER, `${name}.json`);
   // A table that names the machine itself (the overhead table does) is not given a second line for it.
-  const machineLine = /^Machine: /m.test(options.markdown) ? [] : [`Machine: ${describeMachine(options.machine, { timed: options.timed !== false })}.`, ""];
+  const machineLine = /^Machine: /m.test(options.markdown)
+    ? []
+    : [`Machine: ${describeMachine(options.machine, { timed: options.timed !== false })}.`, ""];
   const heading = [`# ${options.title}`, "", `\`${options.command}\`, ${date}.`, "", ...machineLine, ""].join("\n");
   writeFileSync(markdownPath, heading + options.markdown);
-  writeFileSync(jsonPath, JSON.stringify({ date, command: options.command, machine: options.machine, result: options.json }, null, 2) + "\n");
+  writeFileSync(
+    jsonPath,
+    JSON.stringify({ date, command: options.command, machine: options.machine, result: options.json }, null, 2) + "\n",
+  );
   return [markdownPath, jsonPath];
 }

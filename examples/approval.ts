@@ -26,13 +26,20 @@ const writer: Planner = (state) => {
 };
 
 const store = new MemoryStore();
-const agent = new Agent({ tools: [save], planner: writer, policy: new Policy({ allowEffects: ["read", "write"] }), store });
+const agent = new Agent({
+  tools: [save],
+  planner: writer,
+  policy: new Policy({ allowEffects: ["read", "write"] }),
+  store,
+});
 
 const paused = await agent.run("save the report");
 const request = paused.pending;
 if (request === undefined) throw new Error("expected the run to pause");
 console.log(`status:  ${paused.status}; written so far: ${JSON.stringify(written)}`);
-console.log(`asks:    ${request.tool}(${JSON.stringify(request.args)}), effect ${request.effect}, digest ${request.digest.slice(0, 16)}…`);
+console.log(
+  `asks:    ${request.tool}(${JSON.stringify(request.args)}), effect ${request.effect}, digest ${request.digest.slice(0, 16)}…`,
+);
 
 const approval = new Approval(request.digest, { granted: true, approver: "allen" });
 const done = await agent.resume(paused.runId, { approvals: [approval] });
@@ -45,5 +52,7 @@ try {
   console.log(`again:   refused with ${error.code}: an approval runs its action once`);
 }
 const problems = verifyAudit(store.records);
-console.log(`audit:   ${store.records.length} records, ${problems.length === 0 ? "the chain verifies" : JSON.stringify(problems)}`);
+console.log(
+  `audit:   ${store.records.length} records, ${problems.length === 0 ? "the chain verifies" : JSON.stringify(problems)}`,
+);
 if (done.answer !== "executed" || written.length !== 1 || problems.length > 0) process.exit(1);

@@ -14,7 +14,8 @@ const repair = repairT7();
 const repairs = new Map([[repair.id, repair]]);
 
 // The model answers as the current script says; each scene below gives it a new one.
-let answer: (request: ModelRequest, options: { signal: AbortSignal }) => Promise<ModelResponse> = () => Promise.reject(new Error("No script."));
+let answer: (request: ModelRequest, options: { signal: AbortSignal }) => Promise<ModelResponse> = () =>
+  Promise.reject(new Error("No script."));
 const everyday: ModelClient = { name: "Everyday", generate: (request, options) => answer(request, options) };
 
 const store = new MemoryStore();
@@ -22,7 +23,9 @@ const mia = "mia@workshop.test";
 const noor = "noor@workshop.test";
 // The Estimator changes things alone; were approval needed, only Noor, the manager, could give it.
 const estimator = createEstimator({ store, model: everyday, tools: workshopTools(repairs), manager: noor });
-estimator.on("run_failed", ({ attempt, failure }) => console.log(`  attempt ${attempt} failed (${failure.code}): ${failure.message}`));
+estimator.on("run_failed", ({ attempt, failure }) =>
+  console.log(`  attempt ${attempt} failed (${failure.code}): ${failure.message}`),
+);
 estimator.on("gave_up", ({ attempts }) => console.log(`  heard: gave up after ${attempts} attempts`));
 
 console.log("1. A guard stops a tool and keeps an answer from the model");
@@ -50,7 +53,9 @@ const good = scriptedModel(says.handBack({ hours: 1, summary: "An hour." }));
 const before = tasks();
 answer = (request, options) => (tasks() - before >= 2 ? good : bad).generate(request, options);
 const second = await estimator.do(estimateRepair, repair, { principal: mia });
-console.log(`  done: ${second.done} on attempt ${second.attempt}, output: ${JSON.stringify(second.output)}, retry of ${second.state.retryOf}`);
+console.log(
+  `  done: ${second.done} on attempt ${second.attempt}, output: ${JSON.stringify(second.output)}, retry of ${second.state.retryOf}`,
+);
 
 console.log("3. Work whose every attempt fails gives up once");
 const worse = scriptedModel(...Array.from({ length: 6 }, () => says.handBack({ hours: 0 })));
@@ -60,4 +65,5 @@ console.log(`  status: ${third.status} after ${third.attempt} attempts`);
 
 const problems = verifyAudit(store.records);
 console.log(`The trail holds ${store.records.length} records; verifyAudit finds ${problems.length} problems.`);
-if (!first.done || !second.done || third.status !== "failed" || told.includes(repair.keyIsKept) || problems.length > 0) process.exit(1);
+if (!first.done || !second.done || third.status !== "failed" || told.includes(repair.keyIsKept) || problems.length > 0)
+  process.exit(1);

@@ -46,11 +46,27 @@ export {
   makeRecord,
   recordDigest,
 } from "./audit/index.js";
-export type { AuditRecord, AuditHead, AuditSink, AuditProblem, AuditProblemKind, AuditPrefix, TornTail, FsyncMode } from "./audit/index.js";
+export type {
+  AuditRecord,
+  AuditHead,
+  AuditSink,
+  AuditProblem,
+  AuditProblemKind,
+  AuditPrefix,
+  TornTail,
+  FsyncMode,
+} from "./audit/index.js";
 
 export { allow, block } from "./guards/guard.js";
 export type { Guard, GuardedWork, Verdict, GuardPoint } from "./guards/guard.js";
-export type { ModelClient, ModelRequest, ModelResponse, ModelMessage, ModelToolCall, Price } from "./models/model-client.js";
+export type {
+  ModelClient,
+  ModelRequest,
+  ModelResponse,
+  ModelMessage,
+  ModelToolCall,
+  Price,
+} from "./models/model-client.js";
 export type { Skill, SkillInfo } from "./skills/skill.js";
 export { modelPlanner } from "./models/model-planner.js";
 export type { ModelPlannerOptions } from "./models/model-planner.js";

@@ -49,17 +49,31 @@ const fail = (message: string): never => {
 /** Compiles a skill once: its output schema and its subset of the agent's tools. */
 export function compileSkill(skill: Skill<never, never>, tools: Toolset): CompiledSkill {
   if (typeof skill !== "object" || skill === null) throw new LeashError("invalid_skill", "Expected a skill object.");
-  if (typeof skill.name !== "string" || skill.name === "") throw new LeashError("invalid_skill", "Expected the skill's `name` to be a non-empty string.");
-  if (typeof skill.brief !== "function") throw new LeashError("invalid_skill", `Expected skill \`${skill.name}\` to have a \`brief(input)\` function.`);
-  if (skill.check !== undefined && typeof skill.check !== "function") throw new LeashError("invalid_skill", `Expected the \`check\` of skill \`${skill.name}\` to be a function.`);
+  if (typeof skill.name !== "string" || skill.name === "")
+    throw new LeashError("invalid_skill", "Expected the skill's `name` to be a non-empty string.");
+  if (typeof skill.brief !== "function")
+    throw new LeashError("invalid_skill", `Expected skill \`${skill.name}\` to have a \`brief(input)\` function.`);
+  if (skill.check !== undefined && typeof skill.check !== "function")
+    throw new LeashError("invalid_skill", `Expected the \`check\` of skill \`${skill.name}\` to be a function.`);
   const attempts = skill.retry?.attempts ?? 1;
-  if (!Number.isInteger(attempts) || attempts < 1) throw new LeashError("invalid_skill", `Expected \`retry.attempts\` of skill \`${skill.name}\` to be an integer of at least 1.`);
-  if (skill.tools !== undefined && (!Array.isArray(skill.tools) || !skill.tools.every((name) => typeof name === "string"))) {
-    throw new LeashError("invalid_skill", `Expected the \`tools\` of skill \`${skill.name}\` to be an array of tool names.`);
+  if (!Number.isInteger(attempts) || attempts < 1)
+    throw new LeashError(
+      "invalid_skill",
+      `Expected \`retry.attempts\` of skill \`${skill.name}\` to be an integer of at least 1.`,
+    );
+  if (
+    skill.tools !== undefined &&
+    (!Array.isArray(skill.tools) || !skill.tools.every((name) => typeof name === "string"))
+  ) {
+    throw new LeashError(
+      "invalid_skill",
+      `Expected the \`tools\` of skill \`${skill.name}\` to be an array of tool names.`,
+    );
   }
   let output;
   try {
-    output = skill.output === undefined ? undefined : compileSchema(skill.output, `the output of skill \`${skill.name}\``);
+    output =
+      skill.output === undefined ? undefined : compileSchema(skill.output, `the output of skill \`${skill.name}\``);
   } catch (error) {
     throw new LeashError("invalid_skill", (error as Error).message);
   }
@@ -69,30 +83,46 @@ export function compileSkill(skill: Skill<never, never>, tools: Toolset): Compil
 /** Checks and defaults every option of an agent in one place, before any side effect. */
 export function buildCore(options: AgentOptions): AgentCore {
   if (typeof options !== "object" || options === null) fail("Expected the agent options to be an object.");
-  const tools = options.tools instanceof Toolset ? options.tools : Array.isArray(options.tools) ? new Toolset(options.tools) : fail("Expected `tools` to be a Toolset or an array of tools.");
-  if (typeof options.planner !== "function") fail("Expected `planner` to be a function (state, tools, context) => Decision.");
+  const tools =
+    options.tools instanceof Toolset
+      ? options.tools
+      : Array.isArray(options.tools)
+        ? new Toolset(options.tools)
+        : fail("Expected `tools` to be a Toolset or an array of tools.");
+  if (typeof options.planner !== "function")
+    fail("Expected `planner` to be a function (state, tools, context) => Decision.");
   const policy = options.policy ?? new Policy();
   if (!(policy instanceof Policy)) fail("Expected `policy` to be a Policy.");
-  if (options.store !== undefined && !isRunStore(options.store)) fail("Expected `store` to be a RunStore (create, load, save, list, answer).");
-  if (options.audit !== undefined && !isAuditSink(options.audit)) fail("Expected `audit` to be an AuditSink (append, read).");
+  if (options.store !== undefined && !isRunStore(options.store))
+    fail("Expected `store` to be a RunStore (create, load, save, list, answer).");
+  if (options.audit !== undefined && !isAuditSink(options.audit))
+    fail("Expected `audit` to be an AuditSink (append, read).");
   const store = options.store;
   const audit = options.audit ?? (isAuditSink(store) ? store : new MemoryAuditSink());
   const optional = (name: keyof AgentOptions): void => {
-    if (options[name] !== undefined && typeof options[name] !== "function") fail(`Expected \`${name}\` to be a function.`);
+    if (options[name] !== undefined && typeof options[name] !== "function")
+      fail(`Expected \`${name}\` to be a function.`);
   };
   (["approver", "done", "clock", "randomId"] as const).forEach(optional);
   const guards = options.guards ?? [];
-  if (!Array.isArray(guards) || !guards.every((guard) => typeof guard === "object" && guard !== null && typeof guard.name === "string" && guard.name !== "")) {
+  if (
+    !Array.isArray(guards) ||
+    !guards.every(
+      (guard) => typeof guard === "object" && guard !== null && typeof guard.name === "string" && guard.name !== "",
+    )
+  ) {
     fail("Expected `guards` to be an array of guards, each with a non-empty `name`.");
   }
   const name = options.name ?? "agent";
   if (typeof name !== "string" || name === "") fail("Expected `name` to be a non-empty string.");
   const maxArgumentsSize = options.maxArgumentsSize ?? 1_000_000;
-  if (!Number.isSafeInteger(maxArgumentsSize) || maxArgumentsSize < 2) fail("Expected `maxArgumentsSize` to be an integer of at least 2.");
+  if (!Number.isSafeInteger(maxArgumentsSize) || maxArgumentsSize < 2)
+    fail("Expected `maxArgumentsSize` to be an integer of at least 2.");
   const skills = new Map<string, CompiledSkill>();
   for (const skill of options.skills ?? []) {
     const compiled = compileSkill(skill, tools);
-    if (skills.has(compiled.skill.name)) throw new LeashError("invalid_skill", `Two skills are named \`${compiled.skill.name}\`.`);
+    if (skills.has(compiled.skill.name))
+      throw new LeashError("invalid_skill", `Two skills are named \`${compiled.skill.name}\`.`);
     skills.set(compiled.skill.name, compiled);
   }
   return {

@@ -122,7 +122,13 @@ export class Agent {
                 ? `\`${step.decision.tool}\` was started ${step.starts} times without finishing; it is not started again.`
                 : `The process stopped while \`${step.decision.tool}\` was running; whether it took effect is unknown, so it is not repeated.`,
           };
-          run.record("tool_ended", { step: step.index, tool: step.decision.tool, outcome: "interrupted", resultDigest: null, error: step.error });
+          run.record("tool_ended", {
+            step: step.index,
+            tool: step.decision.tool,
+            outcome: "interrupted",
+            resultDigest: null,
+            error: step.error,
+          });
         }
       } else if (step !== undefined && step.decision.type === "act") {
         const ended = await actStep(run, step, { restart: false });
@@ -146,13 +152,21 @@ export class Agent {
       return active.done;
     }
     const { store } = this.#core;
-    if (store === undefined) throw new StateError("run_not_found", `Run \`${runId}\` is not running here and this agent has no store.`, { details: { runId } });
+    if (store === undefined)
+      throw new StateError("run_not_found", `Run \`${runId}\` is not running here and this agent has no store.`, {
+        details: { runId },
+      });
     const state = await store.load(runId);
-    if (state === null) throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
+    if (state === null)
+      throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
     if (ENDED_STATUSES.has(state.status)) return state;
     const trail = await this.#core.audit.read(runId);
     const last = trail.at(-1);
-    const run = new ActiveRun(this.#core, state, { head: last === undefined ? state.auditHead : { seq: last.seq, digest: last.digest }, stored: true, skill: this.#skill(state.skill) });
+    const run = new ActiveRun(this.#core, state, {
+      head: last === undefined ? state.auditHead : { seq: last.seq, digest: last.digest },
+      stored: true,
+      skill: this.#skill(state.skill),
+    });
     run.controller.abort();
     await run.claim([["run_resumed", { reason: "cancel" }]]);
     return endRun(run, { status: "stopped", reason: "cancelled" });
@@ -163,7 +177,11 @@ export class Agent {
    * its schema and `check`. Failed work is tried again from the beginning, as a run of its own, up
    * to `skill.retry.attempts` in all; `gave_up` is emitted once after the last attempt failed.
    */
-  async do<I, O>(skill: Skill<I, O>, input: I, options: { principal?: string; limits?: RunOptions["limits"] } = {}): Promise<SkillOutcome<O>> {
+  async do<I, O>(
+    skill: Skill<I, O>,
+    input: I,
+    options: { principal?: string; limits?: RunOptions["limits"] } = {},
+  ): Promise<SkillOutcome<O>> {
     const compiled = this.#addSkill(skill);
     const attempts = skill.retry?.attempts ?? 1;
     let state: RunState | undefined;
@@ -188,7 +206,13 @@ export class Agent {
       state = await this.#recordAfterEnd(state, "gave_up", gaveUp);
       this.#events.emit("gave_up", gaveUp);
     }
-    const outcome: SkillOutcome<O> = { done: state.status === "completed", status: state.status, task: state.runId, attempt: state.attempt, state };
+    const outcome: SkillOutcome<O> = {
+      done: state.status === "completed",
+      status: state.status,
+      task: state.runId,
+      attempt: state.attempt,
+      state,
+    };
     if (state.status === "completed") outcome.output = state.answer as O;
     return outcome;
   }
@@ -202,7 +226,11 @@ export class Agent {
   }
 
   async #recordAfterEnd(state: RunState, event: string, data: unknown): Promise<RunState> {
-    const run = new ActiveRun(this.#core, state, { head: state.auditHead, stored: this.#core.store !== undefined, skill: undefined });
+    const run = new ActiveRun(this.#core, state, {
+      head: state.auditHead,
+      stored: this.#core.store !== undefined,
+      skill: undefined,
+    });
     run.record(event, data);
     await run.checkpoint();
     return run.state;
@@ -220,7 +248,10 @@ export class Agent {
     if (name === undefined) return undefined;
     const found = this.#core.skills.get(name);
     if (found === undefined) {
-      throw new StateError("invalid_state", `The run was doing skill \`${name}\`, which this agent does not know; pass it in \`skills\`.`);
+      throw new StateError(
+        "invalid_state",
+        `The run was doing skill \`${name}\`, which this agent does not know; pass it in \`skills\`.`,
+      );
     }
     return found;
   }

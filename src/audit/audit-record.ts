@@ -36,13 +36,7 @@ export function recordDigest(record: Omit<AuditRecord, "digest"> | AuditRecord):
  * Builds the next record of a run's chain. `data` is checked to be JSON first (`not_json`), so a
  * value that cannot be recorded faithfully is refused before anything is written.
  */
-export function makeRecord(
-  run: string,
-  head: AuditHead | null,
-  event: string,
-  data: unknown,
-  at: string,
-): AuditRecord {
+export function makeRecord(run: string, head: AuditHead | null, event: string, data: unknown, at: string): AuditRecord {
   const seq = head === null ? 0 : head.seq + 1;
   const prev = head === null ? null : head.digest;
   const checked = toJson(data, `the data of audit event \`${event}\``);

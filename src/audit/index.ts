@@ -1,10 +1,4 @@
-export {
-  AUDIT_RECORD_VERSION,
-  makeRecord,
-  recordDigest,
-  type AuditHead,
-  type AuditRecord,
-} from "./audit-record.js";
+export { AUDIT_RECORD_VERSION, makeRecord, recordDigest, type AuditHead, type AuditRecord } from "./audit-record.js";
 export type { AuditSink, SyncReadableAuditSink } from "./audit-sink.js";
 export { MemoryAuditSink } from "./memory-audit-sink.js";
 export { JsonlAuditSink, type FsyncMode, type JsonlAuditSinkOptions } from "./jsonl-audit-sink.js";

@@ -179,7 +179,7 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
     const buffer = Buffer.from(text, "utf8");
     try {
       // A write to a file may be partial (a signal, a full disk): the rest is written after it.
-      for (let written = 0; written < buffer.length; ) {
+      for (let written = 0; written < buffer.length;) {
         const count = this.#fs.writeSync(descriptor, buffer, written, buffer.length - written);
         if (count <= 0) throw new Error("the file accepted no more bytes");
         written += count;

@@ -66,7 +66,14 @@ function checkRecord(value: unknown, build: boolean, into: InspectedRecord): str
     if (typeof value !== "object" || value === null || Array.isArray(value)) return "it is not an object";
     const prototype: unknown = Object.getPrototypeOf(value);
     if (prototype !== Object.prototype && prototype !== null) return "it is not a plain object";
-    let v: unknown, run: unknown, seq: unknown, at: unknown, event: unknown, data: unknown, prev: unknown, digest: unknown;
+    let v: unknown,
+      run: unknown,
+      seq: unknown,
+      at: unknown,
+      event: unknown,
+      data: unknown,
+      prev: unknown,
+      digest: unknown;
     let count = 0;
     // One for-in reads the keys and their values together: each field is read once (a getter cannot
     // show the check one value and the copy another), and it stays fast for objects that each have a
@@ -131,8 +138,19 @@ function checkRecord(value: unknown, build: boolean, into: InspectedRecord): str
     into.digest = digest;
     // The keys of the record without `digest`, in RFC 8785 order (all ASCII, so code-unit order is plain).
     into.canonical = build
-      ? '{"at":' + quote(at) + ',"data":' + canonicalData + ',"event":' + quote(event) + ',"prev":' +
-        (prev === null ? "null" : '"' + prev + '"') + ',"run":' + quote(run) + ',"seq":' + String(seq) + ',"v":1}'
+      ? '{"at":' +
+        quote(at) +
+        ',"data":' +
+        canonicalData +
+        ',"event":' +
+        quote(event) +
+        ',"prev":' +
+        (prev === null ? "null" : '"' + prev + '"') +
+        ',"run":' +
+        quote(run) +
+        ',"seq":' +
+        String(seq) +
+        ',"v":1}'
       : "";
     return null;
   } catch (error) {

@@ -24,7 +24,6 @@ export interface AuditPrefix {
   tornTail: TornTail | null;
 }
 
-
 /** @internal What {@link parseAuditBytes} found in a run of bytes of a JSONL trail. */
 export interface ParsedAuditBytes {
   /** The records of the lines that end in "\n". */
@@ -40,7 +39,6 @@ export interface ParsedAuditBytes {
 // Fatal, so that a flipped byte that breaks UTF-8 makes the line unreadable instead of turning into
 // U+FFFD; BOM kept, so that no byte of a line is dropped silently.
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
 
 /**
  * Reads a JSONL audit trail: one record per line, every line checked, none cast.
@@ -105,9 +103,13 @@ export function parseAuditBytes(bytes: Uint8Array, path: string, firstLine: numb
     if (end > start) {
       const parsed = parseLine(bytes.subarray(start, end));
       if (typeof parsed === "string") {
-        throw new LeashError("audit_corrupt", `Line ${line} of the audit trail ${path} is not an audit record: ${parsed}.`, {
-          details: { path, line },
-        });
+        throw new LeashError(
+          "audit_corrupt",
+          `Line ${line} of the audit trail ${path} is not an audit record: ${parsed}.`,
+          {
+            details: { path, line },
+          },
+        );
       }
       records.push(parsed);
     }

@@ -5,14 +5,7 @@ import { emptyInspectedRecord, inspectAuditRecord, safeMessage } from "./parse-a
 
 /** What kind of problem {@link verifyAudit} found. */
 export type AuditProblemKind =
-  | "changed"
-  | "missing"
-  | "reordered"
-  | "duplicate"
-  | "broken_link"
-  | "bad_start"
-  | "malformed"
-  | "truncated";
+  "changed" | "missing" | "reordered" | "duplicate" | "broken_link" | "bad_start" | "malformed" | "truncated";
 
 /** One problem of an audit trail, naming the run and seq where it was found when they are known. */
 export interface AuditProblem {
@@ -76,7 +69,9 @@ export function verifyAudit(records: Iterable<AuditRecord> | undefined, options?
   try {
     if (records === undefined) {
       // A sink that cannot read synchronously (PostgreSQL) has no `.records`: read it with `await sink.read()`.
-      problems.push(malformed(null, null, "No records were given (a sink without `.records` is read with `await sink.read()`)."));
+      problems.push(
+        malformed(null, null, "No records were given (a sink without `.records` is read with `await sink.read()`)."),
+      );
       return problems;
     }
     const runs = collect(records, problems);
@@ -91,7 +86,11 @@ export function verifyAudit(records: Iterable<AuditRecord> | undefined, options?
 function collect(records: Iterable<AuditRecord>, problems: AuditProblem[]): Map<string, Entry[]> {
   const runs = new Map<string, Entry[]>();
   const input: unknown = records;
-  if (typeof input !== "object" || input === null || typeof (input as Iterable<unknown>)[Symbol.iterator] !== "function") {
+  if (
+    typeof input !== "object" ||
+    input === null ||
+    typeof (input as Iterable<unknown>)[Symbol.iterator] !== "function"
+  ) {
     problems.push(malformed(null, null, `Expected an iterable of audit records, but got ${describe(input)}.`));
     return runs;
   }
@@ -103,11 +102,21 @@ function collect(records: Iterable<AuditRecord>, problems: AuditProblem[]): Map<
       if (problem !== null) {
         const { run, seq, digest } = identify(item);
         const where = run === null ? "" : ` (run ${JSON.stringify(run)}${seq === null ? "" : `, seq ${seq}`})`;
-        problems.push(malformed(run, seq, `Record ${position} of the trail${where} is not an audit record: ${problem}.`));
-        if (run !== null && seq !== null) add(runs, run, { malformed: true, seq, prev: null, digest, actual: null, position });
+        problems.push(
+          malformed(run, seq, `Record ${position} of the trail${where} is not an audit record: ${problem}.`),
+        );
+        if (run !== null && seq !== null)
+          add(runs, run, { malformed: true, seq, prev: null, digest, actual: null, position });
       } else {
         const actual = hash("sha256", fields.canonical, "hex");
-        add(runs, fields.run, { malformed: false, seq: fields.seq, prev: fields.prev, digest: fields.digest, actual, position });
+        add(runs, fields.run, {
+          malformed: false,
+          seq: fields.seq,
+          prev: fields.prev,
+          digest: fields.digest,
+          actual,
+          position,
+        });
       }
       position++;
     }
@@ -141,7 +150,7 @@ function walkUnordered(chain: Chain, entries: Entry[]): void {
   const sorted = entries.slice().sort((a, b) => a.seq - b.seq);
   const chosen: Entry[] = [];
   let previousPosition = -1;
-  for (let start = 0; start < sorted.length; ) {
+  for (let start = 0; start < sorted.length;) {
     let end = start + 1;
     while (end < sorted.length && (sorted[end] as Entry).seq === (sorted[start] as Entry).seq) end++;
     const representative = choose(chain, sorted, start, end, previousPosition);
@@ -155,7 +164,12 @@ function walkUnordered(chain: Chain, entries: Entry[]): void {
     start = end;
   }
   for (const entry of outOfOrder(chosen)) {
-    report(chain, "reordered", entry.seq, `seq ${entry.seq} is out of order: it stands at position ${entry.position} of the trail`);
+    report(
+      chain,
+      "reordered",
+      entry.seq,
+      `seq ${entry.seq} is out of order: it stands at position ${entry.position} of the trail`,
+    );
   }
 }
 
@@ -197,11 +211,26 @@ function accept(chain: Chain, entry: Entry): void {
     }
   } else if (seq > chain.expected) {
     const gap = seq - chain.expected === 1 ? `seq ${chain.expected} is` : `seq ${chain.expected} to ${seq - 1} are`;
-    report(chain, "missing", chain.expected, `${gap} missing: the chain jumps from seq ${chain.expected - 1} to seq ${seq}`);
-  } else if (!malformed && chain.lastStored !== null && entry.prev !== chain.lastStored && entry.prev !== chain.lastActual) {
+    report(
+      chain,
+      "missing",
+      chain.expected,
+      `${gap} missing: the chain jumps from seq ${chain.expected - 1} to seq ${seq}`,
+    );
+  } else if (
+    !malformed &&
+    chain.lastStored !== null &&
+    entry.prev !== chain.lastStored &&
+    entry.prev !== chain.lastActual
+  ) {
     // A link to either the stored or the recomputed digest of the record before is sound here: when that
     // record was changed, the problem is reported once, there.
-    report(chain, "broken_link", seq, `seq ${seq} does not link to seq ${seq - 1} (its \`prev\` is not that record's digest)`);
+    report(
+      chain,
+      "broken_link",
+      seq,
+      `seq ${seq} does not link to seq ${seq - 1} (its \`prev\` is not that record's digest)`,
+    );
   }
   if (!malformed && entry.actual !== entry.digest) {
     report(chain, "changed", seq, `seq ${seq} was changed: its digest does not match its content`);
@@ -250,7 +279,11 @@ function outOfOrder(chosen: Entry[]): Entry[] {
   return chosen.filter((_, index) => kept[index] === 0);
 }
 
-function checkHeads(options: VerifyAuditOptions | undefined, runs: Map<string, Entry[]>, problems: AuditProblem[]): void {
+function checkHeads(
+  options: VerifyAuditOptions | undefined,
+  runs: Map<string, Entry[]>,
+  problems: AuditProblem[],
+): void {
   if (options === undefined || options === null) return;
   const heads: unknown = (options as { heads?: unknown }).heads;
   if (heads === undefined) return;
@@ -261,7 +294,8 @@ function checkHeads(options: VerifyAuditOptions | undefined, runs: Map<string, E
   for (const run of Object.keys(heads)) {
     const head: unknown = (heads as Record<string, unknown>)[run];
     const headSeq: unknown = typeof head === "object" && head !== null ? (head as { seq?: unknown }).seq : undefined;
-    const digest: unknown = typeof head === "object" && head !== null ? (head as { digest?: unknown }).digest : undefined;
+    const digest: unknown =
+      typeof head === "object" && head !== null ? (head as { digest?: unknown }).digest : undefined;
     if (typeof headSeq !== "number" || !Number.isSafeInteger(headSeq) || headSeq < 0 || !isDigest(digest)) {
       problems.push(malformed(run, null, `The head given for run ${JSON.stringify(run)} is not \`{ seq, digest }\`.`));
       continue;

@@ -23,7 +23,12 @@ export interface ConcurrencyResult {
  * fsync `none` and `batch`, alternating the modes sample by sample so that drift hits both alike. With
  * `batch`, appends that wait together share one fsync (group commit).
  */
-export async function measureBatchConcurrency(options: { runs: number; steps: number; workspace: string; sampling: SamplingOptions }): Promise<ConcurrencyResult> {
+export async function measureBatchConcurrency(options: {
+  runs: number;
+  steps: number;
+  workspace: string;
+  sampling: SamplingOptions;
+}): Promise<ConcurrencyResult> {
   const { runs, steps, workspace, sampling } = options;
   const open = (fsync: FsyncMode) => {
     const sink = new JsonlAuditSink(join(workspace, `concurrent-${fsync}.jsonl`), { fsync });
@@ -36,7 +41,8 @@ export async function measureBatchConcurrency(options: { runs: number; steps: nu
     const states = await Promise.all(Array.from({ length: runs }, () => agent.run("call the no-op tool")));
     const elapsed = performance.now() - started;
     const calls = states.reduce((sum, state) => sum + state.toolCalls, 0);
-    if (calls !== runs * steps) throw new Error(`${runs} concurrent runs (fsync ${mode}) made ${calls} tool calls instead of ${runs * steps}.`);
+    if (calls !== runs * steps)
+      throw new Error(`${runs} concurrent runs (fsync ${mode}) made ${calls} tool calls instead of ${runs * steps}.`);
     return elapsed;
   };
   try {

@@ -1,7 +1,13 @@
 import { resolve } from "node:path";
 import type { Planner, RunState, Tool } from "../index.js";
 import { Agent, MemoryAuditSink, Policy } from "../index.js";
-import { everyActionDenied, auditVerified, everyCallAudited, everyRunPausedBeforeWrite, recordsByRun } from "./corpus-checks.js";
+import {
+  everyActionDenied,
+  auditVerified,
+  everyCallAudited,
+  everyRunPausedBeforeWrite,
+  recordsByRun,
+} from "./corpus-checks.js";
 import { readCorpus } from "./corpus-files.js";
 import { corpusPlanners, writeFirst } from "./corpus-planners.js";
 import type { CorpusTask } from "./corpus-tasks.js";
@@ -140,14 +146,17 @@ export async function runCorpusBenchmark(options: CorpusBenchmarkOptions = {}): 
 
   const callsBefore = tools.calls.search + tools.calls.read;
   const denied: RunState[] = [];
-  for (const { name, planner } of planners) denied.push(...(await runAll(`${name} without ${CORPUS_SCOPE}`, planner, new Policy(), readTools)));
+  for (const { name, planner } of planners)
+    denied.push(...(await runAll(`${name} without ${CORPUS_SCOPE}`, planner, new Policy(), readTools)));
   const ranWhileDenied = tools.calls.search + tools.calls.read - callsBefore;
   allStates.push(...denied);
 
   const writing = new Policy({ grantedScopes: [CORPUS_SCOPE, NOTES_SCOPE], allowEffects: ["read", "write"] });
   const paused: RunState[] = [];
   for (const { name, planner } of planners) {
-    paused.push(...(await runAll(`${name} writing first`, writeFirst(planner), writing, [...readTools, tools.saveNote])));
+    paused.push(
+      ...(await runAll(`${name} writing first`, writeFirst(planner), writing, [...readTools, tools.saveNote])),
+    );
   }
   allStates.push(...paused);
 
@@ -155,7 +164,14 @@ export async function runCorpusBenchmark(options: CorpusBenchmarkOptions = {}): 
   const byRun = recordsByRun(records);
   const oneShot = rows.find((row) => row.name === "one_shot");
   return {
-    corpus: { path: options.corpus ?? "docs/guide", files: files.length, chunks: chunks.length, tasks: tasks.length, seed, chunkSize },
+    corpus: {
+      path: options.corpus ?? "docs/guide",
+      files: files.length,
+      chunks: chunks.length,
+      tasks: tasks.length,
+      seed,
+      chunkSize,
+    },
     search: { recallAt1, recallAt3: recallAt(3), recallAtHits: recallAt(hits), hits },
     planners: rows,
     checks: {

@@ -34,7 +34,10 @@ function stepOf(record: AuditRecord): unknown {
  * Whether every tool call has its records: each `tool_started` is followed by a `tool_ended` of the
  * same step, and a run has as many `tool_started` records as its state counts tool calls.
  */
-export function everyCallAudited(byRun: ReadonlyMap<string, readonly AuditRecord[]>, states: readonly RunState[]): boolean {
+export function everyCallAudited(
+  byRun: ReadonlyMap<string, readonly AuditRecord[]>,
+  states: readonly RunState[],
+): boolean {
   return states.every((state) => {
     const records = byRun.get(state.runId) ?? [];
     let started = 0;
@@ -60,7 +63,10 @@ export function noToolStarted(byRun: ReadonlyMap<string, readonly AuditRecord[]>
  * Whether every action of every run was denied for a missing scope: each run asked for at least one
  * action, every act step is `scope_denied`, and no tool started.
  */
-export function everyActionDenied(byRun: ReadonlyMap<string, readonly AuditRecord[]>, states: readonly RunState[]): boolean {
+export function everyActionDenied(
+  byRun: ReadonlyMap<string, readonly AuditRecord[]>,
+  states: readonly RunState[],
+): boolean {
   return states.every((state) => {
     const acts = state.steps.filter((step) => step.decision.type === "act");
     return acts.length > 0 && acts.every((step) => step.outcome === "scope_denied") && noToolStarted(byRun, state);
@@ -68,7 +74,11 @@ export function everyActionDenied(byRun: ReadonlyMap<string, readonly AuditRecor
 }
 
 /** Whether every run paused for approval of the write, before it ran. */
-export function everyRunPausedBeforeWrite(byRun: ReadonlyMap<string, readonly AuditRecord[]>, states: readonly RunState[], writeTool: string): boolean {
+export function everyRunPausedBeforeWrite(
+  byRun: ReadonlyMap<string, readonly AuditRecord[]>,
+  states: readonly RunState[],
+  writeTool: string,
+): boolean {
   return states.every(
     (state) => state.status === "awaiting_approval" && state.pending?.tool === writeTool && noToolStarted(byRun, state),
   );

@@ -19,7 +19,8 @@ export function readCorpus(folder: string): CorpusFile[] {
   } catch {
     isFolder = false;
   }
-  if (!isFolder) throw new Error(`The corpus folder ${folder} does not exist; pass another with the \`corpus\` option.`);
+  if (!isFolder)
+    throw new Error(`The corpus folder ${folder} does not exist; pass another with the \`corpus\` option.`);
   const paths = readdirSync(folder, { recursive: true, encoding: "utf8" })
     .filter((path) => path.toLowerCase().endsWith(".md"))
     .map((path) => relative(folder, join(folder, path)).split(sep).join("/"))

@@ -15,7 +15,10 @@ export function formatCorpusTable(result: CorpusBenchmarkResult): string {
     "",
     "| planner | success | mean cost | mean tool calls |",
     "| --- | ---: | ---: | ---: |",
-    ...planners.map((row) => `| ${row.name} | ${percent(row.success)} | ${row.meanCost.toFixed(2)} | ${row.meanToolCalls.toFixed(2)} |`),
+    ...planners.map(
+      (row) =>
+        `| ${row.name} | ${percent(row.success)} | ${row.meanCost.toFixed(2)} | ${row.meanToolCalls.toFixed(2)} |`,
+    ),
     `| plain search, recall@1 | ${percent(search.recallAt1)} | | |`,
     "",
     `Plain search finds the right chunk among the first 3 hits for ${percent(search.recallAt3)} of the tasks, ` +

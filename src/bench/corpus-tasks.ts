@@ -30,7 +30,12 @@ const PARAGRAPH = /\n[ \t]*\n/g;
  * listed in corpus order and shuffled by the seed; fewer tasks are returned when the corpus has fewer
  * such sentences.
  */
-export function pickTasks(files: readonly CorpusFile[], chunks: readonly Chunk[], count: number, seed: number): CorpusTask[] {
+export function pickTasks(
+  files: readonly CorpusFile[],
+  chunks: readonly Chunk[],
+  count: number,
+  seed: number,
+): CorpusTask[] {
   const candidates: CorpusTask[] = [];
   const seen = new Set<string>();
   const fencesBySource = new Map(files.map((file) => [file.path, codeFences(file.text)]));

@@ -46,7 +46,9 @@ export function summarizeCpuProfile(profile: CpuProfile): ProfileSummary {
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const selfByNode = new Map<number, number>();
-  profile.samples.forEach((id, index) => selfByNode.set(id, (selfByNode.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+  profile.samples.forEach((id, index) =>
+    selfByNode.set(id, (selfByNode.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)),
+  );
   const functions = new Map<string, ProfileEntry>();
   const files = new Map<string, ProfileEntry>();
   let totalMicros = 0;
@@ -76,5 +78,9 @@ export function summarizeCpuProfile(profile: CpuProfile): ProfileSummary {
     }
   }
   const bySelf = (a: ProfileEntry, b: ProfileEntry): number => b.selfMs - a.selfMs;
-  return { totalMs: totalMicros / 1000, functions: [...functions.values()].sort(bySelf), files: [...files.values()].sort(bySelf) };
+  return {
+    totalMs: totalMicros / 1000,
+    functions: [...functions.values()].sort(bySelf),
+    files: [...files.values()].sort(bySelf),
+  };
 }

@@ -7,7 +7,13 @@ export { runCorpusBenchmark, DEFAULT_CORPUS_SEED, DEFAULT_CORPUS_TASKS } from ".
 export type { CorpusBenchmarkOptions, CorpusBenchmarkResult, CorpusPlannerResult } from "./corpus-benchmark.js";
 export { formatCorpusTable, corpusChecksPassed } from "./corpus-table.js";
 export { runOverheadBenchmark, overheadScenarios } from "./overhead-benchmark.js";
-export type { OverheadBenchmarkOptions, OverheadBenchmarkResult, OverheadCell, OverheadRow, OverheadRatio } from "./overhead-benchmark.js";
+export type {
+  OverheadBenchmarkOptions,
+  OverheadBenchmarkResult,
+  OverheadCell,
+  OverheadRow,
+  OverheadRatio,
+} from "./overhead-benchmark.js";
 export type { OverheadTarget } from "./overhead-targets.js";
 export { formatOverheadTable } from "./overhead-table.js";
 export { measureStepCosts } from "./step-costs.js";

@@ -28,7 +28,11 @@ export function noopAgent(steps: number, options: { audit?: AuditSink; store?: R
 }
 
 /** A cell whose runs share one sink or store, as a long-lived agent's runs do. */
-function agentCell(steps: number, options: { audit?: AuditSink; store?: RunStore }, close: () => Promise<void>): ScenarioCell {
+function agentCell(
+  steps: number,
+  options: { audit?: AuditSink; store?: RunStore },
+  close: () => Promise<void>,
+): ScenarioCell {
   const agent = noopAgent(steps, options);
   return {
     prepare: () => Promise.resolve(async () => (await agent.run("call the no-op tool")).toolCalls),
@@ -52,7 +56,10 @@ export function leashJsonl(fsync: FsyncMode): Scenario {
     group: "leash",
     open: (steps, workspace) => {
       const sink = new JsonlAuditSink(join(workspace, `jsonl-${fsync}-${steps}.jsonl`), { fsync });
-      return Promise.resolve({ ...agentCell(steps, { audit: sink }, () => sink.close()), fsyncCount: () => sink.fsyncCount });
+      return Promise.resolve({
+        ...agentCell(steps, { audit: sink }, () => sink.close()),
+        fsyncCount: () => sink.fsyncCount,
+      });
     },
   };
 }

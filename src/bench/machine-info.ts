@@ -38,7 +38,10 @@ export function machineInfo(): MachineInfo {
  */
 export function describeMachine(machine: MachineInfo, options: { timed?: boolean } = {}): string {
   const load = machine.loadAverage[0] ?? 0;
-  const busy = options.timed !== false && load > machine.cores ? ` (busy: more runnable processes than cores, so timings are inflated)` : "";
+  const busy =
+    options.timed !== false && load > machine.cores
+      ? ` (busy: more runnable processes than cores, so timings are inflated)`
+      : "";
   return `Node ${machine.node}, ${machine.cpu} (${machine.cores} cores), ${machine.memoryGiB} GiB memory, ${machine.system}, load average ${load}${busy}`;
 }
 

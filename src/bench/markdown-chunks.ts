@@ -44,14 +44,21 @@ const LEVELS: readonly Level[] = ["heading", "paragraph", "sentence", "word", "c
  * const chunks = chunkMarkdown("guide/limits.md", text); // each chunk.text.length <= 500
  */
 export function chunkMarkdown(source: string, text: string, size = DEFAULT_CHUNK_SIZE): Chunk[] {
-  if (!Number.isSafeInteger(size) || size < 1) throw new RangeError("Expected the chunk size to be a positive integer.");
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw new RangeError("Expected the chunk size to be a positive integer.");
   const fences = codeFences(text);
   const chunks: Chunk[] = [];
   for (const span of splitSpan(text, fences, { start: 0, end: text.length }, 0, size)) {
     const trimmed = trim(text, span);
     if (trimmed.end <= trimmed.start) continue;
     const chunkText = text.slice(trimmed.start, trimmed.end);
-    chunks.push({ id: chunkId(source, trimmed, chunkText), source, start: trimmed.start, end: trimmed.end, text: chunkText });
+    chunks.push({
+      id: chunkId(source, trimmed, chunkText),
+      source,
+      start: trimmed.start,
+      end: trimmed.end,
+      text: chunkText,
+    });
   }
   return chunks;
 }

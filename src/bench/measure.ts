@@ -55,7 +55,9 @@ export function median(values: readonly number[]): number {
   if (values.length === 0) throw new RangeError("The median of no values is undefined.");
   const sorted = values.slice().sort((a, b) => a - b);
   const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /**
@@ -63,7 +65,12 @@ export function median(values: readonly number[]): number {
  * is spent. Only the run itself is timed, not what `prepare` builds for it. Every run must make
  * exactly `steps` tool calls, else the scenario is wrong and this throws.
  */
-export async function sampleCell(cell: ScenarioCell, steps: number, label: string, options: SamplingOptions): Promise<Sample> {
+export async function sampleCell(
+  cell: ScenarioCell,
+  steps: number,
+  label: string,
+  options: SamplingOptions,
+): Promise<Sample> {
   const cpuMs: number[] = [];
   const once = async (): Promise<number> => {
     const run = await cell.prepare();
@@ -93,6 +100,7 @@ export async function sampleCell(cell: ScenarioCell, steps: number, label: strin
   }
   const sample: Sample = { runsMs, medianMs: median(runsMs), medianCpuMs: median(cpuMs), warmupRuns };
   const fsyncsAfter = cell.fsyncCount?.();
-  if (fsyncsBefore !== undefined && fsyncsAfter !== undefined) sample.fsyncsPerStep = (fsyncsAfter - fsyncsBefore) / (runsMs.length * steps);
+  if (fsyncsBefore !== undefined && fsyncsAfter !== undefined)
+    sample.fsyncsPerStep = (fsyncsAfter - fsyncsBefore) / (runsMs.length * steps);
   return sample;
 }

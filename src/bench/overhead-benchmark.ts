@@ -95,7 +95,13 @@ export interface OverheadBenchmarkResult {
   machine: MachineInfo;
   /** The load average (1, 5 and 15 minutes) when the benchmark ended; `machine` has it at the start. */
   loadAverageAtEnd: number[];
-  settings: { steps: number[]; sampling: SamplingOptions; concurrency: { runs: number; steps: number }; verifyRecords: number; fsyncSteps: [number, number] };
+  settings: {
+    steps: number[];
+    sampling: SamplingOptions;
+    concurrency: { runs: number; steps: number };
+    verifyRecords: number;
+    fsyncSteps: [number, number];
+  };
   rows: OverheadRow[];
   ratios: OverheadRatio[];
   concurrency: ConcurrencyResult;
@@ -146,12 +152,19 @@ export async function runOverheadBenchmark(options: OverheadBenchmarkOptions = {
   const verifyRecords = options.verifyRecords ?? (quick ? 300 : 30_000);
   const fsyncSteps = options.fsyncSteps ?? (quick ? [2, 12] : [10, (steps.at(-1) as number) + 10]);
   const onProgress = options.onProgress ?? noProgress;
-  const scenarios = overheadScenarios().filter((scenario) => options.scenarios === undefined || options.scenarios.includes(scenario.id));
+  const scenarios = overheadScenarios().filter(
+    (scenario) => options.scenarios === undefined || options.scenarios.includes(scenario.id),
+  );
   const workspace = options.workspace ?? mkdtempSync(join(tmpdir(), "leash-bench-"));
 
   const total = scenarios.length * steps.length + 3;
   let done = 0;
-  const rows: OverheadRow[] = scenarios.map((scenario) => ({ id: scenario.id, label: scenario.label, group: scenario.group, cells: [] }));
+  const rows: OverheadRow[] = scenarios.map((scenario) => ({
+    id: scenario.id,
+    label: scenario.label,
+    group: scenario.group,
+    cells: [],
+  }));
   try {
     for (const [position, count] of steps.entries()) {
       for (const [index, scenario] of scenarios.entries()) {
@@ -160,7 +173,8 @@ export async function runOverheadBenchmark(options: OverheadBenchmarkOptions = {
         if (row.skipped === undefined) {
           const previous = row.cells.at(-1);
           const projectedMs = previous === undefined ? 0 : (previous.perStepUs * count) / 1000;
-          const warmup = position === 0 ? sampling.warmup : projectedMs > SELF_WARMING_MS ? 0 : Math.min(1, sampling.warmup);
+          const warmup =
+            position === 0 ? sampling.warmup : projectedMs > SELF_WARMING_MS ? 0 : Math.min(1, sampling.warmup);
           const warmupMs = position === 0 ? sampling.warmupMs : 0;
           try {
             row.cells.push(await measureScenario(scenario, count, workspace, { ...sampling, warmup, warmupMs }));
@@ -173,9 +187,17 @@ export async function runOverheadBenchmark(options: OverheadBenchmarkOptions = {
       }
     }
     onProgress(done, total, `${concurrency.runs} concurrent runs, fsync batch and none`);
-    const concurrencyResult = await measureBatchConcurrency({ ...concurrency, workspace, sampling: { ...sampling, warmup: 1, runs: Math.min(sampling.runs, 5), sampleMs: 0 } });
+    const concurrencyResult = await measureBatchConcurrency({
+      ...concurrency,
+      workspace,
+      sampling: { ...sampling, warmup: 1, runs: Math.min(sampling.runs, 5), sampleMs: 0 },
+    });
     onProgress(++done, total, "verifyAudit throughput");
-    const verification = await measureVerification({ records: verifyRecords, steps: Math.min(1000, Math.max(...steps)), sampling: { ...sampling, budgetMs: 1000, sampleMs: 0 } });
+    const verification = await measureVerification({
+      records: verifyRecords,
+      steps: Math.min(1000, Math.max(...steps)),
+      sampling: { ...sampling, budgetMs: 1000, sampleMs: 0 },
+    });
     onProgress(++done, total, "SQLite fsyncs per step");
     let sqliteFsyncs: SqliteFsyncResult | null = null;
     let sqliteNote: string | undefined;
@@ -214,7 +236,12 @@ export async function runOverheadBenchmark(options: OverheadBenchmarkOptions = {
   }
 }
 
-async function measureScenario(scenario: Scenario, steps: number, workspace: string, sampling: SamplingOptions): Promise<OverheadCell> {
+async function measureScenario(
+  scenario: Scenario,
+  steps: number,
+  workspace: string,
+  sampling: SamplingOptions,
+): Promise<OverheadCell> {
   const cell = await scenario.open(steps, workspace);
   try {
     const sample = await sampleCell(cell, steps, `${scenario.label} (N = ${steps})`, sampling);
@@ -234,7 +261,8 @@ async function measureScenario(scenario: Scenario, steps: number, workspace: str
 }
 
 function ratiosOf(rows: readonly OverheadRow[], steps: readonly number[]): OverheadRatio[] {
-  const divide = (top: number | null, bottom: number | null): number | null => (top === null || bottom === null || bottom === 0 ? null : top / bottom);
+  const divide = (top: number | null, bottom: number | null): number | null =>
+    top === null || bottom === null || bottom === 0 ? null : top / bottom;
   const peers = rows.filter((row) => row.group === "peer");
   const floor = rows.find((row) => row.group === "floor");
   const ratios: OverheadRatio[] = [];
@@ -243,7 +271,12 @@ function ratiosOf(rows: readonly OverheadRow[], steps: readonly number[]): Overh
       const own = perStepOf(rows, row.id, count);
       const toPeers: Record<string, number | null> = {};
       for (const peer of peers) toPeers[peer.id] = divide(own, perStepOf(rows, peer.id, count));
-      ratios.push({ id: row.id, steps: count, toFloor: floor === undefined ? null : divide(own, perStepOf(rows, floor.id, count)), toPeers });
+      ratios.push({
+        id: row.id,
+        steps: count,
+        toFloor: floor === undefined ? null : divide(own, perStepOf(rows, floor.id, count)),
+        toPeers,
+      });
     }
   }
   return ratios;

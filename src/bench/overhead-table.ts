@@ -1,16 +1,28 @@
 import { describeMachine } from "./machine-info.js";
 import type { OverheadBenchmarkResult, OverheadRow } from "./overhead-benchmark.js";
 
-const formatUs = (value: number): string => (value >= 100 ? value.toFixed(0) : value >= 1 ? value.toFixed(1) : value.toFixed(3));
-const formatRatio = (value: number | null): string => (value === null ? "–" : value >= 100 ? `${value.toFixed(0)}x` : `${value.toFixed(2)}x`);
+const formatUs = (value: number): string =>
+  value >= 100 ? value.toFixed(0) : value >= 1 ? value.toFixed(1) : value.toFixed(3);
+const formatRatio = (value: number | null): string =>
+  value === null ? "–" : value >= 100 ? `${value.toFixed(0)}x` : `${value.toFixed(2)}x`;
 const rate = (value: number): string => Math.round(value).toLocaleString("en-US");
 const verdict = (passed: boolean | null): string => (passed === null ? "not measured" : passed ? "pass" : "**miss**");
 
 function stepsTable(result: OverheadBenchmarkResult): string[] {
   const { steps } = result.settings;
   const hasFsyncs = result.rows.some((row) => row.cells.some((cell) => cell.fsyncsPerStep !== undefined));
-  const header = ["scenario", ...steps.map((count) => `N = ${count}`), ...(hasFsyncs ? [`fsyncs/step (N = ${steps.at(-1)})`] : [])];
-  const lines = [`| ${header.join(" | ")} |`, `| --- | ${header.slice(1).map(() => "---:").join(" | ")} |`];
+  const header = [
+    "scenario",
+    ...steps.map((count) => `N = ${count}`),
+    ...(hasFsyncs ? [`fsyncs/step (N = ${steps.at(-1)})`] : []),
+  ];
+  const lines = [
+    `| ${header.join(" | ")} |`,
+    `| --- | ${header
+      .slice(1)
+      .map(() => "---:")
+      .join(" | ")} |`,
+  ];
   for (const row of result.rows) {
     const cells = steps.map((count) => {
       if (row.skipped !== undefined) return "skipped";
@@ -18,14 +30,19 @@ function stepsTable(result: OverheadBenchmarkResult): string[] {
       return cell === undefined ? "–" : `${formatUs(cell.perStepUs)} (${cell.runsMs.length})`;
     });
     const fsyncs = row.cells.at(-1)?.fsyncsPerStep;
-    lines.push(`| ${row.label} | ${cells.join(" | ")} |${hasFsyncs ? ` ${fsyncs === undefined ? "" : fsyncs.toFixed(2)} |` : ""}`);
+    lines.push(
+      `| ${row.label} | ${cells.join(" | ")} |${hasFsyncs ? ` ${fsyncs === undefined ? "" : fsyncs.toFixed(2)} |` : ""}`,
+    );
   }
   return lines;
 }
 
 function cpuTable(result: OverheadBenchmarkResult): string[] {
   const { steps } = result.settings;
-  const lines = [`| scenario | ${steps.map((count) => `N = ${count}`).join(" | ")} |`, `| --- | ${steps.map(() => "---:").join(" | ")} |`];
+  const lines = [
+    `| scenario | ${steps.map((count) => `N = ${count}`).join(" | ")} |`,
+    `| --- | ${steps.map(() => "---:").join(" | ")} |`,
+  ];
   for (const row of result.rows.filter((candidate) => candidate.skipped === undefined)) {
     const cells = steps.map((count) => {
       const cell = row.cells.find((candidate) => candidate.steps === count);
@@ -40,7 +57,13 @@ function ratioTable(result: OverheadBenchmarkResult): string[] {
   const peers = result.rows.filter((row) => row.group === "peer");
   const labelOf = (id: string): string => result.rows.find((row) => row.id === id)?.label ?? id;
   const header = ["leash", "N", "over the floor", ...peers.map((peer) => `over ${peer.label}`)];
-  const lines = [`| ${header.join(" | ")} |`, `| --- | ---: | ${header.slice(2).map(() => "---:").join(" | ")} |`];
+  const lines = [
+    `| ${header.join(" | ")} |`,
+    `| --- | ---: | ${header
+      .slice(2)
+      .map(() => "---:")
+      .join(" | ")} |`,
+  ];
   for (const ratio of result.ratios) {
     const cells = peers.map((peer) => formatRatio(ratio.toPeers[peer.id] ?? null));
     lines.push(`| ${[labelOf(ratio.id), String(ratio.steps), formatRatio(ratio.toFloor), ...cells].join(" | ")} |`);
@@ -93,7 +116,9 @@ export function formatOverheadTable(result: OverheadBenchmarkResult): string {
     `| raw RFC 8785 canonicalization + SHA-256 of every record, no checks (the limit) | ${rate(verification.canonicalizeAndHashPerSecond)} |`,
     ...(verification.packageCanonicalizeAndHashPerSecond === null
       ? []
-      : [`| the \`canonicalize\` package (the core's digests) + SHA-256 | ${rate(verification.packageCanonicalizeAndHashPerSecond)} |`]),
+      : [
+          `| the \`canonicalize\` package (the core's digests) + SHA-256 | ${rate(verification.packageCanonicalizeAndHashPerSecond)} |`,
+        ]),
     `| SHA-256 alone, of canonical texts made beforehand | ${rate(verification.hashOnlyPerSecond)} |`,
     "",
     sqliteFsyncs === null

@@ -30,11 +30,16 @@ const microseconds = (value: number): string => `${value.toFixed(1)} µs`;
  * too short and too cold to judge, so its timing targets are not judged (`passed: null`); the fsync
  * count is judged whatever the sizes.
  */
-export function overheadTargets(result: Omit<OverheadBenchmarkResult, "targets" | "durationMs">, options: { quick: boolean }): OverheadTarget[] {
+export function overheadTargets(
+  result: Omit<OverheadBenchmarkResult, "targets" | "durationMs">,
+  options: { quick: boolean },
+): OverheadTarget[] {
   const targets = judgeTargets(result);
   if (!options.quick) return targets;
   return targets.map((target) =>
-    target.id === "sqlite_fsyncs" ? target : { ...target, measured: `${target.measured} (quick run: not judged)`, passed: null },
+    target.id === "sqlite_fsyncs"
+      ? target
+      : { ...target, measured: `${target.measured} (quick run: not judged)`, passed: null },
   );
 }
 
@@ -56,7 +61,10 @@ function judgeTargets(result: Omit<OverheadBenchmarkResult, "targets" | "duratio
     {
       id: "step_growth",
       target: `per-step time at N = ${largest} within ${GROWTH}x of N = ${smallest} (memory sink)`,
-      measured: growth === null ? "not measured" : `${microseconds(last as number)} / ${microseconds(first as number)} = ${growth.toFixed(2)}x`,
+      measured:
+        growth === null
+          ? "not measured"
+          : `${microseconds(last as number)} / ${microseconds(first as number)} = ${growth.toFixed(2)}x`,
       passed: growth === null ? null : growth <= GROWTH,
     },
     {

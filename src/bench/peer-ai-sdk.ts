@@ -42,12 +42,22 @@ export const aiSdkPeer: Scenario = {
                 warnings: [],
               });
             }
-            return Promise.resolve({ content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: undefined }, usage: USAGE, warnings: [] });
+            return Promise.resolve({
+              content: [{ type: "text", text: "done" }],
+              finishReason: { unified: "stop", raw: undefined },
+              usage: USAGE,
+              warnings: [],
+            });
           },
         });
         return Promise.resolve(async () => {
           const before = calls;
-          const result = await ai.generateText({ model, prompt: "call the no-op tool", tools: { noop }, stopWhen: ai.stepCountIs(steps + 1) });
+          const result = await ai.generateText({
+            model,
+            prompt: "call the no-op tool",
+            tools: { noop },
+            stopWhen: ai.stepCountIs(steps + 1),
+          });
           if (result.text !== "done") throw new Error("ai did not finish the scripted run.");
           return calls - before;
         });

@@ -12,8 +12,14 @@ export const langGraphPeer: Scenario = {
   label: "LangGraph.js (createReactAgent)",
   group: "peer",
   open: async (steps) => {
-    const { createReactAgent } = await loadModule(() => import("@langchain/langgraph/prebuilt"), "@langchain/langgraph");
-    const { BaseChatModel } = await loadModule(() => import("@langchain/core/language_models/chat_models"), "@langchain/core");
+    const { createReactAgent } = await loadModule(
+      () => import("@langchain/langgraph/prebuilt"),
+      "@langchain/langgraph",
+    );
+    const { BaseChatModel } = await loadModule(
+      () => import("@langchain/core/language_models/chat_models"),
+      "@langchain/core",
+    );
     const { AIMessage } = await loadModule(() => import("@langchain/core/messages"), "@langchain/core");
     const tools = await loadModule(() => import("@langchain/core/tools"), "@langchain/core");
     const { z } = await loadModule(() => import("zod"), "zod");
@@ -31,9 +37,14 @@ export const langGraphPeer: Scenario = {
         const index = this.#turn++;
         const message =
           index < steps
-            ? new AIMessage({ content: "", tool_calls: [{ id: `call_${index}`, name: "noop", args: {}, type: "tool_call" }] })
+            ? new AIMessage({
+                content: "",
+                tool_calls: [{ id: `call_${index}`, name: "noop", args: {}, type: "tool_call" }],
+              })
             : new AIMessage({ content: "done" });
-        return Promise.resolve({ generations: [{ text: typeof message.content === "string" ? message.content : "", message }] });
+        return Promise.resolve({
+          generations: [{ text: typeof message.content === "string" ? message.content : "", message }],
+        });
       }
     }
 
@@ -51,7 +62,10 @@ export const langGraphPeer: Scenario = {
         return Promise.resolve(async () => {
           const before = calls;
           // Each tool call is two graph steps (model, tools); the limit leaves room for all of them.
-          const result = await agent.invoke({ messages: [{ role: "user", content: "call the no-op tool" }] }, { recursionLimit: 2 * steps + 10 });
+          const result = await agent.invoke(
+            { messages: [{ role: "user", content: "call the no-op tool" }] },
+            { recursionLimit: 2 * steps + 10 },
+          );
           if (result.messages.at(-1)?.content !== "done") throw new Error("LangGraph did not finish the scripted run.");
           return calls - before;
         });

@@ -32,15 +32,41 @@ export const openaiAgentsPeer: Scenario = {
             const index = turn++;
             const usage = new agents.Usage();
             if (index < steps) {
-              return Promise.resolve({ usage, output: [{ type: "function_call", callId: `call_${index}`, name: "noop", arguments: "{}", status: "completed" }] });
+              return Promise.resolve({
+                usage,
+                output: [
+                  {
+                    type: "function_call",
+                    callId: `call_${index}`,
+                    name: "noop",
+                    arguments: "{}",
+                    status: "completed",
+                  },
+                ],
+              });
             }
-            return Promise.resolve({ usage, output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "done" }] }] });
+            return Promise.resolve({
+              usage,
+              output: [
+                {
+                  type: "message",
+                  role: "assistant",
+                  status: "completed",
+                  content: [{ type: "output_text", text: "done" }],
+                },
+              ],
+            });
           },
           getStreamedResponse: () => {
             throw new Error("The overhead benchmark does not stream.");
           },
         };
-        const agent = new agents.Agent({ name: "overhead-bench", instructions: "Call the no-op tool.", model, tools: [noop] });
+        const agent = new agents.Agent({
+          name: "overhead-bench",
+          instructions: "Call the no-op tool.",
+          model,
+          tools: [noop],
+        });
         return Promise.resolve(async () => {
           const before = calls;
           const result = await runner.run(agent, "call the no-op tool", { maxTurns: steps + 2 });

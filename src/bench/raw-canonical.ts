@@ -33,7 +33,8 @@ export function rawCanonicalJson(value: unknown): string {
       if (value === null) return "null";
       if (Array.isArray(value)) {
         let text = "[";
-        for (let index = 0; index < value.length; index++) text += (index === 0 ? "" : ",") + rawCanonicalJson(value[index]);
+        for (let index = 0; index < value.length; index++)
+          text += (index === 0 ? "" : ",") + rawCanonicalJson(value[index]);
         return `${text}]`;
       }
       let text = "{";

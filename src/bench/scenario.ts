@@ -41,7 +41,9 @@ export async function loadModule<T>(load: () => Promise<T>, name: string): Promi
   try {
     return await load();
   } catch (error) {
-    throw new ScenarioUnavailable(`${name} could not be loaded (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`);
+    throw new ScenarioUnavailable(
+      `${name} could not be loaded (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`,
+    );
   }
 }
 

@@ -29,7 +29,10 @@ async function countCommits(path: string, steps: number): Promise<number> {
   const store = await openSqliteStore(path);
   let commits = 0;
   const counted: StoreAndSink = {
-    create: (state: RunState, options?: { records?: readonly AuditRecord[] }) => (commits++, store.create(state, options)),
+    create: (state: RunState, options?: { records?: readonly AuditRecord[] }) => (
+      commits++,
+      store.create(state, options)
+    ),
     load: (runId) => store.load(runId),
     save: (state: RunState, options: SaveOptions) => (commits++, store.save(state, options)),
     list: (options) => store.list(options),
@@ -54,12 +57,26 @@ function straceFsyncs(path: string, steps: number, workspace: string): number | 
   const output = join(workspace, `strace-${steps}.txt`);
   const child = spawnSync(
     "strace",
-    ["-f", "-c", "-e", "trace=fsync,fdatasync", "-o", output, process.execPath, ...loaderFlags(process.execArgv), probe, path, String(steps)],
+    [
+      "-f",
+      "-c",
+      "-e",
+      "trace=fsync,fdatasync",
+      "-o",
+      output,
+      process.execPath,
+      ...loaderFlags(process.execArgv),
+      probe,
+      path,
+      String(steps),
+    ],
     { encoding: "utf8", timeout: 120_000 },
   );
   if (child.error !== undefined) return `strace could not be started (${child.error.message})`;
-  if (child.status !== 0) return `strace or the probe failed (exit ${child.status}): ${child.stderr.trim().split("\n").slice(-3).join(" ")}`;
-  if (!child.stdout.includes(`"toolCalls":${steps}`)) return `the probe did not make ${steps} calls: ${child.stdout.trim()}`;
+  if (child.status !== 0)
+    return `strace or the probe failed (exit ${child.status}): ${child.stderr.trim().split("\n").slice(-3).join(" ")}`;
+  if (!child.stdout.includes(`"toolCalls":${steps}`))
+    return `the probe did not make ${steps} calls: ${child.stdout.trim()}`;
   let summary: string;
   try {
     summary = readFileSync(output, "utf8");
@@ -98,17 +115,34 @@ function loaderFlags(flags: readonly string[]): string[] {
  * on a child process when it is available, else by the store's commits; either way as the difference
  * between a run of `steps[1]` and one of `steps[0]` calls, divided by the difference in calls.
  */
-export async function countSqliteFsyncs(options: { workspace: string; steps: [number, number] }): Promise<SqliteFsyncResult> {
+export async function countSqliteFsyncs(options: {
+  workspace: string;
+  steps: [number, number];
+}): Promise<SqliteFsyncResult> {
   const { workspace } = options;
   const [short, long] = options.steps;
   const commitsShort = await countCommits(join(workspace, "commits-short.db"), short);
   const commitsLong = await countCommits(join(workspace, "commits-long.db"), long);
   const commitsPerStep = (commitsLong - commitsShort) / (long - short);
-  const traced = [straceFsyncs(join(workspace, "strace-short.db"), short, workspace), straceFsyncs(join(workspace, "strace-long.db"), long, workspace)];
+  const traced = [
+    straceFsyncs(join(workspace, "strace-short.db"), short, workspace),
+    straceFsyncs(join(workspace, "strace-long.db"), long, workspace),
+  ];
   const [tracedShort, tracedLong] = traced;
   if (typeof tracedShort === "number" && typeof tracedLong === "number") {
-    return { method: "strace", fsyncsPerStep: (tracedLong - tracedShort) / (long - short), commitsPerStep, steps: [short, long] };
+    return {
+      method: "strace",
+      fsyncsPerStep: (tracedLong - tracedShort) / (long - short),
+      commitsPerStep,
+      steps: [short, long],
+    };
   }
   const note = traced.find((value): value is string => typeof value === "string");
-  return { method: "commits", fsyncsPerStep: commitsPerStep, commitsPerStep, steps: [short, long], ...(note === undefined ? {} : { note }) };
+  return {
+    method: "commits",
+    fsyncsPerStep: commitsPerStep,
+    commitsPerStep,
+    steps: [short, long],
+    ...(note === undefined ? {} : { note }),
+  };
 }

@@ -47,7 +47,11 @@ function dataOf(records: readonly AuditRecord[], event: string): Json {
  * no-op calls (its last state, its records), and counts how often a step does it. What the parts do
  * not add up to is the loop itself: promises, awaits, allocation and garbage collection.
  */
-export async function measureStepCosts(options: { steps: number; iterations: number; runs: number }): Promise<StepCostBreakdown> {
+export async function measureStepCosts(options: {
+  steps: number;
+  iterations: number;
+  runs: number;
+}): Promise<StepCostBreakdown> {
   const { steps, iterations } = options;
   const sink = new MemoryAuditSink();
   const agent = noopAgent(steps, { audit: sink });
@@ -69,9 +73,14 @@ export async function measureStepCosts(options: { steps: number; iterations: num
   const noop = toolset.get("noop");
   if (noop === undefined) throw new Error("No no-op tool.");
   const args: Json = {};
-  const events = ["decision_made", "tool_started", "tool_ended"].map((event) => ({ event, data: dataOf(records, event) }));
+  const events = ["decision_made", "tool_started", "tool_ended"].map((event) => ({
+    event,
+    data: dataOf(records, event),
+  }));
   // The core appends its own records, made by makeRecord; a step's two checkpoints carry 1 and 2.
-  const made = events.map(({ event, data }, index) => makeRecord(finalState.runId, { seq: head.seq + index, digest: head.digest }, event, data, at));
+  const made = events.map(({ event, data }, index) =>
+    makeRecord(finalState.runId, { seq: head.seq + index, digest: head.digest }, event, data, at),
+  );
   const one = made.slice(0, 1);
   const two = made.slice(1, 3);
 
@@ -81,20 +90,46 @@ export async function measureStepCosts(options: { steps: number; iterations: num
   };
   let next = 0;
   const costs: StepCost[] = [
-    cost("audit record: toJson copy + canonicalize package + SHA-256", "run/active-run record → audit/makeRecord", 3, () => {
-      const { event, data } = events[next++ % 3] as { event: string; data: Json };
-      return makeRecord(finalState.runId, head, event, data, at);
-    }),
-    cost("other digests: idempotency key, result digest", "run/invoke-tool → json/digestOfJson", 2, () => digestOfJson(["leash.idempotency/1", finalState.runId, 7, null])),
-    cost(`planner's copy of the state (RunState.copy, after ${steps} calls)`, "run/ask-planner → state/run-state copy", 1, () => finalState.copy()),
-    cost("tool descriptions for the planner (Toolset.describe, cached)", "run/ask-planner → tools/toolset describe", 1, () => toolset.describe().slice()),
-    cost("decision check (parseDecision)", "run/ask-planner → decisions/parseDecision", 1, () => parseDecision(Decision.act("noop", {}))),
+    cost(
+      "audit record: toJson copy + canonicalize package + SHA-256",
+      "run/active-run record → audit/makeRecord",
+      3,
+      () => {
+        const { event, data } = events[next++ % 3] as { event: string; data: Json };
+        return makeRecord(finalState.runId, head, event, data, at);
+      },
+    ),
+    cost("other digests: idempotency key, result digest", "run/invoke-tool → json/digestOfJson", 2, () =>
+      digestOfJson(["leash.idempotency/1", finalState.runId, 7, null]),
+    ),
+    cost(
+      `planner's copy of the state (RunState.copy, after ${steps} calls)`,
+      "run/ask-planner → state/run-state copy",
+      1,
+      () => finalState.copy(),
+    ),
+    cost(
+      "tool descriptions for the planner (Toolset.describe, cached)",
+      "run/ask-planner → tools/toolset describe",
+      1,
+      () => toolset.describe().slice(),
+    ),
+    cost("decision check (parseDecision)", "run/ask-planner → decisions/parseDecision", 1, () =>
+      parseDecision(Decision.act("noop", {})),
+    ),
     cost("argument size check (JSON.stringify length)", "run/gates", 1, () => JSON.stringify(args).length),
-    cost("argument schema validation (Ajv)", "run/gates → tools/schema-validator", 1, () => noop.validator.validate(args)),
+    cost("argument schema validation (Ajv)", "run/gates → tools/schema-validator", 1, () =>
+      noop.validator.validate(args),
+    ),
     cost("structuredClone of the arguments for execute", "run/invoke-tool", 1, () => structuredClone(args)),
     cost("result check and copy (toJson)", "run/invoke-tool → json/toJson", 1, () => toJson("ok")),
-    cost("sink's check of appended records (1 and 2 records)", "audit/memory-audit-sink checkRecords", 1, () => [checkRecords(one), checkRecords(two)]),
-    cost("clock readings (new Date, toISOString)", "run/active-run now, checkpoint, limit checks", 7, () => new Date().toISOString()),
+    cost("sink's check of appended records (1 and 2 records)", "audit/memory-audit-sink checkRecords", 1, () => [
+      checkRecords(one),
+      checkRecords(two),
+    ]),
+    cost("clock readings (new Date, toISOString)", "run/active-run now, checkpoint, limit checks", 7, () =>
+      new Date().toISOString(),
+    ),
   ];
   return { steps, measuredStepUs, costs };
 }

@@ -67,22 +67,34 @@ function perSecond(count: number, task: () => void, sampling: SamplingOptions): 
  * raw RFC 8785 canonicalization and SHA-256 of every record; also the `canonicalize` package (what
  * the core's digests use) and SHA-256 alone.
  */
-export async function measureVerification(options: { records: number; steps: number; sampling: SamplingOptions }): Promise<VerificationResult> {
+export async function measureVerification(options: {
+  records: number;
+  steps: number;
+  sampling: SamplingOptions;
+}): Promise<VerificationResult> {
   const trail = await makeTrail(options.records, options.steps);
   const { records } = trail;
   let problems = 0;
-  const verifyRate = perSecond(records.length, () => {
-    problems = verifyAudit(records).length;
-  }, options.sampling);
+  const verifyRate = perSecond(
+    records.length,
+    () => {
+      problems = verifyAudit(records).length;
+    },
+    options.sampling,
+  );
   const hashAll = (canonical: (record: AuditRecord) => string): number => {
     let mismatches = 0;
-    const rate = perSecond(records.length, () => {
-      mismatches = 0;
-      for (const record of records) {
-        const digest = hash("sha256", canonical(record), "hex");
-        if (digest !== record.digest) mismatches++;
-      }
-    }, options.sampling);
+    const rate = perSecond(
+      records.length,
+      () => {
+        mismatches = 0;
+        for (const record of records) {
+          const digest = hash("sha256", canonical(record), "hex");
+          if (digest !== record.digest) mismatches++;
+        }
+      },
+      options.sampling,
+    );
     if (mismatches !== 0) throw new Error(`${mismatches} records of a sound trail did not match their digests.`);
     return rate;
   };
@@ -90,9 +102,13 @@ export async function measureVerification(options: { records: number; steps: num
   const canonicalize = await import("canonicalize").then((module) => module.default).catch(() => null);
   const packageRate = canonicalize === null ? null : hashAll((record) => canonicalize(withoutDigest(record)) ?? "null");
   const texts = records.map(rawCanonicalRecord);
-  const hashRate = perSecond(records.length, () => {
-    for (const text of texts) hash("sha256", text, "hex");
-  }, options.sampling);
+  const hashRate = perSecond(
+    records.length,
+    () => {
+      for (const text of texts) hash("sha256", text, "hex");
+    },
+    options.sampling,
+  );
   return {
     records: records.length,
     runs: trail.runs,

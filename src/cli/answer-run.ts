@@ -24,13 +24,22 @@ export interface RecordedAnswer {
  * by the next resume (`leash resume --agent`, or a worker), where the app's policy also decides
  * whether this person may approve.
  */
-export async function answerRun(store: RunStore, runId: string, input: AnswerInput, db: string): Promise<RecordedAnswer> {
+export async function answerRun(
+  store: RunStore,
+  runId: string,
+  input: AnswerInput,
+  db: string,
+): Promise<RecordedAnswer> {
   const found = await findRun(store, runId, db);
   const request = found.pending;
   if (found.status !== "awaiting_approval" || request === undefined) {
-    throw new CliError("stale_state", `Run ${runId} is ${found.status}, not awaiting approval: there is nothing to answer.`);
+    throw new CliError(
+      "stale_state",
+      `Run ${runId} is ${found.status}, not awaiting approval: there is nothing to answer.`,
+    );
   }
-  if (input.approver.trim() === "") throw new CliError("invalid_option", "Expected --as to name the person who answers.");
+  if (input.approver.trim() === "")
+    throw new CliError("invalid_option", "Expected --as to name the person who answers.");
   const approval = input.granted
     ? Approval.grant(request.digest, input.approver, input.note)
     : Approval.deny(request.digest, input.approver, input.note);
@@ -52,5 +61,10 @@ export function answerLines(recorded: RecordedAnswer, db: string): string[] {
 
 /** The JSON `leash approve --json` and `leash deny --json` print. */
 export function answerJson(recorded: RecordedAnswer): unknown {
-  return { runId: recorded.state.runId, status: recorded.state.status, request: recorded.request, answer: recorded.approval.toJSON() };
+  return {
+    runId: recorded.state.runId,
+    status: recorded.state.status,
+    request: recorded.request,
+    answer: recorded.approval.toJSON(),
+  };
 }

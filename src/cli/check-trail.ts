@@ -30,7 +30,10 @@ export function checkRunTrail(state: RunState, records: readonly AuditRecord[]):
 /** One line per problem: run, seq, problem and what it means. */
 export function problemLines(problems: readonly AuditProblem[]): string[] {
   return problems.map((problem) => {
-    const where = [problem.run === null ? null : `run ${problem.run}`, problem.seq === null ? null : `seq ${problem.seq}`].filter((part) => part !== null);
+    const where = [
+      problem.run === null ? null : `run ${problem.run}`,
+      problem.seq === null ? null : `seq ${problem.seq}`,
+    ].filter((part) => part !== null);
     return `  ${problem.problem}${where.length === 0 ? "" : ` (${where.join(", ")})`}: ${problem.message}`;
   });
 }

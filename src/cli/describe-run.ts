@@ -6,7 +6,10 @@ import { shortJson } from "./print.js";
 
 function stepLines(step: Step): string[] {
   const { decision } = step;
-  const asked = decision.type === "act" ? `${decision.tool} ${shortJson(decision.args, 90)}` : `finish ${shortJson(decision.answer, 90)}`;
+  const asked =
+    decision.type === "act"
+      ? `${decision.tool} ${shortJson(decision.args, 90)}`
+      : `finish ${shortJson(decision.answer, 90)}`;
   const lines = [`  ${String(step.index).padStart(2)}  ${asked}`];
   if (decision.type === "act" && decision.reason !== undefined) lines.push(`      because: ${decision.reason}`);
   const outcome = step.outcome ?? "waiting (for a person, or in flight)";
@@ -31,7 +34,9 @@ function pendingLines(state: RunState): string[] {
   ];
   if (request.reason !== undefined) lines.push(`  because: ${request.reason}`);
   for (const answer of state.answers) {
-    lines.push(`  answer recorded: ${answer.granted ? "approved" : "denied"} by ${answer.approver}${answer.note === undefined ? "" : ` ("${answer.note}")`}`);
+    lines.push(
+      `  answer recorded: ${answer.granted ? "approved" : "denied"} by ${answer.approver}${answer.note === undefined ? "" : ` ("${answer.note}")`}`,
+    );
   }
   lines.push(
     state.answers.length === 0
@@ -46,7 +51,11 @@ function trailLines(check: TrailCheck): string[] {
   lines.push(check.problems.length === 0 ? "  the chain verifies" : `  ${check.problems.length} problems:`);
   lines.push(...problemLines(check.problems));
   if (check.holdsHead === true) {
-    lines.push(check.headIsLast === true ? "  it holds the state's auditHead, as its last record" : "  it holds the state's auditHead; records follow it");
+    lines.push(
+      check.headIsLast === true
+        ? "  it holds the state's auditHead, as its last record"
+        : "  it holds the state's auditHead; records follow it",
+    );
   } else if (check.holdsHead === false) {
     lines.push("  it does NOT hold the state's auditHead: records were removed");
   }
@@ -59,7 +68,10 @@ export function describeRun(state: RunState, check: TrailCheck): string[] {
   if (state.stopReason !== undefined) lines.push(`  stopped: ${state.stopReason}`);
   if (state.failure !== undefined) lines.push(`  failed: ${state.failure.code}: ${state.failure.message}`);
   lines.push(`  goal: ${state.goal}`);
-  if (state.skill !== undefined) lines.push(`  skill: ${state.skill} (attempt ${state.attempt}${state.retryOf === undefined ? "" : `, retry of ${state.retryOf}`})`);
+  if (state.skill !== undefined)
+    lines.push(
+      `  skill: ${state.skill} (attempt ${state.attempt}${state.retryOf === undefined ? "" : `, retry of ${state.retryOf}`})`,
+    );
   lines.push(`  agent: ${state.agent}${state.principal === undefined ? "" : `, working as ${state.principal}`}`);
   lines.push(`  created ${state.createdAt}, updated ${state.updatedAt}, revision ${state.revision}`);
   if (state.answer !== undefined) lines.push(`  answer: ${shortJson(state.answer, 100)}`);

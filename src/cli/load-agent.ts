@@ -49,12 +49,21 @@ export async function loadAgent(path: string, db: string): Promise<LoadedAgent> 
     module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    const hint = code === "ERR_UNKNOWN_FILE_EXTENSION" ? "; to load TypeScript, run leash under tsx (see leash resume --help)" : "";
-    throw new CliError("agent_load_failed", `Could not load the agent module ${path}: ${(error as Error).message}${hint}`);
+    const hint =
+      code === "ERR_UNKNOWN_FILE_EXTENSION"
+        ? "; to load TypeScript, run leash under tsx (see leash resume --help)"
+        : "";
+    throw new CliError(
+      "agent_load_failed",
+      `Could not load the agent module ${path}: ${(error as Error).message}${hint}`,
+    );
   }
   const agent: unknown = await module.agent;
   if (!isResumable(agent)) {
-    throw new CliError("invalid_agent_module", `${path} exports no \`agent\`: export the app's Agent, built with a SqliteStore on process.env.LEASH_DB.`);
+    throw new CliError(
+      "invalid_agent_module",
+      `${path} exports no \`agent\`: export the app's Agent, built with a SqliteStore on process.env.LEASH_DB.`,
+    );
   }
   return { agent, close: closerOf(module) };
 }

@@ -30,10 +30,12 @@ export function openExistingStore(path: string): SqliteStore {
     isFile = statSync(path).isFile();
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === "ENOENT") throw new CliError("db_not_found", `There is no database at ${path}; give the file of your runs with --db PATH.`);
+    if (code === "ENOENT")
+      throw new CliError("db_not_found", `There is no database at ${path}; give the file of your runs with --db PATH.`);
     throw new CliError("db_unreadable", `Could not read ${path}: ${(error as Error).message}`);
   }
-  if (!isFile) throw new CliError("db_not_found", `${path} is not a file; give the database of your runs with --db PATH.`);
+  if (!isFile)
+    throw new CliError("db_not_found", `${path} is not a file; give the database of your runs with --db PATH.`);
   if (!isSqliteFile(path)) throw new CliError("not_a_database", `${path} is not a SQLite database.`);
   return new SqliteStore(path);
 }

@@ -12,7 +12,9 @@ import { workerCommand } from "./commands/worker.js";
 function packageVersion(): string {
   try {
     // dist/cli/ and src/cli/ both sit two folders below the package.json.
-    const json = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+    const json = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version?: unknown;
+    };
     return typeof json.version === "string" ? json.version : "unknown";
   } catch {
     return "unknown";
@@ -24,7 +26,10 @@ function packageVersion(): string {
  * `addCommand` does not pass these settings on, and the CLI prints each error as one line of its own.
  */
 function quiet(command: Command): void {
-  command.exitOverride().configureOutput({ outputError: () => undefined }).showSuggestionAfterError(true);
+  command
+    .exitOverride()
+    .configureOutput({ outputError: () => undefined })
+    .showSuggestionAfterError(true);
   for (const child of command.commands) quiet(child);
 }
 
@@ -45,7 +50,10 @@ export function createProgram(): Command {
     .addCommand(workerCommand())
     .addCommand(verifyCommand())
     .addCommand(benchCommand());
-  program.addHelpText("after", "\nStart with: leash demo\nMachine output: every command takes --json. Stack traces: LEASH_DEBUG=1.");
+  program.addHelpText(
+    "after",
+    "\nStart with: leash demo\nMachine output: every command takes --json. Stack traces: LEASH_DEBUG=1.",
+  );
   quiet(program);
   return program;
 }

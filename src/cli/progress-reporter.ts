@@ -11,7 +11,12 @@ export interface ProgressReporter {
 /** A bar redrawn in place: only on a terminal, where it can be. */
 function barReporter(name: string): ProgressReporter {
   const bar = new cliProgress.SingleBar(
-    { format: `${name} [{bar}] {value}/{total} {label}`, stream: process.stderr, hideCursor: true, clearOnComplete: true },
+    {
+      format: `${name} [{bar}] {value}/{total} {label}`,
+      stream: process.stderr,
+      hideCursor: true,
+      clearOnComplete: true,
+    },
     cliProgress.Presets.shades_classic,
   );
   let started = false;

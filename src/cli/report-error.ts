@@ -7,7 +7,12 @@ import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./cli-error.js";
  * Leash codes that mean the work itself failed (a disk, a database, a broken sink), not that the
  * command was given something it cannot act on: they exit 1, like a failed verification.
  */
-const FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["store_failed", "audit_failed", "model_failed", "guard_failed"]);
+const FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "store_failed",
+  "audit_failed",
+  "model_failed",
+  "guard_failed",
+]);
 
 /** What the process prints and how it ends for an error. */
 export interface ErrorReport {
@@ -27,9 +32,13 @@ export function oneLine(text: string): string {
  * while working. A stack trace is never shown unless `LEASH_DEBUG=1`.
  */
 export function reportOf(error: unknown): ErrorReport {
-  if (error instanceof CliError) return { line: `leash: ${oneLine(error.message)} (${error.code})`, exitCode: error.exitCode };
+  if (error instanceof CliError)
+    return { line: `leash: ${oneLine(error.message)} (${error.code})`, exitCode: error.exitCode };
   if (isLeashError(error)) {
-    return { line: `leash: ${oneLine(error.message)} (${error.code})`, exitCode: FAILURE_CODES.has(error.code) ? EXIT_FAILURE : EXIT_USAGE };
+    return {
+      line: `leash: ${oneLine(error.message)} (${error.code})`,
+      exitCode: FAILURE_CODES.has(error.code) ? EXIT_FAILURE : EXIT_USAGE,
+    };
   }
   const message = error instanceof Error ? error.message : String(error);
   return { line: `leash: ${oneLine(message)} (internal_error)`, exitCode: EXIT_FAILURE };

@@ -73,10 +73,12 @@ export function parseDecision(value: unknown): Decision {
   const wrong = (message: string): never => {
     throw new LeashError("invalid_decision", `The planner returned an invalid decision: ${message}`);
   };
-  if (typeof value !== "object" || value === null) wrong(`expected a Decision, got ${value === null ? "null" : typeof value}.`);
+  if (typeof value !== "object" || value === null)
+    wrong(`expected a Decision, got ${value === null ? "null" : typeof value}.`);
   const raw = value as Record<string, unknown>;
   if (raw.usage !== undefined && !isUsage(raw.usage)) wrong("`usage` must be { tokens, cost } of finite numbers >= 0.");
-  const usage = raw.usage === undefined ? undefined : { tokens: (raw.usage as Usage).tokens, cost: (raw.usage as Usage).cost };
+  const usage =
+    raw.usage === undefined ? undefined : { tokens: (raw.usage as Usage).tokens, cost: (raw.usage as Usage).cost };
   const json: (what: string, item: unknown) => Json = (what, item) => {
     try {
       return toJson(item, what);

@@ -14,7 +14,12 @@ function isVerdict(value: unknown): value is Verdict {
 }
 
 // Called as methods of the guard, so a guard written as a class keeps its `this`.
-function ask(guard: Guard, point: GuardPoint, work: GuardedWork, subject: [unknown, unknown?]): Verdict | Promise<Verdict> | undefined {
+function ask(
+  guard: Guard,
+  point: GuardPoint,
+  work: GuardedWork,
+  subject: [unknown, unknown?],
+): Verdict | Promise<Verdict> | undefined {
   const [first, second] = subject;
   switch (point) {
     case "beforeModel":
@@ -44,10 +49,18 @@ export async function askGuards(
     try {
       verdict = await ask(guard, point, { ...work }, subject);
     } catch (error) {
-      return { type: "failed", guard: guard.name, message: `Guard \`${guard.name}\` threw at ${point}: ${messageOf(error)}` };
+      return {
+        type: "failed",
+        guard: guard.name,
+        message: `Guard \`${guard.name}\` threw at ${point}: ${messageOf(error)}`,
+      };
     }
     if (!isVerdict(verdict)) {
-      return { type: "failed", guard: guard.name, message: `Guard \`${guard.name}\` answered ${point} with something that is not allow() or block(why).` };
+      return {
+        type: "failed",
+        guard: guard.name,
+        message: `Guard \`${guard.name}\` answered ${point} with something that is not allow() or block(why).`,
+      };
     }
     if (verdict.type === "block") return { type: "block", guard: guard.name, why: verdict.why };
   }

@@ -77,7 +77,10 @@ function copy(value: unknown, what: string, path: string, seen: Set<object>): Js
     const prototype: unknown = Object.getPrototypeOf(object);
     if (prototype !== Object.prototype && prototype !== null) {
       const name = (object as { constructor?: { name?: unknown } }).constructor?.name;
-      const kind = typeof name === "string" && name !== "" && name !== "Object" ? `an instance of ${name}` : "an object with a custom prototype";
+      const kind =
+        typeof name === "string" && name !== "" && name !== "Object"
+          ? `an instance of ${name}`
+          : "an object with a custom prototype";
       refuse(what, path, kind);
     }
     if (Object.getOwnPropertySymbols(object).length > 0) refuse(what, path, "a symbol key");

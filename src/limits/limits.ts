@@ -19,7 +19,13 @@ export interface Limits {
 export type StopReason = "max_steps" | "max_tool_calls" | "max_cost" | "max_tokens" | "max_duration" | "cancelled";
 
 const KEYS = ["maxSteps", "maxToolCalls", "maxCost", "maxTokens", "maxDurationMs", "maxRejections"] as const;
-const INTEGERS: ReadonlySet<string> = new Set(["maxSteps", "maxToolCalls", "maxTokens", "maxDurationMs", "maxRejections"]);
+const INTEGERS: ReadonlySet<string> = new Set([
+  "maxSteps",
+  "maxToolCalls",
+  "maxTokens",
+  "maxDurationMs",
+  "maxRejections",
+]);
 
 /** The default number of refused answers the planner may follow with another. */
 export const DEFAULT_MAX_REJECTIONS = 2;

@@ -30,17 +30,30 @@ interface Queue {
 /** Queues of runs that ended before taking every call are dropped, oldest first, past this many. */
 const MAX_QUEUED_RUNS = 1024;
 
-function checkOptions(options: ModelPlannerOptions): { model: ModelClient; price: Price | undefined; purpose: string; maxOutputTokens: number | undefined } {
+function checkOptions(options: ModelPlannerOptions): {
+  model: ModelClient;
+  price: Price | undefined;
+  purpose: string;
+  maxOutputTokens: number | undefined;
+} {
   const fail = (message: string): never => {
     throw new LeashError("invalid_option", message);
   };
   if (typeof options !== "object" || options === null) fail("Expected the model planner options to be an object.");
   const { model, price, purpose, maxOutputTokens } = options;
-  if (typeof model !== "object" || model === null || typeof model.generate !== "function" || typeof model.name !== "string") {
+  if (
+    typeof model !== "object" ||
+    model === null ||
+    typeof model.generate !== "function" ||
+    typeof model.name !== "string"
+  ) {
     fail("Expected `model` to be a ModelClient: { name, generate(request, { signal }) }.");
   }
   const money = (value: unknown): boolean => typeof value === "number" && Number.isFinite(value) && value >= 0;
-  if (price !== undefined && (typeof price !== "object" || price === null || !money(price.input) || !money(price.output))) {
+  if (
+    price !== undefined &&
+    (typeof price !== "object" || price === null || !money(price.input) || !money(price.output))
+  ) {
     fail("Expected `price` to be { input, output }: money per million tokens, finite and >= 0.");
   }
   if (purpose !== undefined && typeof purpose !== "string") fail("Expected `purpose` to be a string.");
@@ -56,11 +69,16 @@ function checkOptions(options: ModelPlannerOptions): { model: ModelClient; price
  */
 export function decisionsOf(response: ModelResponse, model: string): Decision[] {
   const text = typeof response.text === "string" && response.text.trim() !== "" ? response.text : undefined;
-  const decisions: Decision[] = response.calls.map((call) => Decision.act(call.tool, call.args, text === undefined ? {} : { reason: text }));
+  const decisions: Decision[] = response.calls.map((call) =>
+    Decision.act(call.tool, call.args, text === undefined ? {} : { reason: text }),
+  );
   if (response.handBack !== undefined) decisions.push(Decision.finish(response.handBack));
   else if (decisions.length === 0 && text !== undefined) decisions.push(Decision.finish(text));
   if (decisions.length === 0) {
-    throw new LeashError("model_failed", `Model \`${model}\` answered with no tool call, no output handed back and no text.`);
+    throw new LeashError(
+      "model_failed",
+      `Model \`${model}\` answered with no tool call, no output handed back and no text.`,
+    );
   }
   return decisions;
 }

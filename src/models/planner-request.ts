@@ -6,7 +6,8 @@ import type { ToolDescription } from "../tools/tool.js";
 import type { ModelMessage, ModelRequest } from "./model-client.js";
 
 /** The system prompt of a model planner given no purpose. */
-export const DEFAULT_PURPOSE = "You are an agent: call the tools you are given to reach the goal, then hand back the result.";
+export const DEFAULT_PURPOSE =
+  "You are an agent: call the tools you are given to reach the goal, then hand back the result.";
 
 function json(value: Json): string {
   return JSON.stringify(value);

@@ -30,7 +30,11 @@ export class ActiveRun {
   #segmentStart: number;
   #stored: boolean;
 
-  constructor(core: AgentCore, state: RunState, options: { head: AuditHead | null; stored: boolean; skill: CompiledSkill | undefined }) {
+  constructor(
+    core: AgentCore,
+    state: RunState,
+    options: { head: AuditHead | null; stored: boolean; skill: CompiledSkill | undefined },
+  ) {
     this.core = core;
     this.state = state;
     this.skill = options.skill;

@@ -30,7 +30,11 @@ export interface PlannerContext {
 }
 
 /** Decides the next step of a run from a copy of its state and the tools' descriptions. */
-export type Planner = (state: RunState, tools: ToolDescription[], context: PlannerContext) => Decision | Promise<Decision>;
+export type Planner = (
+  state: RunState,
+  tools: ToolDescription[],
+  context: PlannerContext,
+) => Decision | Promise<Decision>;
 
 /** The done criterion: a string refuses the answer, and says why. */
 export type DoneCriterion = (answer: Json, state: RunState) => string | null | undefined;

@@ -52,7 +52,12 @@ function judge(answer: ApprovalJson, digestNow: string): ApprovalResult {
   }
   if (!answer.granted) {
     const note = answer.note === undefined ? "" : `: ${answer.note}`;
-    return { type: "deny", outcome: "approval_denied", approval: answer, message: `${answer.approver} refused the call${note}` };
+    return {
+      type: "deny",
+      outcome: "approval_denied",
+      approval: answer,
+      message: `${answer.approver} refused the call${note}`,
+    };
   }
   return { type: "go", approval: answer };
 }
@@ -61,7 +66,12 @@ function judge(answer: ApprovalJson, digestNow: string): ApprovalResult {
  * The last gate of a write or external call: a person's approval, bound to the digest of the exact
  * action and history. `answer` is the answer a resume brought for this step's pending request.
  */
-export async function approvalGate(run: ActiveRun, step: Step, tool: Tool, answer: ApprovalJson | undefined): Promise<ApprovalResult> {
+export async function approvalGate(
+  run: ActiveRun,
+  step: Step,
+  tool: Tool,
+  answer: ApprovalJson | undefined,
+): Promise<ApprovalResult> {
   const { policy, approver } = run.core;
   if (!policy.needsApproval(tool.effect)) return { type: "go", approval: undefined };
   const { digest, history } = actionDigest(run, step, tool);
@@ -86,7 +96,12 @@ export async function approvalGate(run: ActiveRun, step: Step, tool: Tool, answe
   try {
     given = await approver(structuredClone(request));
   } catch (error) {
-    run.record("approval_answered", { step: step.index, accepted: false, reason: "approver_failed", message: messageOf(error) });
+    run.record("approval_answered", {
+      step: step.index,
+      accepted: false,
+      reason: "approver_failed",
+      message: messageOf(error),
+    });
     return { type: "pause", request, history };
   }
   if (given === null || given === undefined) return { type: "pause", request, history };
@@ -94,15 +109,30 @@ export async function approvalGate(run: ActiveRun, step: Step, tool: Tool, answe
   try {
     approval = given instanceof Approval ? given : Approval.fromJSON(given);
   } catch (error) {
-    run.record("approval_answered", { step: step.index, accepted: false, reason: "invalid_answer", message: messageOf(error) });
+    run.record("approval_answered", {
+      step: step.index,
+      accepted: false,
+      reason: "invalid_answer",
+      message: messageOf(error),
+    });
     return { type: "pause", request, history };
   }
   if (approval.digest !== digest) {
-    run.record("approval_answered", { step: step.index, accepted: false, reason: "other_request", approver: approval.approver });
+    run.record("approval_answered", {
+      step: step.index,
+      accepted: false,
+      reason: "other_request",
+      approver: approval.approver,
+    });
     return { type: "pause", request, history };
   }
   if (!policy.mayApprove(approval.approver, request)) {
-    run.record("approval_answered", { step: step.index, accepted: false, reason: "approver_not_allowed", approver: approval.approver });
+    run.record("approval_answered", {
+      step: step.index,
+      accepted: false,
+      reason: "approver_not_allowed",
+      approver: approval.approver,
+    });
     return { type: "pause", request, history };
   }
   run.record("approval_answered", { step: step.index, accepted: true, ...approval.toJSON() });

@@ -6,7 +6,8 @@ import type { PlannerContext } from "./agent-core.js";
 import type { ActiveRun, ForcedEnd } from "./active-run.js";
 
 /** What asking the planner gave: a checked decision, a failure, or an end forced inside `callModel`. */
-export type PlannerResult = { type: "decision"; decision: Decision } | { type: "fail"; failure: Failure } | { type: "forced"; end: ForcedEnd };
+export type PlannerResult =
+  { type: "decision"; decision: Decision } | { type: "fail"; failure: Failure } | { type: "forced"; end: ForcedEnd };
 
 /**
  * Asks the planner for the next decision, on a fresh copy of the state, and checks what it returns.

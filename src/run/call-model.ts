@@ -33,14 +33,18 @@ export function parseModelResponse(value: unknown, model: string): ModelResponse
   const { calls, handBack, text, usage } = json;
   if (!Array.isArray(calls)) return malformed("`calls` must be an array");
   const parsedCalls = calls.map((call, index) => {
-    if (!isJsonObject(call) || typeof call.tool !== "string") return malformed(`\`calls[${index}].tool\` must be a string`);
+    if (!isJsonObject(call) || typeof call.tool !== "string")
+      return malformed(`\`calls[${index}].tool\` must be a string`);
     return { tool: call.tool, args: call.args ?? {} };
   });
   if (text !== undefined && typeof text !== "string") return malformed("`text` must be a string");
   if (!isJsonObject(usage) || !isTokenCount(usage.inputTokens) || !isTokenCount(usage.outputTokens)) {
     return malformed("`usage` must be { inputTokens, outputTokens } of non-negative integers");
   }
-  const response: ModelResponse = { calls: parsedCalls, usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } };
+  const response: ModelResponse = {
+    calls: parsedCalls,
+    usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens },
+  };
   if (handBack !== undefined) response.handBack = handBack;
   if (text !== undefined) response.text = text;
   return response;
@@ -50,7 +54,10 @@ function checkPrice(price: Price | undefined): Price {
   if (price === undefined) return { input: 0, output: 0 };
   const ok = (value: unknown): boolean => typeof value === "number" && Number.isFinite(value) && value >= 0;
   if (typeof price !== "object" || price === null || !ok(price.input) || !ok(price.output)) {
-    throw new LeashError("invalid_option", "Expected `price` to be { input, output }: money per million tokens, finite and >= 0.");
+    throw new LeashError(
+      "invalid_option",
+      "Expected `price` to be { input, output }: money per million tokens, finite and >= 0.",
+    );
   }
   return price;
 }
@@ -78,7 +85,10 @@ export function makeCallModel(run: ActiveRun) {
 
     let response: ModelResponse;
     try {
-      response = parseModelResponse(await client.generate(structuredClone(sent), { signal: run.controller.signal }), client.name);
+      response = parseModelResponse(
+        await client.generate(structuredClone(sent), { signal: run.controller.signal }),
+        client.name,
+      );
     } catch (error) {
       if (error instanceof LeashError && error.code === "model_failed") throw error;
       throw new LeashError("model_failed", `Model \`${client.name}\` failed: ${messageOf(error)}`, { cause: error });
@@ -92,7 +102,9 @@ export function makeCallModel(run: ActiveRun) {
       usage: { inputTokens, outputTokens, tokens: inputTokens + outputTokens, cost },
       requestDigest: digestOfJson(sent),
       responseDigest: digestOfJson(response),
-      ...((options.recordText ?? run.core.recordModelText) ? { request: sent as unknown as Json, response: response as unknown as Json } : {}),
+      ...((options.recordText ?? run.core.recordModelText)
+        ? { request: sent as unknown as Json, response: response as unknown as Json }
+        : {}),
     });
     const after = await askGuards(run.core.guards, "afterModel", run.work(), structuredClone(response));
     if (after.type !== "allow") return refuse(run, "afterModel", after);

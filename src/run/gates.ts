@@ -75,19 +75,29 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
     };
   }
   const verdict =
-    guards.length === 0 ? ({ type: "allow" } as const) : await askGuards(guards, "beforeTool", run.work(), found.describe(), structuredClone(decision.args));
+    guards.length === 0
+      ? ({ type: "allow" } as const)
+      : await askGuards(guards, "beforeTool", run.work(), found.describe(), structuredClone(decision.args));
   if (verdict.type === "failed") return { type: "fail", failure: { code: "guard_failed", message: verdict.message } };
   if (verdict.type === "block") {
     run.state.said.push(saidLine("beforeTool", verdict.guard, verdict.why, found.name));
-    run.record("guard_blocked", { step: step.index, point: "beforeTool", guard: verdict.guard, why: verdict.why, tool: found.name });
+    run.record("guard_blocked", {
+      step: step.index,
+      point: "beforeTool",
+      guard: verdict.guard,
+      why: verdict.why,
+      tool: found.name,
+    });
     return { type: "deny", outcome: "blocked", code: "blocked", message: `${verdict.guard}: ${verdict.why}` };
   }
   const reached = runLimitReached(run);
   if (reached !== undefined) return { type: "stop", reason: reached };
   if (!restart) {
     const { maxToolCalls, maxCost } = run.state.limits;
-    if (maxToolCalls !== undefined && run.state.toolCalls >= maxToolCalls) return { type: "stop", reason: "max_tool_calls" };
-    if (maxCost !== undefined && run.state.usage.cost + found.cost > maxCost) return { type: "stop", reason: "max_cost" };
+    if (maxToolCalls !== undefined && run.state.toolCalls >= maxToolCalls)
+      return { type: "stop", reason: "max_tool_calls" };
+    if (maxCost !== undefined && run.state.usage.cost + found.cost > maxCost)
+      return { type: "stop", reason: "max_cost" };
   }
   return { type: "pass", tool: found };
 }

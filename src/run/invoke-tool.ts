@@ -35,7 +35,12 @@ function callWithTimeout(tool: Tool, args: Json, context: ToolContext, controlle
  * before the call starts, calls the tool under its timeout, records the end, asks the guards'
  * `afterTool`, and makes the result durable. Returns a failure only when a guard threw.
  */
-export async function invokeTool(run: ActiveRun, step: Step, tool: Tool, restart: boolean): Promise<Failure | undefined> {
+export async function invokeTool(
+  run: ActiveRun,
+  step: Step,
+  tool: Tool,
+  restart: boolean,
+): Promise<Failure | undefined> {
   const { state } = run;
   const decision = step.decision as ActDecision;
   if (!restart) {
@@ -107,7 +112,9 @@ export async function invokeTool(run: ActiveRun, step: Step, tool: Tool, restart
   if (step.outcome === "executed") {
     const { guards } = run.core;
     const verdict =
-      guards.length === 0 ? ({ type: "allow" } as const) : await askGuards(guards, "afterTool", run.work(), tool.describe(), structuredClone(result));
+      guards.length === 0
+        ? ({ type: "allow" } as const)
+        : await askGuards(guards, "afterTool", run.work(), tool.describe(), structuredClone(result));
     if (verdict.type === "allow") {
       step.result = result;
     } else if (verdict.type === "block") {
@@ -116,7 +123,13 @@ export async function invokeTool(run: ActiveRun, step: Step, tool: Tool, restart
       step.outcome = "withheld";
       step.error = { code: "withheld", message: `${verdict.guard}: ${verdict.why}` };
       state.said.push(saidLine("afterTool", verdict.guard, verdict.why, tool.name));
-      run.record("guard_blocked", { step: step.index, point: "afterTool", guard: verdict.guard, why: verdict.why, tool: tool.name });
+      run.record("guard_blocked", {
+        step: step.index,
+        point: "afterTool",
+        guard: verdict.guard,
+        why: verdict.why,
+        tool: tool.name,
+      });
     } else {
       step.outcome = "withheld";
       step.error = { code: "guard_failed", message: verdict.message };

@@ -9,7 +9,10 @@ export type AnswerVerdict = { type: "accept" } | { type: "refuse"; why: string }
 function asRefusal(value: unknown, who: string): AnswerVerdict {
   if (value === null || value === undefined) return { type: "accept" };
   if (typeof value === "string") return { type: "refuse", why: value };
-  return { type: "fail", failure: { code: "done_failed", message: `${who} returned ${typeof value}; expected a string (refusal) or null.` } };
+  return {
+    type: "fail",
+    failure: { code: "done_failed", message: `${who} returned ${typeof value}; expected a string (refusal) or null.` },
+  };
 }
 
 /**
@@ -21,14 +24,27 @@ export function judgeAnswer(run: ActiveRun, answer: Json): AnswerVerdict {
   if (compiled !== undefined) {
     if (compiled.output !== undefined) {
       const validation = compiled.output.validate(answer);
-      if (!validation.valid) return { type: "refuse", why: `The output does not match the skill's schema: ${validation.errors.join("; ")}.` };
+      if (!validation.valid)
+        return {
+          type: "refuse",
+          why: `The output does not match the skill's schema: ${validation.errors.join("; ")}.`,
+        };
     }
     if (compiled.skill.check !== undefined) {
       try {
-        const verdict = asRefusal(compiled.skill.check(structuredClone(answer) as never), `The check of skill \`${compiled.skill.name}\``);
+        const verdict = asRefusal(
+          compiled.skill.check(structuredClone(answer) as never),
+          `The check of skill \`${compiled.skill.name}\``,
+        );
         if (verdict.type !== "accept") return verdict;
       } catch (error) {
-        return { type: "fail", failure: { code: "done_failed", message: `The check of skill \`${compiled.skill.name}\` threw: ${messageOf(error)}` } };
+        return {
+          type: "fail",
+          failure: {
+            code: "done_failed",
+            message: `The check of skill \`${compiled.skill.name}\` threw: ${messageOf(error)}`,
+          },
+        };
       }
     }
   }

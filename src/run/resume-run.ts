@@ -22,16 +22,24 @@ export type ResumePlan =
   | { type: "approval"; run: ActiveRun; step: Step; answer: Approval }
   | { type: "recovery"; run: ActiveRun; step: Step | undefined };
 
-async function resolveState(core: AgentCore, target: string | RunState): Promise<{ state: RunState; fromStore: boolean }> {
+async function resolveState(
+  core: AgentCore,
+  target: string | RunState,
+): Promise<{ state: RunState; fromStore: boolean }> {
   const { store } = core;
   if (typeof target === "string") {
     if (store === undefined) {
-      throw new StateError("run_not_found", `Run \`${target}\` cannot be found: this agent has no store. Pass the paused state itself, or give the agent a store.`, {
-        details: { runId: target },
-      });
+      throw new StateError(
+        "run_not_found",
+        `Run \`${target}\` cannot be found: this agent has no store. Pass the paused state itself, or give the agent a store.`,
+        {
+          details: { runId: target },
+        },
+      );
     }
     const state = await store.load(target);
-    if (state === null) throw new StateError("run_not_found", `No run \`${target}\` in the store.`, { details: { runId: target } });
+    if (state === null)
+      throw new StateError("run_not_found", `No run \`${target}\` in the store.`, { details: { runId: target } });
     return { state, fromStore: true };
   }
   if (typeof target !== "object" || target === null || typeof (target as { toJSON?: unknown }).toJSON !== "function") {
@@ -41,7 +49,8 @@ async function resolveState(core: AgentCore, target: string | RunState): Promise
   const copy = RunState.fromJSON(target.toJSON());
   if (store === undefined) return { state: copy, fromStore: false };
   const stored = await store.load(copy.runId);
-  if (stored === null) throw new StateError("run_not_found", `No run \`${copy.runId}\` in the store.`, { details: { runId: copy.runId } });
+  if (stored === null)
+    throw new StateError("run_not_found", `No run \`${copy.runId}\` in the store.`, { details: { runId: copy.runId } });
   if (copy.revision !== stored.revision) {
     throw new StateError(
       "stale_state",
@@ -70,7 +79,8 @@ export async function planResume(
   options: ResumeOptions,
   skillOf: (name: string | undefined) => CompiledSkill | undefined,
 ): Promise<ResumePlan> {
-  if (typeof options !== "object" || options === null) throw new LeashError("invalid_option", "Expected the resume options to be an object.");
+  if (typeof options !== "object" || options === null)
+    throw new LeashError("invalid_option", "Expected the resume options to be an object.");
   const given = options.approvals ?? [];
   if (!Array.isArray(given)) throw new LeashError("invalid_option", "Expected `approvals` to be an array of Approval.");
   const approvals = given.map((item) => (item instanceof Approval ? item : Approval.fromJSON(item)));
@@ -92,24 +102,36 @@ export async function planResume(
     );
   }
   if (ENDED_STATUSES.has(state.status)) {
-    throw new StateError("run_ended", `Run \`${runId}\` has ended (${state.status}); it cannot be resumed.`, { details: { runId, status: state.status } });
-  }
-  if (approvals.length > 0 && state.status !== "awaiting_approval") {
-    throw new StateError("stale_state", `Run \`${runId}\` is ${state.status}, not awaiting approval: the answers are for a request no longer pending.`, {
+    throw new StateError("run_ended", `Run \`${runId}\` has ended (${state.status}); it cannot be resumed.`, {
       details: { runId, status: state.status },
     });
+  }
+  if (approvals.length > 0 && state.status !== "awaiting_approval") {
+    throw new StateError(
+      "stale_state",
+      `Run \`${runId}\` is ${state.status}, not awaiting approval: the answers are for a request no longer pending.`,
+      {
+        details: { runId, status: state.status },
+      },
+    );
   }
   const headSeq = state.auditHead?.seq ?? -1;
   const later = trail.filter((record) => record.seq > headSeq);
   if (later.some((record) => record.event === "run_resumed")) {
     if (!fromStore) {
-      throw new StateError("already_resumed", `This paused copy of run \`${runId}\` was resumed already (the audit trail says so); an approval runs its action once.`, {
-        details: { runId },
-      });
+      throw new StateError(
+        "already_resumed",
+        `This paused copy of run \`${runId}\` was resumed already (the audit trail says so); an approval runs its action once.`,
+        {
+          details: { runId },
+        },
+      );
     }
     const reloaded = core.store === undefined ? null : await core.store.load(runId);
     if (reloaded === null || reloaded.revision !== state.revision) {
-      throw new StateError("stale_state", `Run \`${runId}\` was moved by another process since it was loaded.`, { details: { runId } });
+      throw new StateError("stale_state", `Run \`${runId}\` was moved by another process since it was loaded.`, {
+        details: { runId },
+      });
     }
     state = reloaded;
   }
@@ -121,7 +143,8 @@ export async function planResume(
 
   if (state.status === "awaiting_approval") {
     const pending = state.pending;
-    if (pending === undefined) throw new StateError("invalid_state", `Run \`${runId}\` awaits approval but has no pending request.`);
+    if (pending === undefined)
+      throw new StateError("invalid_state", `Run \`${runId}\` awaits approval but has no pending request.`);
     const recorded = state.answers.map((json) => Approval.fromJSON(json));
     const matching = [...approvals, ...recorded].filter((item) => item.digest === pending.digest);
     if (matching.length === 0) return { type: "unchanged", state };
@@ -129,9 +152,13 @@ export async function planResume(
     const answer = matching.find((item) => core.policy.mayApprove(item.approver, structuredClone(pending)));
     if (answer === undefined) {
       const who = [...new Set(matching.map((item) => item.approver))].join(", ");
-      throw new StateError("approver_not_allowed", `${who} may not answer this request; the policy's mayApprove refuses.`, {
-        details: { runId, approvers: matching.map((item) => item.approver) },
-      });
+      throw new StateError(
+        "approver_not_allowed",
+        `${who} may not answer this request; the policy's mayApprove refuses.`,
+        {
+          details: { runId, approvers: matching.map((item) => item.approver) },
+        },
+      );
     }
     const step = state.steps[pending.step];
     if (step === undefined) throw new StateError("invalid_state", `Run \`${runId}\` has no step ${pending.step}.`);

@@ -25,7 +25,12 @@ async function end(run: ActiveRun, ending: Ending): Promise<RunState> {
   state.status = ending.status;
   state.pending = undefined;
   state.pendingHistory = undefined;
-  const data: Record<string, Json> = { status: ending.status, steps: state.steps.length, toolCalls: state.toolCalls, usage: { ...state.usage } };
+  const data: Record<string, Json> = {
+    status: ending.status,
+    steps: state.steps.length,
+    toolCalls: state.toolCalls,
+    usage: { ...state.usage },
+  };
   if (ending.status === "completed") {
     state.answer = ending.answer;
     data.answerDigest = digestOfJson(ending.answer);
@@ -44,14 +49,23 @@ async function end(run: ActiveRun, ending: Ending): Promise<RunState> {
 function deny(run: ActiveRun, step: Step, outcome: NonNullable<Step["outcome"]>, code: string, message: string): void {
   step.outcome = outcome;
   step.error = { code, message };
-  run.record("step_denied", { step: step.index, tool: step.decision.type === "act" ? step.decision.tool : null, outcome, message });
+  run.record("step_denied", {
+    step: step.index,
+    tool: step.decision.type === "act" ? step.decision.tool : null,
+    outcome,
+    message,
+  });
 }
 
 /**
  * Takes one act step through the gates, the approval and the call. Returns the run's end if the
  * step ended it (a limit, a failure, a pause), else `undefined` to go on.
  */
-export async function actStep(run: ActiveRun, step: Step, options: { restart: boolean; answer?: ApprovalJson }): Promise<RunState | undefined> {
+export async function actStep(
+  run: ActiveRun,
+  step: Step,
+  options: { restart: boolean; answer?: ApprovalJson },
+): Promise<RunState | undefined> {
   const { state } = run;
   const gates = await passGates(run, step, options.restart);
   switch (gates.type) {
@@ -116,7 +130,12 @@ export async function runLoop(run: ActiveRun): Promise<RunState> {
     const asked = await askPlanner(run);
     if (asked.type === "forced") {
       const forced = asked.end;
-      return end(run, forced.type === "stop" ? { status: "stopped", reason: forced.reason } : { status: "failed", failure: forced.failure });
+      return end(
+        run,
+        forced.type === "stop"
+          ? { status: "stopped", reason: forced.reason }
+          : { status: "failed", failure: forced.failure },
+      );
     }
     if (asked.type === "fail") return end(run, { status: "failed", failure: asked.failure });
     const { decision } = asked;

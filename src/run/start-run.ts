@@ -25,7 +25,10 @@ const RUN_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 /** Checks a run id: printable, no spaces, at most 128 characters. */
 export function checkRunId(runId: unknown): string {
   if (typeof runId !== "string" || !RUN_ID.test(runId)) {
-    throw new LeashError("invalid_option", "Expected `runId` to be 1 to 128 characters of letters, digits and . _ : @ -.");
+    throw new LeashError(
+      "invalid_option",
+      "Expected `runId` to be 1 to 128 characters of letters, digits and . _ : @ -.",
+    );
   }
   return runId;
 }
@@ -36,7 +39,8 @@ export function checkRunId(runId: unknown): string {
  */
 export async function prepareRun(core: AgentCore, goal: unknown, options: InternalRunOptions): Promise<ActiveRun> {
   if (typeof goal !== "string") throw new LeashError("invalid_option", "Expected the goal to be a string.");
-  if (typeof options !== "object" || options === null) throw new LeashError("invalid_option", "Expected the run options to be an object.");
+  if (typeof options !== "object" || options === null)
+    throw new LeashError("invalid_option", "Expected the run options to be an object.");
   if (options.principal !== undefined && (typeof options.principal !== "string" || options.principal === "")) {
     throw new LeashError("invalid_option", "Expected `principal` to be a non-empty string.");
   }
@@ -46,7 +50,9 @@ export async function prepareRun(core: AgentCore, goal: unknown, options: Intern
   const limits = mergeLimits(core.limits, checkLimits(options.limits, "limits"));
   const runId = checkRunId(options.runId ?? core.randomId());
   const exists = (): never => {
-    throw new StateError("run_exists", `Run \`${runId}\` exists already; a run id is never reused.`, { details: { runId } });
+    throw new StateError("run_exists", `Run \`${runId}\` exists already; a run id is never reused.`, {
+      details: { runId },
+    });
   };
   if (core.store !== undefined && (await core.store.load(runId)) !== null) exists();
   if ((await core.audit.read(runId)).length > 0) exists();

@@ -52,7 +52,12 @@ function shape(fields: Record<string, Check>): Check {
 }
 
 const usage = shape({ tokens: amount, cost: amount });
-const approval = shape({ digest, granted: (v, p) => (typeof v === "boolean" ? undefined : fail(p, "a boolean")), approver: string, "note?": string });
+const approval = shape({
+  digest,
+  granted: (v, p) => (typeof v === "boolean" ? undefined : fail(p, "a boolean")),
+  approver: string,
+  "note?": string,
+});
 const decision: Check = (value, path) => {
   if (isJsonObject(value) && value.type === "act") {
     shape({ type: string, tool: string, args: json, "reason?": string, "usage?": usage })(value, path);
@@ -147,7 +152,8 @@ export function parseRunState(input: unknown): RunStateJson {
   try {
     state(value, "state");
   } catch (error) {
-    if (error instanceof Invalid) throw new StateError("invalid_state", `The saved run state is invalid: ${error.message}.`);
+    if (error instanceof Invalid)
+      throw new StateError("invalid_state", `The saved run state is invalid: ${error.message}.`);
     throw error;
   }
   return structuredClone(value) as unknown as RunStateJson;

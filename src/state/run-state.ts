@@ -198,9 +198,13 @@ export class RunState {
     try {
       const parsed: unknown = typeof header === "string" ? JSON.parse(header) : header;
       if (typeof parsed !== "object" || parsed === null) return RunState.fromJSON(parsed);
-      json = { ...parsed, steps: steps.map((step) => (typeof step === "string" ? (JSON.parse(step) as unknown) : step)) };
+      json = {
+        ...parsed,
+        steps: steps.map((step) => (typeof step === "string" ? (JSON.parse(step) as unknown) : step)),
+      };
     } catch (error) {
-      if (error instanceof SyntaxError) throw new StateError("invalid_state", `A saved run state part is not JSON: ${error.message}`);
+      if (error instanceof SyntaxError)
+        throw new StateError("invalid_state", `A saved run state part is not JSON: ${error.message}`);
       throw error;
     }
     return RunState.fromJSON(json);

@@ -43,7 +43,9 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
 
   create(state: RunState, options: { records?: readonly AuditRecord[] } = {}): Promise<void> {
     if (this.#states.has(state.runId) || this.#heads.has(state.runId)) {
-      return Promise.reject(new StateError("run_exists", `Run \`${state.runId}\` exists already.`, { details: { runId: state.runId } }));
+      return Promise.reject(
+        new StateError("run_exists", `Run \`${state.runId}\` exists already.`, { details: { runId: state.runId } }),
+      );
     }
     try {
       if (options.records !== undefined) this.#checkContinuation(options.records);
@@ -117,14 +119,22 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
       const head = heads.has(record.run) ? (heads.get(record.run) ?? null) : (this.#heads.get(record.run) ?? null);
       const expected = head === null ? 0 : head.seq + 1;
       if (record.seq < expected) {
-        throw new StateError("stale_state", `Record ${record.seq} of run \`${record.run}\` is in the trail already: another writer moved the chain.`, {
-          details: { runId: record.run, seq: record.seq },
-        });
+        throw new StateError(
+          "stale_state",
+          `Record ${record.seq} of run \`${record.run}\` is in the trail already: another writer moved the chain.`,
+          {
+            details: { runId: record.run, seq: record.seq },
+          },
+        );
       }
       if (record.seq > expected || record.prev !== (head?.digest ?? null)) {
-        throw new LeashError("audit_corrupt", `Record ${record.seq} of run \`${record.run}\` does not continue its chain (expected seq ${expected}).`, {
-          details: { runId: record.run, seq: record.seq },
-        });
+        throw new LeashError(
+          "audit_corrupt",
+          `Record ${record.seq} of run \`${record.run}\` does not continue its chain (expected seq ${expected}).`,
+          {
+            details: { runId: record.run, seq: record.seq },
+          },
+        );
       }
       heads.set(record.run, { seq: record.seq, digest: record.digest });
     }

@@ -13,11 +13,16 @@ export async function recordAnswer(
   approval: Approval,
 ): Promise<RunState> {
   const state = await store.load(runId);
-  if (state === null) throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
+  if (state === null)
+    throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
   if (state.status !== "awaiting_approval" || state.pending === undefined) {
-    throw new StateError("stale_state", `Run \`${runId}\` is ${state.status}, not awaiting approval: there is nothing to answer.`, {
-      details: { runId, status: state.status },
-    });
+    throw new StateError(
+      "stale_state",
+      `Run \`${runId}\` is ${state.status}, not awaiting approval: there is nothing to answer.`,
+      {
+        details: { runId, status: state.status },
+      },
+    );
   }
   if (state.pending.digest !== approval.digest) {
     throw new StateError(

@@ -63,7 +63,11 @@ export class WrittenSteps {
     // the rows true to it all the same.
     const full = known === undefined || known.revision !== expectedRevision || state.steps.length < known.steps;
     const from = full ? 0 : known.settled;
-    return { from, full, written: { revision: state.revision, steps: state.steps.length, settled: settledSteps(state, from) } };
+    return {
+      from,
+      full,
+      written: { revision: state.revision, steps: state.steps.length, settled: settledSteps(state, from) },
+    };
   }
 
   /**

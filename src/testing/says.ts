@@ -50,16 +50,25 @@ function shortJson(value: unknown): string {
 export const says = {
   /** An answer with one tool call. */
   tool(tool: string, args: Json = {}, options: SaysOptions = {}): ScriptStep {
-    return new ScriptStep({ calls: [{ tool, args: structuredClone(args) }], usage: usageOf(options) }, `says.tool(${tool})`);
+    return new ScriptStep(
+      { calls: [{ tool, args: structuredClone(args) }], usage: usageOf(options) },
+      `says.tool(${tool})`,
+    );
   },
   /** An answer with several tool calls at once, in order. */
   calls(calls: ModelToolCall[], options: SaysOptions = {}): ScriptStep {
     const copied = calls.map((call) => ({ tool: call.tool, args: structuredClone(call.args) }));
-    return new ScriptStep({ calls: copied, usage: usageOf(options) }, `says.calls(${copied.map((call) => call.tool).join(", ")})`);
+    return new ScriptStep(
+      { calls: copied, usage: usageOf(options) },
+      `says.calls(${copied.map((call) => call.tool).join(", ")})`,
+    );
   },
   /** An answer that hands back the output: the model is done. */
   handBack(output: Json, options: SaysOptions = {}): ScriptStep {
-    return new ScriptStep({ calls: [], handBack: structuredClone(output), usage: usageOf(options) }, `says.handBack(${shortJson(output)})`);
+    return new ScriptStep(
+      { calls: [], handBack: structuredClone(output), usage: usageOf(options) },
+      `says.handBack(${shortJson(output)})`,
+    );
   },
   /** An answer of plain text, with no call and no output. */
   text(text: string, options: SaysOptions = {}): ScriptStep {

@@ -21,12 +21,16 @@ export type ScriptedStep = ScriptStep | ScriptFunction;
 
 function checkOptions(options: ScriptedModelOptions): { name: string; price: Price | undefined } {
   const name = options.name ?? "scripted";
-  if (typeof name !== "string" || name === "") throw new LeashError("invalid_option", "Expected `name` to be a non-empty string.");
+  if (typeof name !== "string" || name === "")
+    throw new LeashError("invalid_option", "Expected `name` to be a non-empty string.");
   const { price } = options;
   if (price !== undefined) {
     const ok = (value: unknown): boolean => typeof value === "number" && Number.isFinite(value) && value >= 0;
     if (typeof price !== "object" || price === null || !ok(price.input) || !ok(price.output)) {
-      throw new LeashError("invalid_option", "Expected `price` to be { input, output }: money per million tokens, finite and >= 0.");
+      throw new LeashError(
+        "invalid_option",
+        "Expected `price` to be { input, output }: money per million tokens, finite and >= 0.",
+      );
     }
   }
   return { name, price: price === undefined ? undefined : { input: price.input, output: price.output } };
@@ -55,7 +59,10 @@ export class ScriptedModel implements ModelClient {
     if (checked.price !== undefined) this.price = checked.price;
     steps.forEach((step, index) => {
       if (!(step instanceof ScriptStep) && typeof step !== "function") {
-        throw new LeashError("invalid_option", `Expected step ${index + 1} of the script to be made by \`says\` or to be a function (request) => ModelResponse.`);
+        throw new LeashError(
+          "invalid_option",
+          `Expected step ${index + 1} of the script to be made by \`says\` or to be a function (request) => ModelResponse.`,
+        );
       }
     });
     this.#steps = [...steps];
@@ -117,6 +124,7 @@ export function scriptedModel(options: ScriptedModelOptions, ...steps: ScriptedS
 export function scriptedModel(...items: (ScriptedModelOptions | ScriptedStep)[]): ScriptedModel {
   const [first, ...rest] = items;
   // A step is made by `says` or is a function, so any other object in first place is the options.
-  if (typeof first === "object" && first !== null && !(first instanceof ScriptStep)) return new ScriptedModel(first, rest as ScriptedStep[]);
+  if (typeof first === "object" && first !== null && !(first instanceof ScriptStep))
+    return new ScriptedModel(first, rest as ScriptedStep[]);
   return new ScriptedModel({}, items as ScriptedStep[]);
 }

@@ -6,7 +6,13 @@ import type { RunStore } from "../stores/run-store.js";
  */
 export interface LeasingStore extends RunStore {
   /** Leases up to `limit` runs that need a worker; returns their ids (see `PostgresStore.lease`). */
-  lease(options: { worker: string; limit?: number; ttlMs: number; exclude?: readonly string[]; recover?: boolean }): Promise<string[]>;
+  lease(options: {
+    worker: string;
+    limit?: number;
+    ttlMs: number;
+    exclude?: readonly string[];
+    recover?: boolean;
+  }): Promise<string[]>;
   /** Extends the worker's leases; returns the run ids it still holds. */
   renewLease(holder: { worker: string; runIds: readonly string[]; ttlMs: number }): Promise<string[]>;
   /** Gives the worker's leases back. */
@@ -16,5 +22,9 @@ export interface LeasingStore extends RunStore {
 /** Whether a store can lease runs to workers. */
 export function isLeasingStore(store: RunStore): store is LeasingStore {
   const methods = store as unknown as Record<string, unknown>;
-  return typeof methods.lease === "function" && typeof methods.renewLease === "function" && typeof methods.releaseLease === "function";
+  return (
+    typeof methods.lease === "function" &&
+    typeof methods.renewLease === "function" &&
+    typeof methods.releaseLease === "function"
+  );
 }

@@ -51,24 +51,31 @@ const consoleLogger: WorkerLogger = {
 
 function positiveInteger(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || (value as number) <= 0) throw new LeashError("invalid_option", `Expected \`${name}\` to be a positive integer.`);
+  if (!Number.isSafeInteger(value) || (value as number) <= 0)
+    throw new LeashError("invalid_option", `Expected \`${name}\` to be a positive integer.`);
   return value as number;
 }
 
 /** Checks and defaults a worker's options in one place, before anything runs. */
 export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOptions {
-  if (typeof options !== "object" || options === null) throw new LeashError("invalid_option", "Expected the worker options to be an object.");
-  if (typeof options.agent?.resume !== "function") throw new LeashError("invalid_option", "Expected `agent` to be an Agent.");
+  if (typeof options !== "object" || options === null)
+    throw new LeashError("invalid_option", "Expected the worker options to be an object.");
+  if (typeof options.agent?.resume !== "function")
+    throw new LeashError("invalid_option", "Expected `agent` to be an Agent.");
   const store = options.store as Partial<RunStore> | undefined;
-  if (typeof store?.load !== "function" || typeof store.list !== "function") throw new LeashError("invalid_option", "Expected `store` to be the agent's RunStore.");
+  if (typeof store?.load !== "function" || typeof store.list !== "function")
+    throw new LeashError("invalid_option", "Expected `store` to be the agent's RunStore.");
   const logger = options.logger ?? consoleLogger;
   if (typeof logger.info !== "function" || typeof logger.warn !== "function" || typeof logger.error !== "function") {
     throw new LeashError("invalid_option", "Expected `logger` to have `info`, `warn` and `error`.");
   }
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new LeashError("invalid_option", "Expected `signal` to be an AbortSignal.");
-  if (options.recover !== undefined && typeof options.recover !== "boolean") throw new LeashError("invalid_option", "Expected `recover` to be a boolean.");
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+    throw new LeashError("invalid_option", "Expected `signal` to be an AbortSignal.");
+  if (options.recover !== undefined && typeof options.recover !== "boolean")
+    throw new LeashError("invalid_option", "Expected `recover` to be a boolean.");
   const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  if (typeof workerId !== "string" || workerId.length === 0) throw new LeashError("invalid_option", "Expected `workerId` to be a non-empty string.");
+  if (typeof workerId !== "string" || workerId.length === 0)
+    throw new LeashError("invalid_option", "Expected `workerId` to be a non-empty string.");
   return {
     agent: options.agent,
     store: options.store,

@@ -10,7 +10,12 @@ import type { ResolvedWorkerOptions, WorkerOptions } from "./worker-options.js";
  * Refusals that mean another process got to the run first: the worker moves on. Anything else is a
  * problem with the run itself, logged as an error and not retried until the run changes.
  */
-const LOST_RACE: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["stale_state", "run_ended", "already_resumed", "run_not_found"]);
+const LOST_RACE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "stale_state",
+  "run_ended",
+  "already_resumed",
+  "run_not_found",
+]);
 
 /** Whether a run waits on a worker: paused for approval with an answer recorded out of process. */
 function needsApproval(state: RunState): boolean {
@@ -65,7 +70,10 @@ export class Worker {
         try {
           await this.runOnce();
         } catch (error) {
-          this.#options.logger.error(`A pass failed; trying again in ${this.#options.pollMs} ms: ${messageOf(error)}`, { worker: this.id, error });
+          this.#options.logger.error(`A pass failed; trying again in ${this.#options.pollMs} ms: ${messageOf(error)}`, {
+            worker: this.id,
+            error,
+          });
         }
         await this.#sleep();
       }
@@ -129,14 +137,22 @@ export class Worker {
   /** Holds the lease while `body` runs, renewing it; gives it back unless the run failed (then it runs out, as a back-off). */
   async #withLease(store: LeasingStore, runId: string, body: () => Promise<Attempt>): Promise<Attempt> {
     const { workerId: worker, leaseMs: ttlMs, logger } = this.#options;
-    const heartbeat = setInterval(() => {
-      store.renewLease({ worker, runIds: [runId], ttlMs }).then(
-        (held) => {
-          if (held.length === 0) logger.warn(`Lost the lease on run \`${runId}\` while resuming it; was the worker paused past its lease?`, { worker, runId });
-        },
-        (error: unknown) => logger.warn(`Could not renew the lease on run \`${runId}\`: ${messageOf(error)}`, { worker, runId }),
-      );
-    }, Math.max(1, Math.floor(ttlMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        store.renewLease({ worker, runIds: [runId], ttlMs }).then(
+          (held) => {
+            if (held.length === 0)
+              logger.warn(
+                `Lost the lease on run \`${runId}\` while resuming it; was the worker paused past its lease?`,
+                { worker, runId },
+              );
+          },
+          (error: unknown) =>
+            logger.warn(`Could not renew the lease on run \`${runId}\`: ${messageOf(error)}`, { worker, runId }),
+        );
+      },
+      Math.max(1, Math.floor(ttlMs / 3)),
+    );
     heartbeat.unref();
     let outcome: Attempt = "failed";
     try {
@@ -146,7 +162,10 @@ export class Worker {
       clearInterval(heartbeat);
       if (outcome !== "failed") {
         await store.releaseLease({ worker, runIds: [runId] }).catch((error: unknown) => {
-          logger.warn(`Could not release the lease on run \`${runId}\`; it runs out by itself: ${messageOf(error)}`, { worker, runId });
+          logger.warn(`Could not release the lease on run \`${runId}\`; it runs out by itself: ${messageOf(error)}`, {
+            worker,
+            runId,
+          });
         });
       }
     }
@@ -166,7 +185,11 @@ export class Worker {
       state = await agent.resume(seen);
     } catch (error) {
       if (isLeashError(error) && LOST_RACE.has(error.code)) {
-        logger.info(`Another process got to run \`${runId}\` first (${error.code}); moving on.`, { worker, runId, code: error.code });
+        logger.info(`Another process got to run \`${runId}\` first (${error.code}); moving on.`, {
+          worker,
+          runId,
+          code: error.code,
+        });
         return "lost";
       }
       logger.error(`Resuming run \`${runId}\` failed: ${messageOf(error)}`, { worker, runId, error });
@@ -175,7 +198,10 @@ export class Worker {
     // A resume claims the run and clears its recorded answers; answers still there mean none of them
     // answers the pending request, and trying again would change nothing.
     if (state.status === "awaiting_approval" && state.answers.length > 0) {
-      logger.warn(`Run \`${runId}\` has recorded answers, but none answers its pending request; leaving it.`, { worker, runId });
+      logger.warn(`Run \`${runId}\` has recorded answers, but none answers its pending request; leaving it.`, {
+        worker,
+        runId,
+      });
       return "failed";
     }
     logger.info(`Resumed run \`${runId}\`: ${state.status}.`, { worker, runId, status: state.status });

@@ -15,7 +15,10 @@ const fixture = fileURLToPath(new URL("../fixtures/append-until-killed.ts", impo
 /** Runs the fixture until it has acknowledged `count` appends, kills it, and returns what it acknowledged. */
 function appendUntilKilled(path: string, count: number): Promise<number[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", fixture, path], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", fixture, path], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const acknowledged: number[] = [];
     let pending = "";
     let errors = "";
@@ -38,20 +41,30 @@ function appendUntilKilled(path: string, count: number): Promise<number[]> {
   });
 }
 
-test("SIGKILL during appends with fsync always leaves a sound prefix plus at most one torn line, holding every acknowledged append", { timeout: 30_000 }, async () => {
-  const directory = temporaryDirectory();
-  for (const attempt of [1, 2]) {
-    const path = join(directory, `crash-${attempt}.jsonl`);
-    const acknowledged = await appendUntilKilled(path, 40 * attempt);
-    const { records, tornTail } = readAuditPrefix(path);
-    assert.deepEqual(verifyAudit(records), []);
-    assert.deepEqual(records.map((record) => record.seq), Array.from({ length: records.length }, (_, seq) => seq));
-    assert.deepEqual(acknowledged, Array.from({ length: acknowledged.length }, (_, seq) => seq));
-    assert.ok(records.length >= acknowledged.length, `acknowledged ${acknowledged.length}, found ${records.length}`);
-    if (tornTail !== null) {
-      assert.equal(tornTail.line, records.length + 1);
-      assert.deepEqual(repairAudit(path), tornTail);
+test(
+  "SIGKILL during appends with fsync always leaves a sound prefix plus at most one torn line, holding every acknowledged append",
+  { timeout: 30_000 },
+  async () => {
+    const directory = temporaryDirectory();
+    for (const attempt of [1, 2]) {
+      const path = join(directory, `crash-${attempt}.jsonl`);
+      const acknowledged = await appendUntilKilled(path, 40 * attempt);
+      const { records, tornTail } = readAuditPrefix(path);
+      assert.deepEqual(verifyAudit(records), []);
+      assert.deepEqual(
+        records.map((record) => record.seq),
+        Array.from({ length: records.length }, (_, seq) => seq),
+      );
+      assert.deepEqual(
+        acknowledged,
+        Array.from({ length: acknowledged.length }, (_, seq) => seq),
+      );
+      assert.ok(records.length >= acknowledged.length, `acknowledged ${acknowledged.length}, found ${records.length}`);
+      if (tornTail !== null) {
+        assert.equal(tornTail.line, records.length + 1);
+        assert.deepEqual(repairAudit(path), tornTail);
+      }
+      assert.deepEqual(readAudit(path), records);
     }
-    assert.deepEqual(readAudit(path), records);
-  }
-});
+  },
+);

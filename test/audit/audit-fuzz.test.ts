@@ -23,7 +23,13 @@ function fuzzTrail(): AuditRecord[] {
         numbers: [1e30, 1.5e-7, -0.25, step * 1000],
         nested: { ok: step % 2 === 0, none: null, list: [] },
       };
-      const record = makeRecord(run, heads.get(run) ?? null, step === 0 ? "run_started" : "tool_ended", data, timeOf(records.length));
+      const record = makeRecord(
+        run,
+        heads.get(run) ?? null,
+        step === 0 ? "run_started" : "tool_ended",
+        data,
+        timeOf(records.length),
+      );
       heads.set(run, { seq: record.seq, digest: record.digest });
       records.push(record);
     }
@@ -31,40 +37,51 @@ function fuzzTrail(): AuditRecord[] {
   return records;
 }
 
-test("a random bit flip anywhere in a JSONL trail is never read and verified as sound with another meaning", { timeout: 20_000 }, () => {
-  const trail = fuzzTrail();
-  const meaning = trail.map((record) => canonicalJson(record));
-  const original = Buffer.from(jsonlOf(trail), "utf8");
-  const path = join(temporaryDirectory(), "fuzz.jsonl");
-  const random = seededRandom(20260101);
-  const outcomes = { torn: 0, corrupt: 0, found: 0, harmless: 0 };
-  for (let iteration = 0; iteration < 600; iteration++) {
-    const bytes = Buffer.from(original);
-    const position = Math.floor(random() * bytes.length);
-    const bit = Math.floor(random() * 8);
-    bytes[position] = (bytes[position] as number) ^ (1 << bit);
-    writeFileSync(path, bytes);
-    const where = `flip of bit ${bit} at byte ${position}`;
-    let records: AuditRecord[];
-    try {
-      records = readAudit(path);
-    } catch (error) {
-      assert.ok(isLeashError(error, "audit_torn") || isLeashError(error, "audit_corrupt"), `${where}: ${String(error)}`);
-      outcomes[error.code === "audit_torn" ? "torn" : "corrupt"]++;
-      continue;
+test(
+  "a random bit flip anywhere in a JSONL trail is never read and verified as sound with another meaning",
+  { timeout: 20_000 },
+  () => {
+    const trail = fuzzTrail();
+    const meaning = trail.map((record) => canonicalJson(record));
+    const original = Buffer.from(jsonlOf(trail), "utf8");
+    const path = join(temporaryDirectory(), "fuzz.jsonl");
+    const random = seededRandom(20260101);
+    const outcomes = { torn: 0, corrupt: 0, found: 0, harmless: 0 };
+    for (let iteration = 0; iteration < 600; iteration++) {
+      const bytes = Buffer.from(original);
+      const position = Math.floor(random() * bytes.length);
+      const bit = Math.floor(random() * 8);
+      bytes[position] = (bytes[position] as number) ^ (1 << bit);
+      writeFileSync(path, bytes);
+      const where = `flip of bit ${bit} at byte ${position}`;
+      let records: AuditRecord[];
+      try {
+        records = readAudit(path);
+      } catch (error) {
+        assert.ok(
+          isLeashError(error, "audit_torn") || isLeashError(error, "audit_corrupt"),
+          `${where}: ${String(error)}`,
+        );
+        outcomes[error.code === "audit_torn" ? "torn" : "corrupt"]++;
+        continue;
+      }
+      const problems = verifyAudit(records);
+      if (problems.length > 0) {
+        outcomes.found++;
+        continue;
+      }
+      assert.deepEqual(
+        records.map((record) => canonicalJson(record)),
+        meaning,
+        `${where} passed with another meaning`,
+      );
+      outcomes.harmless++;
     }
-    const problems = verifyAudit(records);
-    if (problems.length > 0) {
-      outcomes.found++;
-      continue;
-    }
-    assert.deepEqual(records.map((record) => canonicalJson(record)), meaning, `${where} passed with another meaning`);
-    outcomes.harmless++;
-  }
-  assert.equal(outcomes.torn + outcomes.corrupt + outcomes.found + outcomes.harmless, 600);
-  assert.ok(outcomes.corrupt > 100 && outcomes.found > 100, JSON.stringify(outcomes));
-  assert.ok(outcomes.harmless < 30, JSON.stringify(outcomes));
-});
+    assert.equal(outcomes.torn + outcomes.corrupt + outcomes.found + outcomes.harmless, 600);
+    assert.ok(outcomes.corrupt > 100 && outcomes.found > 100, JSON.stringify(outcomes));
+    assert.ok(outcomes.harmless < 30, JSON.stringify(outcomes));
+  },
+);
 
 test("a trail cut at any byte reads as a sound prefix plus at most one torn line", () => {
   const trail = fuzzTrail();
@@ -78,6 +95,10 @@ test("a trail cut at any byte reads as a sound prefix plus at most one torn line
     const whole = original.subarray(0, length).lastIndexOf(0x0a) + 1;
     // A cut just before a line end leaves a whole record, which reads as one.
     assert.equal(tornTail === null, whole === length || original[length] === 0x0a);
-    if (tornTail !== null) assert.throws(() => readAudit(path), (error: unknown) => isLeashError(error, "audit_torn"));
+    if (tornTail !== null)
+      assert.throws(
+        () => readAudit(path),
+        (error: unknown) => isLeashError(error, "audit_torn"),
+      );
   }
 });

@@ -38,7 +38,10 @@ export function auditSinkContract(name: string, makeSink: () => SinkUnderTest): 
         await sink.append([]);
         assert.deepEqual(sink.records, trail);
         assert.deepEqual(await sink.read(), trail);
-        assert.deepEqual(await sink.read("beta"), trail.filter((record) => record.run === "beta"));
+        assert.deepEqual(
+          await sink.read("beta"),
+          trail.filter((record) => record.run === "beta"),
+        );
         assert.deepEqual(await sink.read("nobody"), []);
         assert.deepEqual(verifyAudit(sink.records), []);
       }));
@@ -61,7 +64,10 @@ export function auditSinkContract(name: string, makeSink: () => SinkUnderTest): 
           async () => sink.append([trail[3] as AuditRecord, bad]),
           (error: unknown) => isLeashError(error, "audit_corrupt") && /record 1/.test(error.message),
         );
-        await assert.rejects(async () => sink.append("nope" as never), (error: unknown) => isLeashError(error, "audit_corrupt"));
+        await assert.rejects(
+          async () => sink.append("nope" as never),
+          (error: unknown) => isLeashError(error, "audit_corrupt"),
+        );
         assert.deepEqual(sink.records, trail.slice(0, 3));
       }));
 

@@ -27,8 +27,19 @@ export function interleavedTrail(runs: readonly string[] = RUNS, perRun = 6): Au
       const data =
         step === 0
           ? { nonce: `${run}-nonce-${step}`, goal: "Find the page about spans." }
-          : { step, tool: "lookup", args: { topic: step % 2 === 0 ? "spans" : "ids" }, result: { text: `page ${step}`, score: step / 8 } };
-      const record = makeRecord(run, heads.get(run) ?? null, step === 0 ? "run_started" : "tool_ended", data, timeOf(records.length));
+          : {
+              step,
+              tool: "lookup",
+              args: { topic: step % 2 === 0 ? "spans" : "ids" },
+              result: { text: `page ${step}`, score: step / 8 },
+            };
+      const record = makeRecord(
+        run,
+        heads.get(run) ?? null,
+        step === 0 ? "run_started" : "tool_ended",
+        data,
+        timeOf(records.length),
+      );
       heads.set(run, { seq: record.seq, digest: record.digest });
       records.push(record);
     }

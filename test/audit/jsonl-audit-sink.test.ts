@@ -47,7 +47,10 @@ for (const fsync of ["none", "batch", "always"] as const) {
 describe("JsonlAuditSink options", () => {
   test("refuses options that are not valid, naming the option", () => {
     const refusals: Array<[() => unknown, RegExp]> = [
-      [() => new JsonlAuditSink(freshPath(), { fsync: "sometimes" as FsyncMode }), /`fsync` to be one of "none", "batch" or "always"/],
+      [
+        () => new JsonlAuditSink(freshPath(), { fsync: "sometimes" as FsyncMode }),
+        /`fsync` to be one of "none", "batch" or "always"/,
+      ],
       [() => new JsonlAuditSink(""), /`path`/],
       [() => new JsonlAuditSink(freshPath(), null as never), /options/],
       [() => new JsonlAuditSink(freshPath(), { fileSystem: 5 as never }), /`fileSystem`/],
@@ -73,7 +76,9 @@ describe("JsonlAuditSink lines", () => {
   test("writes one line per record, escaping line ends, U+2028, U+2029 and NUL", () => {
     const path = freshPath();
     const sink = new JsonlAuditSink(path);
-    const records = [makeRecord("odd", null, "run_started", { text: "a\nb\r\u2028c\u2029\u0000d", [`key\u2028`]: 1 }, "x")];
+    const records = [
+      makeRecord("odd", null, "run_started", { text: "a\nb\r\u2028c\u2029\u0000d", [`key\u2028`]: 1 }, "x"),
+    ];
     sink.append(records);
     sink.append(trail);
     const text = fs.readFileSync(path, "utf8");
@@ -92,8 +97,15 @@ describe("JsonlAuditSink lines", () => {
     assert.deepEqual(await reader.read(), trail.slice(0, 9));
     const before = counting.bytesRead();
     writer.append(trail.slice(9));
-    assert.deepEqual(await reader.read("gamma"), trail.filter((record) => record.run === "gamma"));
-    assert.equal(counting.bytesRead() - before, Buffer.byteLength(jsonlOf(trail.slice(9))), "only the new bytes are read");
+    assert.deepEqual(
+      await reader.read("gamma"),
+      trail.filter((record) => record.run === "gamma"),
+    );
+    assert.equal(
+      counting.bytesRead() - before,
+      Buffer.byteLength(jsonlOf(trail.slice(9))),
+      "only the new bytes are read",
+    );
     assert.deepEqual(reader.records, trail);
   });
 
@@ -104,7 +116,10 @@ describe("JsonlAuditSink lines", () => {
       const sink = new JsonlAuditSink(`${path}.${fsync}`, { fsync, fileSystem: counting.fileSystem });
       for (let start = 0; start < trail.length; start += 4) {
         await sink.append(trail.slice(start, start + 4));
-        assert.deepEqual(await sink.read("alpha"), trail.slice(0, start + 4).filter((record) => record.run === "alpha"));
+        assert.deepEqual(
+          await sink.read("alpha"),
+          trail.slice(0, start + 4).filter((record) => record.run === "alpha"),
+        );
       }
       assert.deepEqual(sink.records, trail);
       assert.deepEqual(readAudit(`${path}.${fsync}`), trail);
@@ -123,11 +138,19 @@ describe("JsonlAuditSink lines", () => {
     theirs.append(second);
     mine.append(third);
     assert.deepEqual(await mine.read(), [...first, ...second, ...third]);
-    assert.equal(counting.bytesRead(), Buffer.byteLength(jsonlOf([...second, ...third])), "its own first append is not read back");
+    assert.equal(
+      counting.bytesRead(),
+      Buffer.byteLength(jsonlOf([...second, ...third])),
+      "its own first append is not read back",
+    );
     const before = counting.bytesRead();
     mine.append(fourth);
     assert.deepEqual(mine.records, trail);
-    assert.equal(counting.bytesRead(), before, "once it has read what came between, its next append is not read back either");
+    assert.equal(
+      counting.bytesRead(),
+      before,
+      "once it has read what came between, its next append is not read back either",
+    );
     assert.deepEqual(await theirs.read(), trail);
     assert.deepEqual(readAudit(path), trail);
   });
@@ -162,7 +185,10 @@ describe("JsonlAuditSink lines", () => {
     lines[2] = "garbage";
     fs.writeFileSync(path, lines.join("\n"));
     const sink = new JsonlAuditSink(path);
-    assert.throws(() => sink.records, (error: unknown) => isLeashError(error, "audit_corrupt") && error.details.line === 3);
+    assert.throws(
+      () => sink.records,
+      (error: unknown) => isLeashError(error, "audit_corrupt") && error.details.line === 3,
+    );
     await assert.rejects(sink.read("alpha"), (error: unknown) => isLeashError(error, "audit_corrupt"));
   });
 
@@ -171,8 +197,14 @@ describe("JsonlAuditSink lines", () => {
     const text = jsonlOf(trail.slice(0, 5));
     fs.writeFileSync(path, text.slice(0, -30));
     const sink = new JsonlAuditSink(path);
-    assert.throws(() => sink.append([trail[5] as AuditRecord]), (error: unknown) => isLeashError(error, "audit_torn"));
-    assert.throws(() => sink.records, (error: unknown) => isLeashError(error, "audit_torn"));
+    assert.throws(
+      () => sink.append([trail[5] as AuditRecord]),
+      (error: unknown) => isLeashError(error, "audit_torn"),
+    );
+    assert.throws(
+      () => sink.records,
+      (error: unknown) => isLeashError(error, "audit_torn"),
+    );
     assert.equal(fs.readFileSync(path, "utf8"), text.slice(0, -30));
     repairAudit(path);
     sink.append([trail[4] as AuditRecord]);
@@ -200,7 +232,10 @@ describe("JsonlAuditSink lines", () => {
 });
 
 /** A file system that logs the calls that matter, optionally failing some. */
-function loggingFileSystem(log: string[], failures: { writeSync?: number; fsyncSync?: number; fsync?: number } = {}): AuditFileSystem {
+function loggingFileSystem(
+  log: string[],
+  failures: { writeSync?: number; fsyncSync?: number; fsync?: number } = {},
+): AuditFileSystem {
   const counts = { writeSync: 0, fsyncSync: 0, fsync: 0 };
   return {
     ...fs,
@@ -235,12 +270,18 @@ describe("JsonlAuditSink durability", () => {
       assert.equal(log.at(-1), "fsyncSync");
     }
     assert.equal(sink.fsyncCount, 3);
-    assert.deepEqual(log.filter((call) => call !== "close"), ["fsyncSync", "write", "fsyncSync", "write", "fsyncSync", "write", "fsyncSync"]);
+    assert.deepEqual(
+      log.filter((call) => call !== "close"),
+      ["fsyncSync", "write", "fsyncSync", "write", "fsyncSync", "write", "fsyncSync"],
+    );
   });
 
   test("after an fsync fails (EIO), refuses that append and every later one, and never syncs again", async () => {
     const log: string[] = [];
-    const sink = new JsonlAuditSink(freshPath(), { fsync: "always", fileSystem: loggingFileSystem(log, { fsyncSync: 3 }) });
+    const sink = new JsonlAuditSink(freshPath(), {
+      fsync: "always",
+      fileSystem: loggingFileSystem(log, { fsyncSync: 3 }),
+    });
     sink.append([trail[0] as AuditRecord]);
     assert.throws(() => sink.append([trail[1] as AuditRecord]), isAuditFailed);
     for (const record of trail.slice(2, 5)) assert.throws(() => sink.append([record]), isAuditFailed);
@@ -253,7 +294,9 @@ describe("JsonlAuditSink durability", () => {
   test('with fsync "batch", a failed fsync rejects every append waiting for it and every later one', async () => {
     const log: string[] = [];
     const sink = new JsonlAuditSink(freshPath(), { fsync: "batch", fileSystem: loggingFileSystem(log, { fsync: 1 }) });
-    const outcomes = await Promise.allSettled(trail.slice(0, 6).map((record) => sink.append([record]) as Promise<void>));
+    const outcomes = await Promise.allSettled(
+      trail.slice(0, 6).map((record) => sink.append([record]) as Promise<void>),
+    );
     assert.ok(outcomes.every((outcome) => outcome.status === "rejected" && isAuditFailed(outcome.reason)));
     await assert.rejects(async () => sink.append([trail[6] as AuditRecord]), isAuditFailed);
     assert.equal(log.filter((call) => call === "fsync").length, 1, "a failed fsync is never retried");
@@ -262,7 +305,10 @@ describe("JsonlAuditSink durability", () => {
   });
 
   test("after a write fails (EIO), refuses every later append", async () => {
-    const sink = new JsonlAuditSink(freshPath(), { fsync: "batch", fileSystem: loggingFileSystem([], { writeSync: 2 }) });
+    const sink = new JsonlAuditSink(freshPath(), {
+      fsync: "batch",
+      fileSystem: loggingFileSystem([], { writeSync: 2 }),
+    });
     const first = sink.append([trail[0] as AuditRecord]);
     await assert.rejects(async () => sink.append([trail[1] as AuditRecord]), isAuditFailed);
     await assert.rejects(async () => first, isAuditFailed);
@@ -313,7 +359,10 @@ describe("JsonlAuditSink durability", () => {
     const read = sink.records;
     assert.deepEqual(read, records);
     for (const run of runs) {
-      assert.deepEqual(read.filter((record) => record.run === run).map((record) => record.seq), Array.from({ length: 2500 }, (_, seq) => seq));
+      assert.deepEqual(
+        read.filter((record) => record.run === run).map((record) => record.seq),
+        Array.from({ length: 2500 }, (_, seq) => seq),
+      );
     }
     assert.deepEqual(verifyAudit(read), []);
     await sink.close();

@@ -22,7 +22,8 @@ function assertThrowsCode(action: () => unknown, code: string, details?: Record<
   assert.throws(action, (error: unknown) => {
     assert.ok(isLeashError(error), `expected a LeashError, got ${String(error)}`);
     assert.equal(error.code, code, error.message);
-    if (details !== undefined) for (const [key, value] of Object.entries(details)) assert.equal(error.details[key], value);
+    if (details !== undefined)
+      for (const [key, value] of Object.entries(details)) assert.equal(error.details[key], value);
     return true;
   });
 }
@@ -68,9 +69,19 @@ describe("readAudit", () => {
   });
 
   test("verifies lines re-serialized without changing their meaning (key order, white space, escapes, 1E30 for 1e+30)", () => {
-    const data = { small: 1.5e-7, large: 1e30, edge: 1e21, huge: -1e300, whole: 42, text: "Ā€😀\n\u2028", list: [0.1, -0, true, null] };
+    const data = {
+      small: 1.5e-7,
+      large: 1e30,
+      edge: 1e21,
+      huge: -1e300,
+      whole: 42,
+      text: "Ā€😀\n\u2028",
+      list: [0.1, -0, true, null],
+    };
     const records = [makeRecord("numbers", null, "run_started", data, "2026-01-01T00:00:00.000Z")];
-    records.push(makeRecord("numbers", { seq: 0, digest: records[0]?.digest ?? "" }, "tool_ended", { ...data, step: 1 }, "x"));
+    records.push(
+      makeRecord("numbers", { seq: 0, digest: records[0]?.digest ?? "" }, "tool_ended", { ...data, step: 1 }, "x"),
+    );
     const lines = records.map((record) => rewritten(record));
     assert.ok(lines[0]?.includes("1.5E-7") && lines[0].includes("1E30") && lines[0].includes("1E21"));
     const read = readAudit(fileWith(lines.join("\n") + "\n"));
@@ -130,8 +141,16 @@ describe("readAudit", () => {
       [{ ...good, seq: -1 }, /`seq`/],
       [{ ...good, run: "" }, /`run`/],
       [{ ...good, digest: "ABC" }, /`digest`/],
-      ['{"v":1,"run":"a","seq":0,"at":"x","event":"e","data":9007199254740994,"prev":null,"digest":"' + "0".repeat(64) + '"}', /not JSON/],
-      ['{"v":1,"run":"a","seq":0,"at":"x","event":"e","data":"\\ud800","prev":null,"digest":"' + "0".repeat(64) + '"}', /lone surrogate/],
+      [
+        '{"v":1,"run":"a","seq":0,"at":"x","event":"e","data":9007199254740994,"prev":null,"digest":"' +
+          "0".repeat(64) +
+          '"}',
+        /not JSON/,
+      ],
+      [
+        '{"v":1,"run":"a","seq":0,"at":"x","event":"e","data":"\\ud800","prev":null,"digest":"' + "0".repeat(64) + '"}',
+        /lone surrogate/,
+      ],
       ["[1,2]", /not an object/],
     ];
     for (const [line, message] of cases) {
@@ -157,7 +176,12 @@ describe("parseAuditRecord", () => {
   });
 
   test("returns the problem as a string, and never throws", () => {
-    const getter = Object.defineProperty({ ...trail[0] }, "run", { get: () => { throw new Error("no"); }, enumerable: true });
+    const getter = Object.defineProperty({ ...trail[0] }, "run", {
+      get: () => {
+        throw new Error("no");
+      },
+      enumerable: true,
+    });
     for (const value of [null, 1, "x", [], {}, getter, { ...trail[0], data: undefined }, { ...trail[0], at: 5 }]) {
       assert.equal(typeof parseAuditRecord(value), "string");
     }

@@ -71,7 +71,9 @@ describe("verifyAudit never throws", () => {
       },
     };
     const problems = verifyNeverThrows(iterable);
-    assert.ok(problems.some((problem) => problem.problem === "malformed" && /the disk went away/.test(problem.message)));
+    assert.ok(
+      problems.some((problem) => problem.problem === "malformed" && /the disk went away/.test(problem.message)),
+    );
     assert.ok(problems.some((problem) => problem.problem === "changed"));
     const getterThrows = Object.defineProperty({}, Symbol.iterator, {
       get() {
@@ -89,7 +91,13 @@ describe("verifyAudit never throws", () => {
     cycle.self = cycle;
     const sparse = [1, , 3]; // eslint-disable-line no-sparse-arrays
     const changes: Array<(record: Record<string, unknown>) => void> = [
-      (record) => Object.defineProperty(record, "data", { get: () => { throw new Error("getter"); }, enumerable: true }),
+      (record) =>
+        Object.defineProperty(record, "data", {
+          get: () => {
+            throw new Error("getter");
+          },
+          enumerable: true,
+        }),
       (record) => (record.data = cycle),
       (record) => (record.data = { nested: [cycle] }),
       (record) => (record.data = Number.NaN),
@@ -118,7 +126,10 @@ describe("verifyAudit never throws", () => {
     ];
     for (const change of changes) {
       const problems = verifyNeverThrows(withRecord(change));
-      assert.ok(problems.some((problem) => problem.problem === "malformed"), String(change));
+      assert.ok(
+        problems.some((problem) => problem.problem === "malformed"),
+        String(change),
+      );
     }
   });
 
@@ -135,7 +146,10 @@ describe("verifyAudit never throws", () => {
       const problems = verifyNeverThrows(trail, { heads });
       assert.ok(problems.length > 0 && problems.every((problem) => problem.problem === "malformed"), `heads ${index}`);
     }
-    assert.deepEqual(verifyNeverThrows(trail, hostile()).map((problem) => problem.problem), ["malformed"]);
+    assert.deepEqual(
+      verifyNeverThrows(trail, hostile()).map((problem) => problem.problem),
+      ["malformed"],
+    );
   });
 });
 
@@ -143,9 +157,43 @@ describe("verifyAudit recomputes digests exactly as makeRecord does", () => {
   test("agrees with recordDigest on random JSON data (keys, unicode, escapes, numbers)", () => {
     const random = seededRandom(8785);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-    const characters = ["a", "Z", "0", " ", '"', "\\", "\n", "\u0000", "\u001f", "\u007f", "\u2028", "\u2029", "é", "€", "😀", "\ufb33", "\u00df"];
+    const characters = [
+      "a",
+      "Z",
+      "0",
+      " ",
+      '"',
+      "\\",
+      "\n",
+      "\u0000",
+      "\u001f",
+      "\u007f",
+      "\u2028",
+      "\u2029",
+      "é",
+      "€",
+      "😀",
+      "\ufb33",
+      "\u00df",
+    ];
     const text = (): string => Array.from({ length: Math.floor(random() * 6) }, () => pick(characters)).join("");
-    const numbers = [0, -0, 1, -1, 1.5, 1e21, 1e-7, 1.5e-7, 1e30, -1e300, 5e-324, 2 ** 53 - 1, -(2 ** 53 - 1), 0.1 + 0.2, 123456.789];
+    const numbers = [
+      0,
+      -0,
+      1,
+      -1,
+      1.5,
+      1e21,
+      1e-7,
+      1.5e-7,
+      1e30,
+      -1e300,
+      5e-324,
+      2 ** 53 - 1,
+      -(2 ** 53 - 1),
+      0.1 + 0.2,
+      123456.789,
+    ];
     const keys = ["a", "b", "1", "10", "2", "__proto__", "constructor", "é", "€", "😀", "\ufb33", "", "A"];
     const value = (depth: number): unknown => {
       const kind = depth > 3 ? Math.floor(random() * 4) : Math.floor(random() * 6);
@@ -160,7 +208,12 @@ describe("verifyAudit recomputes digests exactly as makeRecord does", () => {
       if (kind === 4) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
       const object: Record<string, unknown> = {};
       for (let count = Math.floor(random() * 5); count > 0; count--) {
-        Object.defineProperty(object, random() < 0.5 ? pick(keys) : text(), { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(object, random() < 0.5 ? pick(keys) : text(), {
+          value: value(depth + 1),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return object;
     };

@@ -28,7 +28,14 @@ describe("verifyAudit on a sound trail", () => {
   test("passes an empty trail, and accepts any iterable", () => {
     assert.deepEqual(verifyAudit([]), []);
     assert.deepEqual(verifyAudit(new Set(trail)), []);
-    assert.deepEqual(verifyAudit((function* () { yield* trail; })()), []);
+    assert.deepEqual(
+      verifyAudit(
+        (function* () {
+          yield* trail;
+        })(),
+      ),
+      [],
+    );
   });
 
   test("passes when every head kept elsewhere is in the trail", () => {
@@ -65,7 +72,10 @@ describe("verifyAudit finds a changed record", () => {
       const found = kinds(verifyAudit(records));
       assert.ok(found.some((problem) => problem.problem === "changed" && problem.seq === k));
       const link = k === 0 ? "bad_start" : "broken_link";
-      assert.ok(found.some((problem) => problem.problem === link && problem.seq === k), JSON.stringify(found));
+      assert.ok(
+        found.some((problem) => problem.problem === link && problem.seq === k),
+        JSON.stringify(found),
+      );
       assert.ok(found.every((problem) => problem.run === "beta" && problem.seq === k));
     });
 
@@ -139,7 +149,11 @@ describe("verifyAudit finds a removed record", () => {
 });
 
 describe("verifyAudit finds reordered and duplicated records", () => {
-  for (const [place, k] of [["k = 0", 0], ["the middle", 2], ["the last", LAST - 1]] as const) {
+  for (const [place, k] of [
+    ["k = 0", 0],
+    ["the middle", 2],
+    ["the last", LAST - 1],
+  ] as const) {
     test(`finds two records of a run swapped, at ${place}, as one problem`, () => {
       const records = copyOf(trail);
       const first = positionOf(records, "beta", k);
@@ -197,21 +211,34 @@ describe("verifyAudit finds reordered and duplicated records", () => {
     const records = copyOf(trail);
     records.push(...copyOf(trail.filter((record) => record.run === "alpha")));
     const found = kinds(verifyAudit(records));
-    assert.deepEqual(found, [0, 1, 2, 3, 4, 5].map((seq) => ({ run: "alpha", seq, problem: "duplicate" })));
+    assert.deepEqual(
+      found,
+      [0, 1, 2, 3, 4, 5].map((seq) => ({ run: "alpha", seq, problem: "duplicate" })),
+    );
   });
 
   test("finds a whole chain copied from another run under a new run id", () => {
     const records = copyOf(trail);
-    records.push(...copyOf(trail.filter((record) => record.run === "alpha")).map((record) => ({ ...record, run: "delta" })));
+    records.push(
+      ...copyOf(trail.filter((record) => record.run === "alpha")).map((record) => ({ ...record, run: "delta" })),
+    );
     const found = kinds(verifyAudit(records));
-    assert.deepEqual(found, [0, 1, 2, 3, 4, 5].map((seq) => ({ run: "delta", seq, problem: "changed" })));
+    assert.deepEqual(
+      found,
+      [0, 1, 2, 3, 4, 5].map((seq) => ({ run: "delta", seq, problem: "changed" })),
+    );
   });
 
   test("finds a whole chain of another run put in place of this run's chain", () => {
     const alpha = copyOf(trail.filter((record) => record.run === "alpha"));
-    const records = copyOf(trail).map((record) => (record.run === "beta" ? { ...(alpha[record.seq] as AuditRecord), run: "beta" } : record));
+    const records = copyOf(trail).map((record) =>
+      record.run === "beta" ? { ...(alpha[record.seq] as AuditRecord), run: "beta" } : record,
+    );
     const found = kinds(verifyAudit(records));
-    assert.deepEqual(found, [0, 1, 2, 3, 4, 5].map((seq) => ({ run: "beta", seq, problem: "changed" })));
+    assert.deepEqual(
+      found,
+      [0, 1, 2, 3, 4, 5].map((seq) => ({ run: "beta", seq, problem: "changed" })),
+    );
   });
 });
 
@@ -225,7 +252,9 @@ describe("verifyAudit reads what it is given with care", () => {
   });
 
   test("verifies data with keys __proto__ and constructor, without polluting Object.prototype", () => {
-    const data = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}') as unknown;
+    const data = JSON.parse(
+      '{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}',
+    ) as unknown;
     const record = makeRecord("proto", null, "run_started", data, "2026-01-01T00:00:00.000Z");
     assert.deepEqual(Object.keys(record.data as object), ["__proto__", "constructor"]);
     assert.deepEqual(verifyAudit([record]), []);

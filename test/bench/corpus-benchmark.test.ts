@@ -7,13 +7,20 @@ after(removeTinyCorpora);
 
 test("the corpus benchmark runs three planners on a tiny corpus and every check passes", async () => {
   const progress: [number, number, string][] = [];
-  const result = await runCorpusBenchmark({ corpus: tinyCorpus(), tasks: 6, onProgress: (done, total, label) => progress.push([done, total, label]) });
+  const result = await runCorpusBenchmark({
+    corpus: tinyCorpus(),
+    tasks: 6,
+    onProgress: (done, total, label) => progress.push([done, total, label]),
+  });
 
   assert.deepEqual(Object.keys(result).sort(), ["checks", "corpus", "planners", "search"]);
   assert.equal(result.corpus.files, 3);
   assert.equal(result.corpus.tasks, 6);
   assert.ok(result.corpus.chunks >= 5);
-  assert.deepEqual(result.planners.map((planner) => planner.name), ["one_shot", "verify", "verify_3"]);
+  assert.deepEqual(
+    result.planners.map((planner) => planner.name),
+    ["one_shot", "verify", "verify_3"],
+  );
   for (const planner of result.planners) {
     assert.deepEqual(Object.keys(planner).sort(), ["meanCost", "meanToolCalls", "name", "success"]);
     assert.ok(planner.success >= 0 && planner.success <= 1);
@@ -50,9 +57,15 @@ test("the same corpus and seed give the same result", async () => {
   const corpus = tinyCorpus();
   const first = await runCorpusBenchmark({ corpus, tasks: 4, seed: 3 });
   const second = await runCorpusBenchmark({ corpus, tasks: 4, seed: 3 });
-  assert.deepEqual({ ...first, corpus: { ...first.corpus, path: "" } }, { ...second, corpus: { ...second.corpus, path: "" } });
+  assert.deepEqual(
+    { ...first, corpus: { ...first.corpus, path: "" } },
+    { ...second, corpus: { ...second.corpus, path: "" } },
+  );
 });
 
 test("a missing corpus folder is refused with a message naming it", async () => {
-  await assert.rejects(runCorpusBenchmark({ corpus: "/nonexistent/leash-guide" }), /\/nonexistent\/leash-guide does not exist/);
+  await assert.rejects(
+    runCorpusBenchmark({ corpus: "/nonexistent/leash-guide" }),
+    /\/nonexistent\/leash-guide does not exist/,
+  );
 });

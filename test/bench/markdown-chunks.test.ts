@@ -49,7 +49,10 @@ describe("chunkMarkdown", () => {
     const words = chunkMarkdown("words.md", "word ".repeat(300));
     assert.ok(words.length >= 3 && words.every((chunk) => chunk.text.length <= 500 && !chunk.text.includes("wor d")));
     const long = chunkMarkdown("long.md", "x".repeat(1200), 500);
-    assert.deepEqual(long.map((chunk) => chunk.text.length), [500, 500, 200]);
+    assert.deepEqual(
+      long.map((chunk) => chunk.text.length),
+      [500, 500, 200],
+    );
   });
 });
 
@@ -63,7 +66,10 @@ describe("pickTasks", () => {
     for (const task of tasks) {
       assert.ok(task.sentence.startsWith(task.query));
       const holding = chunks.filter((chunk) => chunk.text.includes(task.sentence));
-      assert.deepEqual(holding.map((chunk) => chunk.id), [task.chunkId]);
+      assert.deepEqual(
+        holding.map((chunk) => chunk.id),
+        [task.chunkId],
+      );
       const words = task.sentence.split(/\s+/).length;
       assert.equal(task.query.split(/\s+/).length, Math.ceil(words / 2));
       assert.ok(!task.sentence.includes("comment inside a code block"));

@@ -5,27 +5,46 @@ import { loadModule, ScenarioUnavailable } from "../../src/bench/scenario.js";
 
 test("the quick overhead benchmark measures every scenario at every size and reports the targets", async () => {
   const labels: string[] = [];
-  const result = await runOverheadBenchmark({ quick: true, steps: [3, 6], onProgress: (_done, _total, label) => labels.push(label) });
+  const result = await runOverheadBenchmark({
+    quick: true,
+    steps: [3, 6],
+    onProgress: (_done, _total, label) => labels.push(label),
+  });
 
   assert.deepEqual(result.settings.steps, [3, 6]);
   assert.deepEqual(
     result.rows.map((row) => row.id),
-    ["bare-loop", "leash-memory", "leash-jsonl-none", "leash-jsonl-batch", "leash-jsonl-always", "leash-sqlite", "openai-agents", "ai-sdk", "langgraph"],
+    [
+      "bare-loop",
+      "leash-memory",
+      "leash-jsonl-none",
+      "leash-jsonl-batch",
+      "leash-jsonl-always",
+      "leash-sqlite",
+      "openai-agents",
+      "ai-sdk",
+      "langgraph",
+    ],
   );
   for (const row of result.rows) {
     assert.equal(row.skipped, undefined, `${row.id} was skipped: ${row.skipped}`);
-    assert.deepEqual(row.cells.map((cell) => cell.steps), [3, 6]);
+    assert.deepEqual(
+      row.cells.map((cell) => cell.steps),
+      [3, 6],
+    );
     for (const cell of row.cells) {
       assert.ok(cell.runsMs.length >= 1 && cell.perStepUs > 0 && cell.perStepCpuUs >= 0);
     }
   }
-  const fsyncs = (id: string): number | undefined => result.rows.find((row) => row.id === id)?.cells.at(-1)?.fsyncsPerStep;
+  const fsyncs = (id: string): number | undefined =>
+    result.rows.find((row) => row.id === id)?.cells.at(-1)?.fsyncsPerStep;
   assert.equal(fsyncs("leash-jsonl-none"), 0);
   assert.ok((fsyncs("leash-jsonl-always") ?? 0) >= 2, "fsync always syncs each of a step's two checkpoints");
 
   // Five leash rows at two sizes, each over the floor and the three peers.
   assert.equal(result.ratios.length, 10);
-  for (const ratio of result.ratios) assert.deepEqual(Object.keys(ratio.toPeers), ["openai-agents", "ai-sdk", "langgraph"]);
+  for (const ratio of result.ratios)
+    assert.deepEqual(Object.keys(ratio.toPeers), ["openai-agents", "ai-sdk", "langgraph"]);
 
   assert.equal(result.concurrency.runs, 4);
   assert.ok(result.concurrency.ratio > 0 && result.concurrency.batch.fsyncsPerStep > 0);
@@ -51,9 +70,13 @@ test("a scenario whose module cannot be loaded is skipped, not failed", async ()
   await assert.rejects(
     // A specifier held in a variable, so that the type checker does not look for the module.
     loadModule(() => import(missingModule), "no-such-module"),
-    (error: unknown) => error instanceof ScenarioUnavailable && /no-such-module could not be loaded/.test(error.message),
+    (error: unknown) =>
+      error instanceof ScenarioUnavailable && /no-such-module could not be loaded/.test(error.message),
   );
   const result = await runOverheadBenchmark({ quick: true, steps: [2], scenarios: ["bare-loop", "leash-memory"] });
-  assert.deepEqual(result.rows.map((row) => row.id), ["bare-loop", "leash-memory"]);
+  assert.deepEqual(
+    result.rows.map((row) => row.id),
+    ["bare-loop", "leash-memory"],
+  );
   assert.equal(overheadScenarios().length, 9);
 });

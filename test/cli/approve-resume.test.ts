@@ -15,7 +15,11 @@ function pausedRun(cwd: string): { db: string; runId: string } {
 }
 
 function saved(db: string): string[] {
-  return existsSync(`${db}.saved`) ? readFileSync(`${db}.saved`, "utf8").split("\n").filter((line) => line !== "") : [];
+  return existsSync(`${db}.saved`)
+    ? readFileSync(`${db}.saved`, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+    : [];
 }
 
 test("the inbox lists a paused run and show prints the request it waits on", (t) => {
@@ -25,7 +29,9 @@ test("the inbox lists a paused run and show prints the request it waits on", (t)
   const inbox = leash(["runs", "--status", "awaiting_approval", "--db", db], { cwd: folder.path });
   assert.equal(inbox.status, 0, inbox.stderr);
   assert.match(inbox.stdout, new RegExp(`${runId}\\s+awaiting_approval`));
-  const listed = JSON.parse(leash(["runs", "--status", "completed", "--db", db, "--json"], { cwd: folder.path }).stdout) as { runs: unknown[] };
+  const listed = JSON.parse(
+    leash(["runs", "--status", "completed", "--db", db, "--json"], { cwd: folder.path }).stdout,
+  ) as { runs: unknown[] };
   assert.deepEqual(listed.runs, []);
 
   const show = leash(["show", runId, "--db", db], { cwd: folder.path });
@@ -42,9 +48,16 @@ test("approve records the answer without running the tool, and resume --agent ru
   t.after(folder.remove);
   const { db, runId } = pausedRun(folder.path);
 
-  const approve = leash(["approve", runId, "--as", "noor", "--note", "fine", "--db", db, "--json"], { cwd: folder.path });
+  const approve = leash(["approve", runId, "--as", "noor", "--note", "fine", "--db", db, "--json"], {
+    cwd: folder.path,
+  });
   assert.equal(approve.status, 0, approve.stderr);
-  const answered = JSON.parse(approve.stdout) as { runId: string; status: string; answer: { granted: boolean; approver: string; note: string; digest: string }; request: { digest: string } };
+  const answered = JSON.parse(approve.stdout) as {
+    runId: string;
+    status: string;
+    answer: { granted: boolean; approver: string; note: string; digest: string };
+    request: { digest: string };
+  };
   assert.equal(answered.status, "awaiting_approval", "approve only records the answer");
   assert.deepEqual({ ...answered.answer, digest: "" }, { granted: true, approver: "noor", note: "fine", digest: "" });
   assert.equal(answered.answer.digest, answered.request.digest);
@@ -70,7 +83,10 @@ test("deny records a refusal; at resume the step is approval_denied and the tool
   t.after(folder.remove);
   const { db, runId } = pausedRun(folder.path);
   assert.equal(leash(["deny", runId, "--as", "noor", "--db", db], { cwd: folder.path }).status, 0);
-  const resume = leash(["resume", runId, "--agent", agentModule, "--db", db, "--json"], { cwd: folder.path, tsx: true });
+  const resume = leash(["resume", runId, "--agent", agentModule, "--db", db, "--json"], {
+    cwd: folder.path,
+    tsx: true,
+  });
   assert.equal(resume.status, 0, resume.stderr);
   const { state } = JSON.parse(resume.stdout) as { state: { status: string; steps: { outcome: string }[] } };
   assert.equal(state.steps[0]?.outcome, "approval_denied");
@@ -104,21 +120,30 @@ test("approving a run that waits for nothing, or an unknown run, is one line and
   const unknown = leash(["show", "nope", "--db", db], { cwd: folder.path });
   assert.equal(unknown.status, 2);
   assert.equal(errorLine(unknown).code, "run_not_found");
-  assert.equal(errorLine(leash(["approve", "nope", "--as", "noor", "--db", db], { cwd: folder.path })).code, "run_not_found");
+  assert.equal(
+    errorLine(leash(["approve", "nope", "--as", "noor", "--db", db], { cwd: folder.path })).code,
+    "run_not_found",
+  );
 });
 
 test("resume refuses a module that exports no agent, and a database that does not exist", (t) => {
   const folder = tempFolder();
   t.after(folder.remove);
   const { db, runId } = pausedRun(folder.path);
-  const noAgent = leash(["resume", runId, "--agent", join(root, "test", "fixtures", "cli", "no-agent.ts"), "--db", db], { cwd: folder.path, tsx: true });
+  const noAgent = leash(
+    ["resume", runId, "--agent", join(root, "test", "fixtures", "cli", "no-agent.ts"), "--db", db],
+    { cwd: folder.path, tsx: true },
+  );
   assert.equal(noAgent.status, 2);
   assert.equal(errorLine(noAgent).code, "invalid_agent_module");
 
   const missingModule = leash(["resume", runId, "--agent", "nowhere.js", "--db", db], { cwd: folder.path });
   assert.equal(errorLine(missingModule).code, "agent_not_found");
 
-  const missingDb = leash(["resume", runId, "--agent", agentModule, "--db", "missing.db"], { cwd: folder.path, tsx: true });
+  const missingDb = leash(["resume", runId, "--agent", agentModule, "--db", "missing.db"], {
+    cwd: folder.path,
+    tsx: true,
+  });
   assert.equal(missingDb.status, 2);
   assert.equal(errorLine(missingDb).code, "db_not_found");
   assert.ok(!existsSync(join(folder.path, "missing.db")), "no database is created");

@@ -22,19 +22,28 @@ export interface CliResult {
 
 /** Fails with a clear message, rather than with a spawn error, when the bin was not built. */
 export function requireBuiltBin(): void {
-  if (!existsSync(bin)) throw new Error(`The CLI tests run the built bin ${bin}, which does not exist: run \`npm run build\` first.`);
+  if (!existsSync(bin))
+    throw new Error(`The CLI tests run the built bin ${bin}, which does not exist: run \`npm run build\` first.`);
 }
 
 /**
  * Runs `leash ...args` in a child process, in `cwd`. `tsx` loads the bin under tsx, as an app written
  * in TypeScript runs it to load its agent module.
  */
-export function leash(args: string[], options: { cwd: string; env?: Record<string, string>; tsx?: boolean }): CliResult {
+export function leash(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; tsx?: boolean },
+): CliResult {
   requireBuiltBin();
   const loader = options.tsx === true ? ["--import", `file://${tsxLoader}`] : [];
   // LEASH_DEBUG is cleared so that a developer's shell does not change what the tests see.
   const env: NodeJS.ProcessEnv = { ...process.env, LEASH_DEBUG: "", ...options.env };
-  const result = spawnSync(process.execPath, [...loader, bin, ...args], { cwd: options.cwd, env, encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, [...loader, bin, ...args], {
+    cwd: options.cwd,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   if (result.error !== undefined) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -42,7 +51,12 @@ export function leash(args: string[], options: { cwd: string; env?: Record<strin
 /** Runs a TypeScript file under tsx in a child process (a fixture that starts a run, say). */
 export function runTypeScript(file: string, options: { cwd: string; env?: Record<string, string> }): CliResult {
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
-  const result = spawnSync(process.execPath, ["--import", `file://${tsxLoader}`, file], { cwd: options.cwd, env, encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, ["--import", `file://${tsxLoader}`, file], {
+    cwd: options.cwd,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   if (result.error !== undefined) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -31,9 +31,16 @@ test("leash demo runs the workshop end to end and leaves a database that verifie
 
   const show = leash(["show", runId, "--db", "leash-demo.db", "--json"], { cwd: folder.path });
   assert.equal(show.status, 0, show.stderr);
-  const shown = JSON.parse(show.stdout) as { state: { status: string; steps: { outcome: string }[] }; trace: { said: string[]; ran: string[] }; audit: { problems: unknown[]; holdsHead: boolean; headIsLast: boolean } };
+  const shown = JSON.parse(show.stdout) as {
+    state: { status: string; steps: { outcome: string }[] };
+    trace: { said: string[]; ran: string[] };
+    audit: { problems: unknown[]; holdsHead: boolean; headIsLast: boolean };
+  };
   assert.equal(shown.state.status, "completed");
-  assert.deepEqual(shown.state.steps.map((step) => step.outcome), ["blocked", "withheld", "executed", "finished"]);
+  assert.deepEqual(
+    shown.state.steps.map((step) => step.outcome),
+    ["blocked", "withheld", "executed", "finished"],
+  );
   assert.deepEqual(shown.trace.ran, ["WhereIsTheKey", "NoteRepair"]);
   assert.equal(shown.trace.said.length, 2);
   assert.deepEqual(shown.audit.problems, []);
@@ -44,11 +51,16 @@ test("leash demo starts its default file afresh, and adds to a file given with -
   const folder = tempFolder();
   t.after(folder.remove);
   for (let time = 0; time < 2; time++) assert.equal(leash(["demo"], { cwd: folder.path }).status, 0);
-  const fresh = JSON.parse(leash(["runs", "--db", "leash-demo.db", "--json"], { cwd: folder.path }).stdout) as { runs: unknown[] };
+  const fresh = JSON.parse(leash(["runs", "--db", "leash-demo.db", "--json"], { cwd: folder.path }).stdout) as {
+    runs: unknown[];
+  };
   assert.equal(fresh.runs.length, 1, "a second `leash demo` replaces ./leash-demo.db");
 
-  for (let time = 0; time < 2; time++) assert.equal(leash(["demo", "--db", "mine.db", "--json"], { cwd: folder.path }).status, 0);
-  const kept = JSON.parse(leash(["runs", "--db", "mine.db", "--json"], { cwd: folder.path }).stdout) as { runs: unknown[] };
+  for (let time = 0; time < 2; time++)
+    assert.equal(leash(["demo", "--db", "mine.db", "--json"], { cwd: folder.path }).status, 0);
+  const kept = JSON.parse(leash(["runs", "--db", "mine.db", "--json"], { cwd: folder.path }).stdout) as {
+    runs: unknown[];
+  };
   assert.equal(kept.runs.length, 2, "a file named with --db is never removed");
 });
 
@@ -57,7 +69,9 @@ test("leash demo --json prints one JSON document that tells the run", (t) => {
   t.after(folder.remove);
   const demo = leash(["demo", "--db", "demo.db", "--json"], { cwd: folder.path });
   assert.equal(demo.status, 0, demo.stderr);
-  const result = JSON.parse(demo.stdout) as Record<string, unknown> & { trail: { problems: unknown[]; headIsLast: boolean } };
+  const result = JSON.parse(demo.stdout) as Record<string, unknown> & {
+    trail: { problems: unknown[]; headIsLast: boolean };
+  };
   assert.equal(result.status, "completed");
   assert.equal(result.note, "Worn pads.");
   assert.deepEqual(result.answer, { hours: 1, summary: "Pads." });

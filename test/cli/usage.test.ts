@@ -7,19 +7,33 @@ import { errorLine, leash, root, tempFolder } from "./cli-helpers.js";
 test("an unknown command or option is one line on stderr and exit 2", (t) => {
   const folder = tempFolder();
   t.after(folder.remove);
-  for (const args of [["frobnicate"], ["runs", "--bogus"], ["runs", "--status", "sleeping"], ["show"], ["approve", "r-1"], ["verify", "a", "b"]]) {
+  for (const args of [
+    ["frobnicate"],
+    ["runs", "--bogus"],
+    ["runs", "--status", "sleeping"],
+    ["show"],
+    ["approve", "r-1"],
+    ["verify", "a", "b"],
+  ]) {
     const result = leash(args, { cwd: folder.path });
     assert.equal(result.status, 2, `leash ${args.join(" ")}`);
     assert.equal(errorLine(result).code, "usage", `leash ${args.join(" ")}`);
     assert.equal(result.stdout, "");
   }
-  assert.match(errorLine(leash(["demoo"], { cwd: folder.path })).message, /unknown command 'demoo'.*Did you mean demo\?/);
+  assert.match(
+    errorLine(leash(["demoo"], { cwd: folder.path })).message,
+    /unknown command 'demoo'.*Did you mean demo\?/,
+  );
 });
 
 test("commands that read a store refuse a missing file, and create none", (t) => {
   const folder = tempFolder();
   t.after(folder.remove);
-  for (const args of [["runs", "--db", "missing.db"], ["show", "r-1", "--db", "missing.db"], ["approve", "r-1", "--as", "noor", "--db", "missing.db"]]) {
+  for (const args of [
+    ["runs", "--db", "missing.db"],
+    ["show", "r-1", "--db", "missing.db"],
+    ["approve", "r-1", "--as", "noor", "--db", "missing.db"],
+  ]) {
     const result = leash(args, { cwd: folder.path });
     assert.equal(result.status, 2);
     const error = errorLine(result);
@@ -56,5 +70,6 @@ test("--version prints the package's version and --help lists the commands", (t)
   assert.equal(printed.stdout.trim(), version);
   const help = leash(["--help"], { cwd: folder.path });
   assert.equal(help.status, 0);
-  for (const command of ["demo", "runs", "show", "approve", "deny", "resume", "verify", "bench"]) assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`));
+  for (const command of ["demo", "runs", "show", "approve", "deny", "resume", "verify", "bench"])
+    assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`));
 });

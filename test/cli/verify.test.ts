@@ -7,7 +7,11 @@ import { Agent, Decision, JsonlAuditSink, tool } from "../../src/index.js";
 import type { AuditRecord } from "../../src/index.js";
 import { errorLine, leash, tempFolder } from "./cli-helpers.js";
 
-const echo = tool({ name: "echo", parameters: { type: "object", properties: { text: { type: "string" } }, additionalProperties: false }, execute: ({ text }) => text ?? "" });
+const echo = tool({
+  name: "echo",
+  parameters: { type: "object", properties: { text: { type: "string" } }, additionalProperties: false },
+  execute: ({ text }) => text ?? "",
+});
 
 /** Writes a JSONL trail of `runs` runs of two steps each; returns its path and its records. */
 async function jsonlTrail(folder: string, runs = 1): Promise<{ path: string; records: AuditRecord[] }> {
@@ -24,7 +28,9 @@ async function jsonlTrail(folder: string, runs = 1): Promise<{ path: string; rec
 }
 
 function lines(path: string): string[] {
-  return readFileSync(path, "utf8").split("\n").filter((line) => line !== "");
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line !== "");
 }
 
 interface VerifyJson {
@@ -42,7 +48,10 @@ test("verify passes a sound JSONL trail, in text and in JSON", async (t) => {
   assert.equal(text.status, 0, text.stdout + text.stderr);
   assert.match(text.stdout, new RegExp(`${records.length} records of 2 runs`));
   const json = JSON.parse(leash(["verify", path, "--json"], { cwd: folder.path }).stdout) as VerifyJson;
-  assert.deepEqual({ ok: json.ok, kind: json.kind, records: json.records, problems: json.problems }, { ok: true, kind: "jsonl", records: records.length, problems: [] });
+  assert.deepEqual(
+    { ok: json.ok, kind: json.kind, records: json.records, problems: json.problems },
+    { ok: true, kind: "jsonl", records: records.length, problems: [] },
+  );
 });
 
 test("verify names a tampered record by run, seq and problem, and exits 1", async (t) => {
@@ -68,7 +77,10 @@ test("verify reports a torn last line and a corrupt line as problems, and still 
   assert.equal(torn.status, 1);
   const tornJson = JSON.parse(torn.stdout) as VerifyJson;
   assert.equal(tornJson.ok, false);
-  assert.deepEqual(tornJson.problems.map((problem) => problem.problem), ["torn"]);
+  assert.deepEqual(
+    tornJson.problems.map((problem) => problem.problem),
+    ["torn"],
+  );
   assert.equal(tornJson.problems[0]?.line, lines(path).length);
 
   const all = lines(path).slice(0, -1);
@@ -115,10 +127,19 @@ test("verify of a store checks each run's chain and that it holds the state's au
   assert.equal(leash(["demo", "--db", "shop.db"], { cwd: folder.path }).status, 0);
   const db = join(folder.path, "shop.db");
   const database = new Database(db);
-  const last = database.prepare("SELECT position, run_id, seq FROM audit ORDER BY position DESC LIMIT 1").get() as { position: number; run_id: string; seq: number };
+  const last = database.prepare("SELECT position, run_id, seq FROM audit ORDER BY position DESC LIMIT 1").get() as {
+    position: number;
+    run_id: string;
+    seq: number;
+  };
   database.prepare("DELETE FROM audit WHERE position = ?").run(last.position);
-  const changed = database.prepare("SELECT position, record FROM audit WHERE seq = 3").get() as { position: number; record: string };
-  database.prepare("UPDATE audit SET record = ? WHERE position = ?").run(changed.record.replace(/"at":"[^"]+"/, '"at":"2000-01-01T00:00:00.000Z"'), changed.position);
+  const changed = database.prepare("SELECT position, record FROM audit WHERE seq = 3").get() as {
+    position: number;
+    record: string;
+  };
+  database
+    .prepare("UPDATE audit SET record = ? WHERE position = ?")
+    .run(changed.record.replace(/"at":"[^"]+"/, '"at":"2000-01-01T00:00:00.000Z"'), changed.position);
   database.close();
 
   const result = leash(["verify", db, "--json"], { cwd: folder.path });

@@ -39,7 +39,11 @@ function answer({ cwd, db }: App, verb: "approve" | "deny", runId: string): void
 }
 
 function saved(db: string): string[] {
-  return existsSync(`${db}.saved`) ? readFileSync(`${db}.saved`, "utf8").split("\n").filter((line) => line !== "") : [];
+  return existsSync(`${db}.saved`)
+    ? readFileSync(`${db}.saved`, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+    : [];
 }
 
 function status({ cwd, db }: App, runId: string): string {
@@ -49,9 +53,20 @@ function status({ cwd, db }: App, runId: string): string {
 }
 
 /** A long-running `leash worker` child: its output so far, a wait for a line, and its exit. */
-function startWorker(args: string[], cwd: string): { output: () => string; waitFor: (pattern: RegExp) => Promise<void>; signal: (name: NodeJS.Signals) => void; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> } {
+function startWorker(
+  args: string[],
+  cwd: string,
+): {
+  output: () => string;
+  waitFor: (pattern: RegExp) => Promise<void>;
+  signal: (name: NodeJS.Signals) => void;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+} {
   requireBuiltBin();
-  const child = spawn(process.execPath, ["--import", `file://${tsxLoader}`, bin, "worker", ...args], { cwd, env: { ...process.env, LEASH_DEBUG: "" } });
+  const child = spawn(process.execPath, ["--import", `file://${tsxLoader}`, bin, "worker", ...args], {
+    cwd,
+    env: { ...process.env, LEASH_DEBUG: "" },
+  });
   let stdout = "";
   let stderr = "";
   const waiters: (() => void)[] = [];
@@ -66,8 +81,10 @@ function startWorker(args: string[], cwd: string): { output: () => string; waitF
   const waitFor = async (pattern: RegExp): Promise<void> => {
     const deadline = Date.now() + 30_000;
     while (!pattern.test(stdout)) {
-      if (child.exitCode !== null) throw new Error(`The worker exited (${child.exitCode}) before printing ${pattern}:\n${stdout}\n${stderr}`);
-      if (Date.now() > deadline) throw new Error(`The worker did not print ${pattern} within 30 s:\n${stdout}\n${stderr}`);
+      if (child.exitCode !== null)
+        throw new Error(`The worker exited (${child.exitCode}) before printing ${pattern}:\n${stdout}\n${stderr}`);
+      if (Date.now() > deadline)
+        throw new Error(`The worker did not print ${pattern} within 30 s:\n${stdout}\n${stderr}`);
       await new Promise<void>((resolve) => {
         waiters.push(resolve);
         setTimeout(resolve, 200);
@@ -92,7 +109,10 @@ test("worker --once resumes an approved run once, and a second pass resumes noth
   assert.equal(status(app, waiting), "awaiting_approval");
   assert.deepEqual(saved(app.db), ["the report"], "the approved write ran once");
 
-  const second = leash(["worker", "--agent", agentModule, "--db", app.db, "--once", "--json"], { cwd: app.cwd, tsx: true });
+  const second = leash(["worker", "--agent", agentModule, "--db", app.db, "--once", "--json"], {
+    cwd: app.cwd,
+    tsx: true,
+  });
   assert.equal(second.status, 0, second.stderr);
   assert.deepEqual(JSON.parse(second.stdout), { resumed: 0, runs: [] });
   assert.deepEqual(saved(app.db), ["the report"], "a second pass runs nothing again");
@@ -106,7 +126,10 @@ test("worker --once --json lists the runs it resumed with their final status", (
   answer(app, "approve", approved);
   answer(app, "deny", denied);
 
-  const pass = leash(["worker", "--agent", agentModule, "--db", app.db, "--once", "--json"], { cwd: app.cwd, tsx: true });
+  const pass = leash(["worker", "--agent", agentModule, "--db", app.db, "--once", "--json"], {
+    cwd: app.cwd,
+    tsx: true,
+  });
   assert.equal(pass.status, 0, pass.stderr);
   const report = JSON.parse(pass.stdout) as { resumed: number; runs: { runId: string; status: string }[] };
   assert.equal(report.resumed, 2);
@@ -165,17 +188,26 @@ test("worker refuses a module without an agent or without its store, a missing d
   pausedRun(app);
   const fixture = (name: string): string => join(root, "test", "fixtures", "cli", name);
 
-  const noAgent = leash(["worker", "--agent", fixture("no-agent.ts"), "--db", app.db, "--once"], { cwd: app.cwd, tsx: true });
+  const noAgent = leash(["worker", "--agent", fixture("no-agent.ts"), "--db", app.db, "--once"], {
+    cwd: app.cwd,
+    tsx: true,
+  });
   assert.equal(noAgent.status, 2);
   assert.equal(errorLine(noAgent).code, "invalid_agent_module");
 
-  const noStore = leash(["worker", "--agent", fixture("agent-without-store.ts"), "--db", app.db, "--once"], { cwd: app.cwd, tsx: true });
+  const noStore = leash(["worker", "--agent", fixture("agent-without-store.ts"), "--db", app.db, "--once"], {
+    cwd: app.cwd,
+    tsx: true,
+  });
   assert.equal(noStore.status, 2);
   const refused = errorLine(noStore);
   assert.equal(refused.code, "invalid_agent_module");
   assert.match(refused.message, /exports no `store`/);
 
-  const missingDb = leash(["worker", "--agent", agentModule, "--db", "missing.db", "--once"], { cwd: app.cwd, tsx: true });
+  const missingDb = leash(["worker", "--agent", agentModule, "--db", "missing.db", "--once"], {
+    cwd: app.cwd,
+    tsx: true,
+  });
   assert.equal(missingDb.status, 2);
   assert.equal(errorLine(missingDb).code, "db_not_found");
   assert.ok(!existsSync(join(app.cwd, "missing.db")), "no database is created");

@@ -2,7 +2,16 @@
 // the refusals of resume, the inbox and recorded answers, and a state and trail that agree.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Approval, Decision, MemoryAuditSink, Policy, isLeashError, tool, verifyAudit } from "../../src/index.js";
+import {
+  Agent,
+  Approval,
+  Decision,
+  MemoryAuditSink,
+  Policy,
+  isLeashError,
+  tool,
+  verifyAudit,
+} from "../../src/index.js";
 import type { RunState } from "../../src/index.js";
 import { refusedWith, withStore, writerAgent } from "./contract-fixtures.js";
 import type { MakeStore } from "./contract-fixtures.js";
@@ -11,10 +20,15 @@ import type { MakeStore } from "./contract-fixtures.js";
 export function agentContract(makeStore: MakeStore): void {
   test("an agent run on the store leaves a state and a trail that agree", () =>
     withStore(makeStore, async (store) => {
-      const lookup = tool({ name: "lookup", parameters: { type: "object", properties: {} }, execute: () => "the page" });
+      const lookup = tool({
+        name: "lookup",
+        parameters: { type: "object", properties: {} },
+        execute: () => "the page",
+      });
       const agent = new Agent({
         tools: [lookup],
-        planner: (state) => (state.steps.length === 0 ? Decision.act("lookup", {}) : Decision.finish(state.steps[0]?.result ?? null)),
+        planner: (state) =>
+          state.steps.length === 0 ? Decision.act("lookup", {}) : Decision.finish(state.steps[0]?.result ?? null),
         store,
         audit: store,
       });
@@ -45,7 +59,9 @@ export function agentContract(makeStore: MakeStore): void {
       );
       const answered = await store.answer("inbox", Approval.grant(paused.pending!.digest, "allen"));
       assert.equal(answered.revision, paused.revision + 1);
-      assert.deepEqual((await store.load("inbox"))?.answers, [{ digest: paused.pending!.digest, granted: true, approver: "allen" }]);
+      assert.deepEqual((await store.load("inbox"))?.answers, [
+        { digest: paused.pending!.digest, granted: true, approver: "allen" },
+      ]);
       const done = await agent.resume("inbox");
       assert.equal(done.status, "completed");
       assert.equal(done.answer, "executed");
@@ -62,10 +78,16 @@ export function agentContract(makeStore: MakeStore): void {
       const paused = await agent.run("save the report", { runId: "asked" });
       const before = await store.load("asked");
       await assert.rejects(store.answer("asked", Approval.grant("0".repeat(64), "allen")), refusedWith("stale_state"));
-      await assert.rejects(store.answer("nowhere", Approval.grant(paused.pending!.digest, "allen")), refusedWith("run_not_found"));
+      await assert.rejects(
+        store.answer("nowhere", Approval.grant(paused.pending!.digest, "allen")),
+        refusedWith("run_not_found"),
+      );
       assert.deepEqual((await store.load("asked"))?.toJSON(), before?.toJSON());
       await agent.resume("asked", { approvals: [Approval.deny(paused.pending!.digest, "allen")] });
-      await assert.rejects(store.answer("asked", Approval.grant(paused.pending!.digest, "allen")), refusedWith("stale_state"));
+      await assert.rejects(
+        store.answer("asked", Approval.grant(paused.pending!.digest, "allen")),
+        refusedWith("stale_state"),
+      );
     }));
 
   test("resume refuses a copy older than the stored state (stale_state) and writes nothing", () =>
@@ -99,12 +121,18 @@ export function agentContract(makeStore: MakeStore): void {
       const written: string[] = [];
       const paused = await writerAgent(store, written).run("save the report", { runId: "race" });
       const approvals = [Approval.grant(paused.pending!.digest, "allen")];
-      const results = await Promise.allSettled([writerAgent(store, written).resume("race", { approvals }), writerAgent(store, written).resume("race", { approvals })]);
+      const results = await Promise.allSettled([
+        writerAgent(store, written).resume("race", { approvals }),
+        writerAgent(store, written).resume("race", { approvals }),
+      ]);
       const won = results.filter((result) => result.status === "fulfilled");
       const lost = results.filter((result): result is PromiseRejectedResult => result.status === "rejected");
       assert.equal(won.length, 1);
       assert.equal(lost.length, 1);
-      assert.ok(isLeashError(lost[0]?.reason, "stale_state") || isLeashError(lost[0]?.reason, "run_ended"), String(lost[0]?.reason));
+      assert.ok(
+        isLeashError(lost[0]?.reason, "stale_state") || isLeashError(lost[0]?.reason, "run_ended"),
+        String(lost[0]?.reason),
+      );
       assert.deepEqual(written, ["the report"]);
       const final = await store.load("race");
       assert.equal(final?.status, "completed");
@@ -126,7 +154,10 @@ export function agentContract(makeStore: MakeStore): void {
       ahead.revision = expectedRevision + 1;
       await store.save(ahead, { expectedRevision });
       const trail = await store.read("cut");
-      await assert.rejects(agent.resume("cut", { approvals: [Approval.grant(paused.pending!.digest, "allen")] }), refusedWith("audit_truncated"));
+      await assert.rejects(
+        agent.resume("cut", { approvals: [Approval.grant(paused.pending!.digest, "allen")] }),
+        refusedWith("audit_truncated"),
+      );
       assert.deepEqual(written, []);
       assert.deepEqual(await store.read("cut"), trail);
       assert.equal((await store.load("cut"))?.revision, expectedRevision + 1);
@@ -136,10 +167,16 @@ export function agentContract(makeStore: MakeStore): void {
     withStore(makeStore, async (store) => {
       const sink = new MemoryAuditSink();
       const written: string[] = [];
-      const save = tool({ name: "save", effect: "write", parameters: { type: "object", properties: {} }, execute: () => written.push("x") });
+      const save = tool({
+        name: "save",
+        effect: "write",
+        parameters: { type: "object", properties: {} },
+        execute: () => written.push("x"),
+      });
       const agent = new Agent({
         tools: [save],
-        planner: (state) => (state.steps.length === 0 ? Decision.act("save", {}) : Decision.finish(state.steps[0]?.outcome ?? null)),
+        planner: (state) =>
+          state.steps.length === 0 ? Decision.act("save", {}) : Decision.finish(state.steps[0]?.outcome ?? null),
         policy: new Policy({ allowEffects: ["read", "write"] }),
         store,
         audit: sink,

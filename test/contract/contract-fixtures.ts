@@ -13,7 +13,10 @@ export interface StoreUnderTest {
 export type MakeStore = () => Promise<StoreUnderTest>;
 
 /** Runs a test body on a fresh store, and removes the store whatever happens. */
-export async function withStore(makeStore: MakeStore, body: (store: RunStore & AuditSink) => Promise<void>): Promise<void> {
+export async function withStore(
+  makeStore: MakeStore,
+  body: (store: RunStore & AuditSink) => Promise<void>,
+): Promise<void> {
   const made = await makeStore();
   try {
     await body(made.store);
@@ -25,7 +28,10 @@ export async function withStore(makeStore: MakeStore, body: (store: RunStore & A
 const AT = "2026-01-01T00:00:00.000Z";
 
 /** A valid stored state of a run, as a store receives it from the core. */
-export function stateOf(runId: string, options: { revision?: number; status?: RunStatus; head?: AuditHead | null; goal?: string } = {}): RunState {
+export function stateOf(
+  runId: string,
+  options: { revision?: number; status?: RunStatus; head?: AuditHead | null; goal?: string } = {},
+): RunState {
   return RunState.fromJSON({
     format: "leash.run-state",
     version: 1,
@@ -76,18 +82,31 @@ export function refusedWith(...codes: ErrorCode[]): (error: unknown) => boolean 
 
 /** Save "the report" once approved, then answer with the step's outcome. */
 export const writerPlanner: Planner = (state) =>
-  state.steps.length === 0 ? Decision.act("save", { text: "the report" }) : Decision.finish(state.steps.at(-1)?.outcome ?? null);
+  state.steps.length === 0
+    ? Decision.act("save", { text: "the report" })
+    : Decision.finish(state.steps.at(-1)?.outcome ?? null);
 
 /** An agent on the store (as store and sink) whose one write pauses for approval; `written` counts its effect. */
 export function writerAgent(store: RunStore & AuditSink, written: string[]): Agent {
   const save = tool({
     name: "save",
-    parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+      additionalProperties: false,
+    },
     effect: "write",
     execute: ({ text }) => {
       written.push(typeof text === "string" ? text : JSON.stringify(text));
       return "saved";
     },
   });
-  return new Agent({ tools: [save], planner: writerPlanner, policy: new Policy({ allowEffects: ["read", "write"] }), store, audit: store });
+  return new Agent({
+    tools: [save],
+    planner: writerPlanner,
+    policy: new Policy({ allowEffects: ["read", "write"] }),
+    store,
+    audit: store,
+  });
 }

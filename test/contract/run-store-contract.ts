@@ -57,9 +57,15 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         // Two copies loaded at revision 1: the first save wins, the second is refused whole.
         const winner = chain("r1", 1, first[0], "winner");
         const loser = chain("r1", 1, first[0], "loser");
-        await store.save(stateOf("r1", { revision: 2, goal: "winner", head: headOf(winner) }), { expectedRevision: 1, records: winner });
+        await store.save(stateOf("r1", { revision: 2, goal: "winner", head: headOf(winner) }), {
+          expectedRevision: 1,
+          records: winner,
+        });
         await assert.rejects(
-          store.save(stateOf("r1", { revision: 2, goal: "loser", head: headOf(loser) }), { expectedRevision: 1, records: loser }),
+          store.save(stateOf("r1", { revision: 2, goal: "loser", head: headOf(loser) }), {
+            expectedRevision: 1,
+            records: loser,
+          }),
           refusedWith("stale_state"),
         );
         const loaded = await store.load("r1");
@@ -76,13 +82,19 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     test("a save whose revision is not expectedRevision + 1 is refused and changes nothing", () =>
       withStore(makeStore, async (store) => {
         await store.create(stateOf("r1"));
-        await assert.rejects(store.save(stateOf("r1", { revision: 3, goal: "skipped" }), { expectedRevision: 1 }), refusedWith("invalid_state"));
+        await assert.rejects(
+          store.save(stateOf("r1", { revision: 3, goal: "skipped" }), { expectedRevision: 1 }),
+          refusedWith("invalid_state"),
+        );
         assert.equal((await store.load("r1"))?.goal, "the goal of r1");
       }));
 
     test("a save of a run the store does not hold is refused with run_not_found", () =>
       withStore(makeStore, async (store) => {
-        await assert.rejects(store.save(stateOf("ghost", { revision: 2 }), { expectedRevision: 1 }), refusedWith("run_not_found"));
+        await assert.rejects(
+          store.save(stateOf("ghost", { revision: 2 }), { expectedRevision: 1 }),
+          refusedWith("run_not_found"),
+        );
         assert.equal(await store.load("ghost"), null);
       }));
 
@@ -90,7 +102,10 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       withStore(makeStore, async (store) => {
         const records = chain("r1", 1);
         await store.create(stateOf("r1", { head: headOf(records) }), { records });
-        await assert.rejects(store.create(stateOf("r1", { goal: "again" }), { records: chain("r1", 1) }), refusedWith("run_exists"));
+        await assert.rejects(
+          store.create(stateOf("r1", { goal: "again" }), { records: chain("r1", 1) }),
+          refusedWith("run_exists"),
+        );
         assert.equal((await store.load("r1"))?.goal, "the goal of r1");
         assert.deepEqual(await store.read("r1"), records);
       }));
@@ -123,7 +138,8 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         await store.create(stateOf("paused-1", { status: "awaiting_approval" }));
         await store.create(stateOf("done", { status: "completed" }));
         await store.create(stateOf("paused-2", { status: "awaiting_approval" }));
-        const ids = async (status?: Parameters<typeof store.list>[0]) => (await store.list(status)).map((state) => state.runId).sort();
+        const ids = async (status?: Parameters<typeof store.list>[0]) =>
+          (await store.list(status)).map((state) => state.runId).sort();
         assert.deepEqual(await ids(), ["busy", "done", "paused-1", "paused-2"]);
         assert.deepEqual(await ids({ status: "awaiting_approval" }), ["paused-1", "paused-2"]);
         assert.deepEqual(await ids({ status: "failed" }), []);

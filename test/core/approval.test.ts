@@ -1,6 +1,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Approval, MemoryAuditSink, MemoryStore, Policy, RunState, isLeashError, tool, verifyAudit } from "../../src/index.js";
+import {
+  Agent,
+  Approval,
+  MemoryAuditSink,
+  MemoryStore,
+  Policy,
+  RunState,
+  isLeashError,
+  tool,
+  verifyAudit,
+} from "../../src/index.js";
 import type { ApprovalRequest } from "../../src/index.js";
 import { saveTool, writerPlanner } from "./helpers.js";
 
@@ -24,7 +34,9 @@ test("the approval round trip: a write pauses, the approval runs it once, read b
   assert.equal(done.answer, "executed");
   assert.equal(done.status, "completed");
   assert.deepEqual(verifyAudit(store.records), []);
-  await assert.rejects(agent.resume(paused.runId, { approvals: [approval] }), (error) => isLeashError(error, "run_ended"));
+  await assert.rejects(agent.resume(paused.runId, { approvals: [approval] }), (error) =>
+    isLeashError(error, "run_ended"),
+  );
   assert.deepEqual(written, ["the report"]);
 });
 
@@ -42,7 +54,9 @@ test("a refusal is the step's outcome approval_denied, and the tool never runs",
   const store = new MemoryStore();
   const agent = new Agent({ tools: [saveTool(written)], planner: writerPlanner, policy: writePolicy(), store });
   const paused = await agent.run("save the report");
-  const done = await agent.resume(paused.runId, { approvals: [Approval.deny(paused.pending!.digest, "allen", "not today")] });
+  const done = await agent.resume(paused.runId, {
+    approvals: [Approval.deny(paused.pending!.digest, "allen", "not today")],
+  });
   assert.equal(done.steps[0]?.outcome, "approval_denied");
   assert.equal(done.answer, "approval_denied");
   assert.deepEqual(written, []);
@@ -89,7 +103,12 @@ test("an approver callable answers at once; null pauses the run", async () => {
   assert.deepEqual(written, ["the report"]);
   assert.equal(done.steps[0]?.approval?.approver, "bot");
 
-  const silent = new Agent({ tools: [saveTool(written)], planner: writerPlanner, policy: writePolicy(), approver: () => null });
+  const silent = new Agent({
+    tools: [saveTool(written)],
+    planner: writerPlanner,
+    policy: writePolicy(),
+    approver: () => null,
+  });
   const paused = await silent.run("save the report");
   assert.equal(paused.status, "awaiting_approval");
   assert.deepEqual(written, ["the report"]);
@@ -107,7 +126,8 @@ test("an approver's answer that mayApprove refuses pauses the run and is audited
   assert.equal(paused.status, "awaiting_approval");
   assert.deepEqual(written, []);
   const refused = (agent.audit.records ?? []).find(
-    (record) => record.event === "approval_answered" && (record.data as { reason?: string }).reason === "approver_not_allowed",
+    (record) =>
+      record.event === "approval_answered" && (record.data as { reason?: string }).reason === "approver_not_allowed",
   );
   assert.ok(refused, "the refused answer is in the trail");
 });
@@ -123,8 +143,9 @@ test("an answer at resume from an approver mayApprove refuses changes nothing (a
   });
   const paused = await agent.run("save the report");
   const before = store.records.length;
-  await assert.rejects(agent.resume(paused.runId, { approvals: [Approval.grant(paused.pending!.digest, "mia")] }), (error) =>
-    isLeashError(error, "approver_not_allowed"),
+  await assert.rejects(
+    agent.resume(paused.runId, { approvals: [Approval.grant(paused.pending!.digest, "mia")] }),
+    (error) => isLeashError(error, "approver_not_allowed"),
   );
   assert.equal(store.records.length, before);
   assert.equal((await store.load(paused.runId))?.revision, paused.revision);
@@ -174,7 +195,9 @@ test("a paused copy resumed twice through a shared trail runs its action once (a
   const approval = Approval.grant(paused.pending!.digest, "allen");
   const done = await agent.resume(paused, { approvals: [approval] });
   assert.equal(done.status, "completed");
-  await assert.rejects(agent.resume(copy, { approvals: [approval] }), (error) => isLeashError(error, "already_resumed"));
+  await assert.rejects(agent.resume(copy, { approvals: [approval] }), (error) =>
+    isLeashError(error, "already_resumed"),
+  );
   assert.deepEqual(written, ["the report"]);
   assert.deepEqual(verifyAudit(audit.records), []);
 });
@@ -210,11 +233,15 @@ test("an answer recorded in the store by store.answer is acted on by a later res
   const agent = new Agent({ tools: [saveTool(written)], planner: writerPlanner, policy: writePolicy(), store });
   const paused = await agent.run("save the report");
   await store.answer(paused.runId, Approval.grant(paused.pending!.digest, "allen"));
-  await assert.rejects(store.answer(paused.runId, Approval.grant("1".repeat(64), "allen")), (error) => isLeashError(error, "stale_state"));
+  await assert.rejects(store.answer(paused.runId, Approval.grant("1".repeat(64), "allen")), (error) =>
+    isLeashError(error, "stale_state"),
+  );
   const done = await agent.resume(paused.runId);
   assert.equal(done.status, "completed");
   assert.deepEqual(written, ["the report"]);
-  await assert.rejects(store.answer(paused.runId, Approval.grant(paused.pending!.digest, "allen")), (error) => isLeashError(error, "stale_state"));
+  await assert.rejects(store.answer(paused.runId, Approval.grant(paused.pending!.digest, "allen")), (error) =>
+    isLeashError(error, "stale_state"),
+  );
 });
 
 test("approvals for a run that is not awaiting approval are refused (stale_state); an unknown run is run_not_found", async () => {
@@ -225,11 +252,14 @@ test("approvals for a run that is not awaiting approval are refused (stale_state
   const agent = new Agent({
     tools: [slow],
     store,
-    planner: (state) => (state.steps.length === 0 ? { type: "act", tool: "slow", args: {} } : { type: "finish", answer: null }),
+    planner: (state) =>
+      state.steps.length === 0 ? { type: "act", tool: "slow", args: {} } : { type: "finish", answer: null },
   });
   const running = agent.run("wait", { runId: "busy" });
   await new Promise((resolve) => setTimeout(resolve, 20));
-  await assert.rejects(agent.resume("busy", { approvals: [Approval.grant("2".repeat(64), "allen")] }), (error) => isLeashError(error, "stale_state"));
+  await assert.rejects(agent.resume("busy", { approvals: [Approval.grant("2".repeat(64), "allen")] }), (error) =>
+    isLeashError(error, "stale_state"),
+  );
   release();
   await running;
   await assert.rejects(agent.resume("nobody"), (error) => isLeashError(error, "run_not_found"));

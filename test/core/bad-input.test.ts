@@ -1,6 +1,19 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Approval, Decision, LeashError, MemoryStore, Policy, StateError, Toolset, isLeashError, tool, toJson, verifyAudit } from "../../src/index.js";
+import {
+  Agent,
+  Approval,
+  Decision,
+  LeashError,
+  MemoryStore,
+  Policy,
+  StateError,
+  Toolset,
+  isLeashError,
+  tool,
+  toJson,
+  verifyAudit,
+} from "../../src/index.js";
 
 const code = (expected: string) => (error: unknown) => isLeashError(error, expected as never);
 
@@ -16,23 +29,37 @@ test("a schema that does not compile, a negative cost or a bad effect is refused
   assert.throws(() => tool({ name: "a", cost: -1, execute: () => 1 }), code("invalid_tool"));
   assert.throws(() => tool({ name: "a", effect: "delete" as never, execute: () => 1 }), code("invalid_tool"));
   assert.throws(() => tool({ name: "a", timeoutMs: 0, execute: () => 1 }), code("invalid_tool"));
-  assert.throws(() => new Toolset([tool({ name: "a", execute: () => 1 }), tool({ name: "a", execute: () => 2 })]), code("invalid_tool"));
+  assert.throws(
+    () => new Toolset([tool({ name: "a", execute: () => 1 }), tool({ name: "a", execute: () => 2 })]),
+    code("invalid_tool"),
+  );
 });
 
 test("draft-07 and 2020-12 schemas are both accepted, chosen by $schema", () => {
   const draft7 = tool({
     name: "d7",
-    parameters: { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { a: { type: "integer" } } },
+    parameters: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { a: { type: "integer" } },
+    },
     execute: () => 1,
   });
   assert.equal(draft7.validator.draft, "draft-07");
-  const modern = tool({ name: "d2020", parameters: { type: "object", properties: { list: { type: "array", prefixItems: [{ type: "string" }] } } }, execute: () => 1 });
+  const modern = tool({
+    name: "d2020",
+    parameters: { type: "object", properties: { list: { type: "array", prefixItems: [{ type: "string" }] } } },
+    execute: () => 1,
+  });
   assert.equal(modern.validator.draft, "2020-12");
 });
 
 test("a tool result that is not JSON is a tool_error that records nothing of it; the run goes on", async () => {
   const odd = tool({ name: "odd", execute: () => ({ when: new Map() }) });
-  const agent = new Agent({ tools: [odd], planner: (state) => (state.steps.length === 0 ? Decision.act("odd", {}) : Decision.finish("after")) });
+  const agent = new Agent({
+    tools: [odd],
+    planner: (state) => (state.steps.length === 0 ? Decision.act("odd", {}) : Decision.finish("after")),
+  });
   const state = await agent.run("x");
   assert.equal(state.steps[0]?.outcome, "tool_error");
   assert.equal(state.steps[0]?.error?.code, "not_json");
@@ -50,11 +77,16 @@ test("an answer that is not JSON fails the run with invalid_decision, and nothin
 
 test("an oversized argument is invalid_arguments and the tool never runs", async () => {
   let ran = 0;
-  const echo = tool({ name: "echo", parameters: { type: "object", properties: { text: { type: "string" } } }, execute: () => ++ran });
+  const echo = tool({
+    name: "echo",
+    parameters: { type: "object", properties: { text: { type: "string" } } },
+    execute: () => ++ran,
+  });
   const agent = new Agent({
     tools: [echo],
     maxArgumentsSize: 1000,
-    planner: (state) => (state.steps.length === 0 ? Decision.act("echo", { text: "x".repeat(5000) }) : Decision.finish(null)),
+    planner: (state) =>
+      state.steps.length === 0 ? Decision.act("echo", { text: "x".repeat(5000) }) : Decision.finish(null),
   });
   const state = await agent.run("x");
   assert.equal(state.steps[0]?.outcome, "invalid_arguments");
@@ -65,12 +97,18 @@ test("an oversized argument is invalid_arguments and the tool never runs", async
 test("arguments that do not match the schema are invalid_arguments, with the reason", async () => {
   const lookup = tool({
     name: "lookup",
-    parameters: { type: "object", properties: { topic: { type: "string", enum: ["ids", "spans"] } }, required: ["topic"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { topic: { type: "string", enum: ["ids", "spans"] } },
+      required: ["topic"],
+      additionalProperties: false,
+    },
     execute: () => "page",
   });
   const agent = new Agent({
     tools: [lookup],
-    planner: (state) => (state.steps.length === 0 ? Decision.act("lookup", { topic: "colours" }) : Decision.finish(null)),
+    planner: (state) =>
+      state.steps.length === 0 ? Decision.act("lookup", { topic: "colours" }) : Decision.finish(null),
   });
   const state = await agent.run("x");
   assert.equal(state.steps[0]?.outcome, "invalid_arguments");
@@ -80,8 +118,21 @@ test("arguments that do not match the schema are invalid_arguments, with the rea
 test("values that are not JSON are refused with not_json, never coerced", () => {
   const cyclic: Record<string, unknown> = {};
   cyclic.self = cyclic;
-  // eslint-disable-next-line no-sparse-arrays -- a sparse array is one of the values refused
-  for (const value of [Number.NaN, Infinity, BigInt(2), [undefined], [1, , 3], () => 1, Symbol("s"), new Map(), new Date(), cyclic, "\ud800", 2 ** 53 + 2]) {
+  for (const value of [
+    Number.NaN,
+    Infinity,
+    BigInt(2),
+    [undefined],
+    // eslint-disable-next-line no-sparse-arrays -- a sparse array is one of the values refused
+    [1, , 3],
+    () => 1,
+    Symbol("s"),
+    new Map(),
+    new Date(),
+    cyclic,
+    "\ud800",
+    2 ** 53 + 2,
+  ]) {
     assert.throws(() => toJson(value), code("not_json"), String(typeof value));
   }
   assert.equal(toJson(undefined), null);
@@ -91,8 +142,14 @@ test("values that are not JSON are refused with not_json, never coerced", () => 
 
 test("bad options are refused with invalid_option, naming the option, before anything runs", () => {
   assert.throws(() => new Agent({ tools: [], planner: "no" as never }), code("invalid_option"));
-  assert.throws(() => new Agent({ tools: [], planner: () => Decision.finish(), limits: { maxSteps: -1 } }), /`maxSteps`/);
-  assert.throws(() => new Agent({ tools: [], planner: () => Decision.finish(), limits: { maxStep: 3 } as never }), /Unknown limit `maxStep`/);
+  assert.throws(
+    () => new Agent({ tools: [], planner: () => Decision.finish(), limits: { maxSteps: -1 } }),
+    /`maxSteps`/,
+  );
+  assert.throws(
+    () => new Agent({ tools: [], planner: () => Decision.finish(), limits: { maxStep: 3 } as never }),
+    /Unknown limit `maxStep`/,
+  );
   assert.throws(() => new Policy({ allowEffects: ["delete" as never] }), code("invalid_option"));
   assert.throws(() => new Approval("abc", { granted: true, approver: "allen" }), code("invalid_option"));
   assert.throws(() => Approval.grant("a".repeat(64), " "), code("invalid_option"));

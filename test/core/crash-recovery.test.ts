@@ -7,7 +7,8 @@ import type { Planner, RunState } from "../../src/index.js";
 // mid-call), and a second agent on the same store resumes the run. Real SIGKILL tests live with the
 // durable stores.
 
-const planner: Planner = (state) => (state.steps.length === 0 ? Decision.act("call", { n: 1 }) : Decision.finish(state.steps[0]?.outcome));
+const planner: Planner = (state) =>
+  state.steps.length === 0 ? Decision.act("call", { n: 1 }) : Decision.finish(state.steps[0]?.outcome);
 
 function hangingTool(options: { idempotent: boolean; effect?: "read" | "write" }, started: () => void, keys: string[]) {
   return tool({
@@ -114,7 +115,12 @@ test("an approved write in flight at a crash is interrupted at resume, never run
   let started: () => void = () => undefined;
   const inFlight = new Promise<void>((resolve) => (started = resolve));
   const policy = new Policy({ allowEffects: ["read", "write"] });
-  const first = new Agent({ tools: [hangingTool({ idempotent: false, effect: "write" }, started, keys)], planner, policy, store });
+  const first = new Agent({
+    tools: [hangingTool({ idempotent: false, effect: "write" }, started, keys)],
+    planner,
+    policy,
+    store,
+  });
   const paused = await first.run("write", { runId: "approved-crash" });
   void first.resume(paused.runId, { approvals: [Approval.grant(paused.pending!.digest, "allen")] });
   await inFlight;
@@ -140,7 +146,8 @@ test("a resume whose trail lacks the state's head record is refused (audit_trunc
   cut.append(records.slice(0, -1));
   assert.deepEqual(verifyAudit(cut.records), [], "the chain alone cannot show the cut");
   const resumer = new Agent({ tools: [save], planner: writer, policy, audit: cut });
-  await assert.rejects(resumer.resume(paused, { approvals: [Approval.grant(paused.pending!.digest, "allen")] }), (error) =>
-    isLeashError(error, "audit_truncated"),
+  await assert.rejects(
+    resumer.resume(paused, { approvals: [Approval.grant(paused.pending!.digest, "allen")] }),
+    (error) => isLeashError(error, "audit_truncated"),
   );
 });

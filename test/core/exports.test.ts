@@ -9,9 +9,26 @@ const root = fileURLToPath(new URL("../../", import.meta.url));
 test("leash exports every name of the API contract", async () => {
   const leash = (await import("leash")) as Record<string, unknown>;
   for (const name of [
-    "Agent", "RunState", "Decision", "Policy", "tool", "Tool", "Toolset", "Approval", "MemoryStore",
-    "MemoryAuditSink", "JsonlAuditSink", "readAudit", "verifyAudit", "allow", "block", "trace",
-    "LeashError", "StateError", "isLeashError", "modelPlanner",
+    "Agent",
+    "RunState",
+    "Decision",
+    "Policy",
+    "tool",
+    "Tool",
+    "Toolset",
+    "Approval",
+    "MemoryStore",
+    "MemoryAuditSink",
+    "JsonlAuditSink",
+    "readAudit",
+    "verifyAudit",
+    "allow",
+    "block",
+    "trace",
+    "LeashError",
+    "StateError",
+    "isLeashError",
+    "modelPlanner",
   ]) {
     assert.ok(leash[name] !== undefined, `leash exports ${name}`);
   }
@@ -27,13 +44,20 @@ test("the subpaths export what the contract names", async () => {
 });
 
 test("importing leash loads no database driver and no model SDK", () => {
-  const result = spawnSync(process.execPath, ["--import", "./test/fixtures/trace-imports.mjs", "--input-type=module", "-e", 'await import("leash");'], {
-    cwd: root,
-    encoding: "utf8",
-  });
+  const result = spawnSync(
+    process.execPath,
+    ["--import", "./test/fixtures/trace-imports.mjs", "--input-type=module", "-e", 'await import("leash");'],
+    {
+      cwd: root,
+      encoding: "utf8",
+    },
+  );
   assert.equal(result.status, 0, result.stderr);
   const loaded = result.stderr.split("\n").filter((line) => line.startsWith("loaded "));
-  assert.ok(loaded.some((line) => line.includes("/ajv/")), "the probe sees packages the core does load");
+  assert.ok(
+    loaded.some((line) => line.includes("/ajv/")),
+    "the probe sees packages the core does load",
+  );
   for (const driver of ["better-sqlite3", "/pg/", "openai", "@modelcontextprotocol", "@anthropic-ai"]) {
     assert.ok(!loaded.some((line) => line.includes(driver)), `importing leash does not load ${driver}`);
   }

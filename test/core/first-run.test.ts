@@ -14,14 +14,21 @@ test("the first run completes with the page as its answer and a trail that verif
   assert.equal(state.status, "completed");
   assert.equal(state.answer, "A chunk's text is a slice of its source.");
   assert.deepEqual(verifyAudit(agent.audit.records), []);
-  assert.deepEqual(state.steps.map((step) => step.outcome), ["executed", "finished"]);
+  assert.deepEqual(
+    state.steps.map((step) => step.outcome),
+    ["executed", "finished"],
+  );
   assert.equal(state.toolCalls, 1);
   assert.deepEqual(trace(state).ran, ["lookup"]);
 });
 
 test("without the scope the run completes too, but its first step is scope_denied and the tool never runs", async () => {
   const calls: string[] = [];
-  const agent = new Agent({ tools: [lookupTool(calls)], planner: lookupPlanner, limits: { maxSteps: 4, maxToolCalls: 2 } });
+  const agent = new Agent({
+    tools: [lookupTool(calls)],
+    planner: lookupPlanner,
+    limits: { maxSteps: 4, maxToolCalls: 2 },
+  });
   const state = await agent.run("what is a chunk's text?");
   assert.equal(state.status, "completed");
   assert.equal(state.steps[0]?.outcome, "scope_denied");
@@ -41,10 +48,21 @@ test("new Policy() allows read tools that need no scope, and nothing else", () =
 });
 
 test("every tool call has a tool_started record before it and a tool_ended record after", async () => {
-  const agent = new Agent({ tools: [lookupTool()], planner: lookupPlanner, policy: new Policy({ grantedScopes: ["docs:read"] }) });
+  const agent = new Agent({
+    tools: [lookupTool()],
+    planner: lookupPlanner,
+    policy: new Policy({ grantedScopes: ["docs:read"] }),
+  });
   const state = await agent.run("what is a chunk's text?");
   const events = (agent.audit.records ?? []).filter((r) => r.run === state.runId).map((r) => r.event);
-  assert.deepEqual(events, ["run_started", "decision_made", "tool_started", "tool_ended", "decision_made", "run_ended"]);
+  assert.deepEqual(events, [
+    "run_started",
+    "decision_made",
+    "tool_started",
+    "tool_ended",
+    "decision_made",
+    "run_ended",
+  ]);
   assert.equal(state.auditHead?.seq, events.length - 1);
 });
 

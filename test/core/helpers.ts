@@ -1,7 +1,10 @@
 import { Decision, tool } from "../../src/index.js";
 import type { Planner } from "../../src/index.js";
 
-export const PAGES: Record<string, string> = { spans: "A chunk's text is a slice of its source.", ids: "64 hex digits." };
+export const PAGES: Record<string, string> = {
+  spans: "A chunk's text is a slice of its source.",
+  ids: "64 hex digits.",
+};
 
 /** The seed's `lookup` tool: a read tool that needs the docs:read scope. */
 export function lookupTool(calls: string[] = []) {

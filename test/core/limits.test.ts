@@ -153,7 +153,8 @@ test("a tool's timeoutMs bounds one call: outcome timed_out and its signal abort
   });
   const agent = new Agent({
     tools: [hang],
-    planner: (state) => (state.steps.length === 0 ? Decision.act("hang", {}) : Decision.finish(state.steps[0]?.outcome)),
+    planner: (state) =>
+      state.steps.length === 0 ? Decision.act("hang", {}) : Decision.finish(state.steps[0]?.outcome),
   });
   const state = await agent.run("hang");
   assert.equal(state.steps[0]?.outcome, "timed_out");
@@ -181,7 +182,10 @@ test("the done criterion refuses answers; the third refusal fails the run with a
   assert.equal(state.status, "failed");
   assert.equal(state.failure?.code, "answer_rejected");
   assert.equal(answers, 3);
-  assert.deepEqual(state.steps.map((step) => step.outcome), ["answer_rejected", "answer_rejected", "answer_rejected"]);
+  assert.deepEqual(
+    state.steps.map((step) => step.outcome),
+    ["answer_rejected", "answer_rejected", "answer_rejected"],
+  );
   const refusals = (agent.audit.records ?? []).filter((record) => record.event === "answer_rejected");
   assert.equal(refusals.length, 3);
 });

@@ -20,7 +20,12 @@ test("saved states of format version 1 still load, field for field", () => {
 
 test("a saved paused state resumes after a round trip through JSON text", async () => {
   const written: string[] = [];
-  const save = tool({ name: "save", parameters: { type: "object", properties: { text: { type: "string" } } }, effect: "write", execute: ({ text }: { text: string }) => written.push(text) });
+  const save = tool({
+    name: "save",
+    parameters: { type: "object", properties: { text: { type: "string" } } },
+    effect: "write",
+    execute: ({ text }: { text: string }) => written.push(text),
+  });
   const agent = new Agent({
     tools: [save],
     policy: new Policy({ allowEffects: ["read", "write"] }),
@@ -38,20 +43,44 @@ test("a saved paused state resumes after a round trip through JSON text", async 
 test("a state from a future format version is refused (unsupported_version)", () => {
   const json = JSON.parse(fixture("v1-completed.json"));
   json.version = 2;
-  assert.throws(() => RunState.fromJSON(json), (error) => isLeashError(error, "unsupported_version"));
-  assert.throws(() => RunState.fromJSON({ ...json, version: undefined }), (error) => isLeashError(error, "unsupported_version"));
+  assert.throws(
+    () => RunState.fromJSON(json),
+    (error) => isLeashError(error, "unsupported_version"),
+  );
+  assert.throws(
+    () => RunState.fromJSON({ ...json, version: undefined }),
+    (error) => isLeashError(error, "unsupported_version"),
+  );
 });
 
 test("a state with a __proto__ key, an unknown key or a wrong type is refused (invalid_state)", () => {
   const text = fixture("v1-completed.json");
   const withProto = text.replace('"format"', '"__proto__": { "status": "completed" }, "format"');
-  assert.throws(() => RunState.fromJSON(withProto), (error) => isLeashError(error, "invalid_state"));
+  assert.throws(
+    () => RunState.fromJSON(withProto),
+    (error) => isLeashError(error, "invalid_state"),
+  );
   const json = JSON.parse(text);
-  assert.throws(() => RunState.fromJSON({ ...json, extra: 1 }), (error) => isLeashError(error, "invalid_state"));
-  assert.throws(() => RunState.fromJSON({ ...json, revision: -1 }), (error) => isLeashError(error, "invalid_state"));
-  assert.throws(() => RunState.fromJSON({ ...json, status: "done" }), (error) => isLeashError(error, "invalid_state"));
-  assert.throws(() => RunState.fromJSON({ ...json, steps: [{ index: 0 }] }), (error) => isLeashError(error, "invalid_state"));
-  assert.throws(() => RunState.fromJSON("{not json"), (error) => isLeashError(error, "invalid_state"));
+  assert.throws(
+    () => RunState.fromJSON({ ...json, extra: 1 }),
+    (error) => isLeashError(error, "invalid_state"),
+  );
+  assert.throws(
+    () => RunState.fromJSON({ ...json, revision: -1 }),
+    (error) => isLeashError(error, "invalid_state"),
+  );
+  assert.throws(
+    () => RunState.fromJSON({ ...json, status: "done" }),
+    (error) => isLeashError(error, "invalid_state"),
+  );
+  assert.throws(
+    () => RunState.fromJSON({ ...json, steps: [{ index: 0 }] }),
+    (error) => isLeashError(error, "invalid_state"),
+  );
+  assert.throws(
+    () => RunState.fromJSON("{not json"),
+    (error) => isLeashError(error, "invalid_state"),
+  );
 });
 
 test("the store keeps its own copy: changing a loaded state changes nothing stored", async () => {

@@ -16,7 +16,12 @@ export function notebook() {
   const write = tool({
     name: "write",
     description: "Write a line in the notebook.",
-    parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+      additionalProperties: false,
+    },
     effect: "write",
     execute: ({ text }) => {
       written.push(text as string);
@@ -60,5 +65,11 @@ export function allowing(name: string, asked: string[] = []): Guard {
     asked.push(`${name}.${point}`);
     return allow();
   };
-  return { name, beforeModel: at("beforeModel"), afterModel: at("afterModel"), beforeTool: at("beforeTool"), afterTool: at("afterTool") };
+  return {
+    name,
+    beforeModel: at("beforeModel"),
+    afterModel: at("afterModel"),
+    beforeTool: at("beforeTool"),
+    afterTool: at("afterTool"),
+  };
 }

@@ -8,7 +8,11 @@ import { allowing, blocking, notebook, notebookAgent, plan } from "./guard-helpe
 
 test("guards are asked in the order listed, and the first block decides", async () => {
   const asked: string[] = [];
-  const guards = [allowing("First", asked), blocking("Second", "beforeTool", "Second says no.", asked), blocking("Third", "beforeTool", "Third says no.", asked)];
+  const guards = [
+    allowing("First", asked),
+    blocking("Second", "beforeTool", "Second says no.", asked),
+    blocking("Third", "beforeTool", "Third says no.", asked),
+  ];
   const { agent, written } = notebookAgent(guards, plan(Decision.act("write", { text: "hello" })));
   const state = await agent.run("write hello");
   assert.deepEqual(asked, ["First.beforeTool", "Second.beforeTool"]);
@@ -25,14 +29,26 @@ test("every guard that allows is asked, in order, at every point", async () => {
   const state = await agent.run("peek");
   assert.equal(state.status, "completed");
   assert.deepEqual(asked, [
-    "A.beforeModel", "B.beforeModel", "A.afterModel", "B.afterModel",
-    "A.beforeTool", "B.beforeTool", "A.afterTool", "B.afterTool",
-    "A.beforeModel", "B.beforeModel", "A.afterModel", "B.afterModel",
+    "A.beforeModel",
+    "B.beforeModel",
+    "A.afterModel",
+    "B.afterModel",
+    "A.beforeTool",
+    "B.beforeTool",
+    "A.afterTool",
+    "B.afterTool",
+    "A.beforeModel",
+    "B.beforeModel",
+    "A.afterModel",
+    "B.afterModel",
   ]);
 });
 
 test("an async guard's verdict counts like a synchronous one", async () => {
-  const { agent, written } = notebookAgent([{ name: "Slow", beforeTool: async () => block("Later, maybe.") }], plan(Decision.act("write", { text: "x" })));
+  const { agent, written } = notebookAgent(
+    [{ name: "Slow", beforeTool: async () => block("Later, maybe.") }],
+    plan(Decision.act("write", { text: "x" })),
+  );
   const state = await agent.run("write");
   assert.deepEqual(written, []);
   assert.deepEqual(trace(state).said, ["Slow stopped write: Later, maybe."]);

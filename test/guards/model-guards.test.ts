@@ -25,7 +25,8 @@ test("a beforeModel allow sends the request, and the guard sees what is sent", a
 test("a beforeModel block keeps the model from being called and fails the run with model_blocked", async () => {
   const guard: Guard = {
     name: "Rules",
-    beforeModel: (_work, request) => (JSON.stringify(request).includes("password") ? block("No passwords go to a model.") : allow()),
+    beforeModel: (_work, request) =>
+      JSON.stringify(request).includes("password") ? block("No passwords go to a model.") : allow(),
   };
   const model = scriptedModel(says.text("never"));
   const { agent } = notebookAgent([guard], modelPlanner({ model }));
@@ -38,7 +39,12 @@ test("a beforeModel block keeps the model from being called and fails the run wi
   assert.deepEqual(trace(state).said, ["Rules stopped what was going to the model: No passwords go to a model."]);
   assert.deepEqual(state.steps, []);
   const blocked = (agent.audit.records as AuditRecord[]).find((record) => record.event === "guard_blocked");
-  assert.deepEqual(blocked?.data, { step: 0, point: "beforeModel", guard: "Rules", why: "No passwords go to a model." });
+  assert.deepEqual(blocked?.data, {
+    step: 0,
+    point: "beforeModel",
+    guard: "Rules",
+    why: "No passwords go to a model.",
+  });
   assert.deepEqual(events(agent, state.runId), ["run_started", "guard_blocked", "run_ended"]);
   assert.deepEqual(verifyAudit(agent.audit.records as never), []);
 });
@@ -57,7 +63,8 @@ test("an afterModel allow lets the answer be acted on, and the guard sees the re
 test("an afterModel block keeps the answer from being acted on and fails the run with model_blocked", async () => {
   const guard: Guard = {
     name: "Rules",
-    afterModel: (_work, response) => (response.calls.some((call) => call.tool === "write") ? block("The model may not write today.") : allow()),
+    afterModel: (_work, response) =>
+      response.calls.some((call) => call.tool === "write") ? block("The model may not write today.") : allow(),
   };
   const model = scriptedModel(says.tool("write", { text: "hello" }, { usage: { inputTokens: 100, outputTokens: 10 } }));
   const { agent, written } = notebookAgent([guard], modelPlanner({ model, price: { input: 1, output: 5 } }));
@@ -69,21 +76,26 @@ test("an afterModel block keeps the answer from being acted on and fails the run
   // The model was called and its usage is charged, though nothing it said was acted on.
   assert.equal(model.requests.length, 1);
   assert.equal(state.usage.tokens, 110);
-  assert.deepEqual(trace(state).said, ["Rules kept what the model said from being acted on: The model may not write today."]);
+  assert.deepEqual(trace(state).said, [
+    "Rules kept what the model said from being acted on: The model may not write today.",
+  ]);
   assert.deepEqual(events(agent, state.runId), ["run_started", "model_called", "guard_blocked", "run_ended"]);
 });
 
 test("a model block ends the run even when the planner catches the error", async () => {
   let caught: unknown;
   const model = scriptedModel(says.text("never"));
-  const { agent } = notebookAgent([{ name: "Rules", beforeModel: () => block("Not today.") }], async (state, _tools, context) => {
-    try {
-      await context.callModel(model, { system: "", messages: [{ role: "user", content: state.goal }], tools: [] });
-    } catch (error) {
-      caught = error;
-    }
-    return Decision.finish("I carried on anyway.");
-  });
+  const { agent } = notebookAgent(
+    [{ name: "Rules", beforeModel: () => block("Not today.") }],
+    async (state, _tools, context) => {
+      try {
+        await context.callModel(model, { system: "", messages: [{ role: "user", content: state.goal }], tools: [] });
+      } catch (error) {
+        caught = error;
+      }
+      return Decision.finish("I carried on anyway.");
+    },
+  );
   const state = await agent.run("anything");
   assert.ok(isLeashError(caught, "model_blocked"));
   assert.equal(state.status, "failed");

@@ -5,7 +5,9 @@ import type { AuditRecord, Json, RunState } from "../../src/index.js";
 import { allowing, blocking, notebookAgent, plan } from "./guard-helpers.js";
 
 function records(agent: { audit: { records?: unknown } }, runId: string, event?: string): AuditRecord[] {
-  return (agent.audit.records as AuditRecord[]).filter((record) => record.run === runId && (event === undefined || record.event === event));
+  return (agent.audit.records as AuditRecord[]).filter(
+    (record) => record.run === runId && (event === undefined || record.event === event),
+  );
 }
 
 test("a beforeTool allow lets the call run", async () => {
@@ -19,7 +21,10 @@ test("a beforeTool allow lets the call run", async () => {
 });
 
 test("a beforeTool block keeps the tool from running and from being counted, and says why", async () => {
-  const { agent, written } = notebookAgent([blocking("Rules", "beforeTool", "No shouting.")], plan(Decision.act("write", { text: "HELLO" })));
+  const { agent, written } = notebookAgent(
+    [blocking("Rules", "beforeTool", "No shouting.")],
+    plan(Decision.act("write", { text: "HELLO" })),
+  );
   const state = await agent.run("write hello");
   assert.equal(state.status, "completed");
   assert.deepEqual(written, []);
@@ -30,7 +35,13 @@ test("a beforeTool block keeps the tool from running and from being counted, and
   assert.deepEqual(trace(state), { said: ["Rules stopped write: No shouting."], ran: [] });
   const blocked = records(agent, state.runId, "guard_blocked");
   assert.equal(blocked.length, 1);
-  assert.deepEqual(blocked[0]?.data, { step: 0, point: "beforeTool", guard: "Rules", why: "No shouting.", tool: "write" });
+  assert.deepEqual(blocked[0]?.data, {
+    step: 0,
+    point: "beforeTool",
+    guard: "Rules",
+    why: "No shouting.",
+    tool: "write",
+  });
   assert.deepEqual(records(agent, state.runId, "tool_started"), []);
   // The planner is told the call was blocked, and why.
   const told = state.answer as { outcome: string; error: { message: string } }[];
@@ -57,7 +68,10 @@ test("an afterTool block counts the call but keeps its result from the planner, 
   assert.equal(state.status, "completed");
   assert.deepEqual(peeks, ["peek"]);
   assert.equal(state.toolCalls, 1);
-  assert.deepEqual(trace(state), { said: ["Rules kept what peek answered from the model: Codes stay here."], ran: ["peek"] });
+  assert.deepEqual(trace(state), {
+    said: ["Rules kept what peek answered from the model: Codes stay here."],
+    ran: ["peek"],
+  });
   assert.equal(state.steps[0]?.outcome, "withheld");
   assert.equal(state.steps[0]?.result, null);
   // The planner is told why, not what.
@@ -68,7 +82,13 @@ test("an afterTool block counts the call but keeps its result from the planner, 
   assert.ok(!JSON.stringify(state.toJSON()).includes("4711"));
   assert.ok(!JSON.stringify(agent.audit.records).includes("4711"));
   const blocked = records(agent, state.runId, "guard_blocked");
-  assert.deepEqual(blocked[0]?.data, { step: 0, point: "afterTool", guard: "Rules", why: "Codes stay here.", tool: "peek" });
+  assert.deepEqual(blocked[0]?.data, {
+    step: 0,
+    point: "afterTool",
+    guard: "Rules",
+    why: "Codes stay here.",
+    tool: "peek",
+  });
   assert.deepEqual(verifyAudit(agent.audit.records as never), []);
 });
 

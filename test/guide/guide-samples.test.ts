@@ -57,7 +57,10 @@ function fencedBlocks(page: string, text: string): Block[] {
     const open = /^(`{3,}|~{3,})\s*(.*)$/.exec(lines[index] ?? "");
     if (open === null) continue;
     const fence = open[1] ?? "```";
-    const [language = "", ...words] = (open[2] ?? "").trim().split(/\s+/).filter((word) => word !== "");
+    const [language = "", ...words] = (open[2] ?? "")
+      .trim()
+      .split(/\s+/)
+      .filter((word) => word !== "");
     const body: string[] = [];
     let end = index + 1;
     const closes = new RegExp(`^${fence[0] === "`" ? "`" : "~"}{${fence.length},}\\s*$`);
@@ -79,11 +82,20 @@ function samplesOf(page: string, text: string): Sample[] {
       const [key, value = ""] = word.split("=", 2);
       const list = value.split(",").filter((item) => item !== "");
       // A typo in a fence must not quietly turn a sample into one that never runs.
-      assert.ok((key === "waits-on" || key === "needs") && list.length > 0, `${page}:${block.line}: unknown word \`${word}\` in the fence of a ts sample`);
+      assert.ok(
+        (key === "waits-on" || key === "needs") && list.length > 0,
+        `${page}:${block.line}: unknown word \`${word}\` in the fence of a ts sample`,
+      );
       (key === "waits-on" ? waitsOn : needs).push(...list);
     }
     const number = samples.length + 1;
-    samples.push({ ...block, number, waitsOn, needs, file: `${page.replace(/\.md$/, "").replace(/[^A-Za-z0-9]+/g, "-")}-${number}.ts` });
+    samples.push({
+      ...block,
+      number,
+      waitsOn,
+      needs,
+      file: `${page.replace(/\.md$/, "").replace(/[^A-Za-z0-9]+/g, "-")}-${number}.ts`,
+    });
   }
   return samples;
 }
@@ -138,7 +150,8 @@ function alive(pid: number): boolean {
 const runs = join(root, ".tmp", "guide");
 for (const name of existsSync(runs) ? readdirSync(runs) : []) {
   const pid = Number(/^run-(\d+)-/.exec(name)?.[1]);
-  if (Number.isSafeInteger(pid) && pid !== process.pid && !alive(pid)) rmSync(join(runs, name), { recursive: true, force: true });
+  if (Number.isSafeInteger(pid) && pid !== process.pid && !alive(pid))
+    rmSync(join(runs, name), { recursive: true, force: true });
 }
 const folder = join(runs, `run-${process.pid}-${Date.now().toString(36)}`);
 mkdirSync(folder, { recursive: true });
@@ -162,7 +175,12 @@ function node(args: string[], cwd: string): Promise<Finished> {
       (error, stdout, stderr) => {
         const failure = error as (Error & { code?: unknown; signal?: NodeJS.Signals | null }) | null;
         const code = failure === null ? 0 : typeof failure.code === "number" ? failure.code : null;
-        resolve({ code, signal: failure?.signal ?? null, stdout, stderr: failure !== null && code === null ? `${stderr}\n${failure.message}` : stderr });
+        resolve({
+          code,
+          signal: failure?.signal ?? null,
+          stdout,
+          stderr: failure !== null && code === null ? `${stderr}\n${failure.message}` : stderr,
+        });
       },
     );
   });
@@ -171,20 +189,26 @@ function node(args: string[], cwd: string): Promise<Finished> {
 const waitingReport: string[] = [];
 after(() => {
   if (waitingReport.length > 0) {
-    process.stderr.write(`\nguide samples that did not run:\n${waitingReport.map((line) => `  - ${line}`).join("\n")}\n`);
+    process.stderr.write(
+      `\nguide samples that did not run:\n${waitingReport.map((line) => `  - ${line}`).join("\n")}\n`,
+    );
   }
 });
 
 test("the guide has pages, and every page but the index has a sample that runs", () => {
   assert.ok(pages.includes("README.md"), "docs/guide/README.md is the guide's index");
   for (const page of pages.filter((name) => name !== "README.md")) {
-    assert.ok(samples.some((sample) => sample.page === page), `${page} has at least one runnable ts sample`);
+    assert.ok(
+      samples.some((sample) => sample.page === page),
+      `${page} has at least one runnable ts sample`,
+    );
   }
 });
 
 test("the index links every page of the guide, and every link between pages leads to a page", () => {
   const index = readFileSync(join(guide, "README.md"), "utf8");
-  for (const page of pages.filter((name) => name !== "README.md")) assert.ok(index.includes(`](${page})`), `README.md links ${page}`);
+  for (const page of pages.filter((name) => name !== "README.md"))
+    assert.ok(index.includes(`](${page})`), `README.md links ${page}`);
   for (const page of pages) {
     for (const [, target] of readFileSync(join(guide, page), "utf8").matchAll(/\]\(([^)#\s]+\.md)(?:#[^)]*)?\)/g)) {
       assert.ok(pages.includes(target ?? ""), `${page} links ${target}, which is not a page of the guide`);
@@ -237,10 +261,15 @@ describe("guide samples", { concurrency: Math.max(2, Math.min(8, availableParall
     const compiled = await node([tsc, "-p", project, "--pretty", "false"], root);
     // Name each error by page and line, not by the temporary file it was found in.
     const where = new Map(checked.map((sample) => [sample.file, sample]));
-    const errors = `${compiled.stdout}${compiled.stderr}`.replace(/[^\s(]*?([A-Za-z0-9-]+\.ts)\((\d+),(\d+)\)/g, (text, file: string, line: string) => {
-      const sample = where.get(file);
-      return sample === undefined ? text : `${sample.page} sample ${sample.number}, line ${sample.line + Number(line)}`;
-    });
+    const errors = `${compiled.stdout}${compiled.stderr}`.replace(
+      /[^\s(]*?([A-Za-z0-9-]+\.ts)\((\d+),(\d+)\)/g,
+      (text, file: string, line: string) => {
+        const sample = where.get(file);
+        return sample === undefined
+          ? text
+          : `${sample.page} sample ${sample.number}, line ${sample.line + Number(line)}`;
+      },
+    );
     assert.equal(compiled.code, 0, `the guide's samples do not type-check:\n${errors}`);
   });
 });

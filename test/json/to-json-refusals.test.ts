@@ -40,7 +40,10 @@ function notJsonValues(): Array<[string, unknown]> {
 describe("toJson and makeRecord refuse what is not JSON", () => {
   for (const [name, value] of notJsonValues()) {
     test(`refuses ${name} with not_json`, () => {
-      assert.throws(() => toJson(value), (error: unknown) => isLeashError(error, "not_json"));
+      assert.throws(
+        () => toJson(value),
+        (error: unknown) => isLeashError(error, "not_json"),
+      );
       assert.equal(isJson(value), false);
       assert.throws(
         () => makeRecord("run", null, "tool_ended", { result: value }, "x"),
@@ -58,7 +61,10 @@ describe("toJson and makeRecord refuse what is not JSON", () => {
     const next = makeRecord("run", head, "tool_ended", 1, "x");
     assert.equal(next.seq, 1);
     sink.append([next]);
-    assert.deepEqual(sink.records.map((record) => record.seq), [0, 1]);
+    assert.deepEqual(
+      sink.records.map((record) => record.seq),
+      [0, 1],
+    );
   });
 });
 
@@ -77,7 +83,9 @@ describe("toJson keeps what is JSON", () => {
   });
 
   test("keeps keys __proto__ and constructor as own properties, without polluting Object.prototype", () => {
-    const value = JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}') as unknown;
+    const value = JSON.parse(
+      '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}',
+    ) as unknown;
     const copy = toJson(value) as Record<string, unknown>;
     assert.deepEqual(Object.keys(copy), ["__proto__", "constructor"]);
     assert.equal(Object.getPrototypeOf(copy), Object.prototype);

@@ -10,11 +10,17 @@ const read = tool({ name: "read", execute: () => "page" });
 const ask: ModelRequest = { system: "s", messages: [{ role: "user", content: "q" }], tools: [] };
 
 function modelCalls(agent: Agent, runId: string): AuditRecord[] {
-  return (agent.audit.records as AuditRecord[]).filter((record) => record.run === runId && record.event === "model_called");
+  return (agent.audit.records as AuditRecord[]).filter(
+    (record) => record.run === runId && record.event === "model_called",
+  );
 }
 
 test("a model call is charged in tokens and in cost at the price per million tokens", async () => {
-  const model = scriptedModel({ name: "Everyday", price: { input: 1, output: 5 } }, says.tool("read", {}, { usage: { inputTokens: 2_000, outputTokens: 400 } }), says.handBack("done", { usage: { inputTokens: 3_000, outputTokens: 100 } }));
+  const model = scriptedModel(
+    { name: "Everyday", price: { input: 1, output: 5 } },
+    says.tool("read", {}, { usage: { inputTokens: 2_000, outputTokens: 400 } }),
+    says.handBack("done", { usage: { inputTokens: 3_000, outputTokens: 100 } }),
+  );
   const agent = new Agent({ tools: [read], planner: modelPlanner({ model }) });
   const state = await agent.run("read");
   assert.equal(state.status, "completed");
@@ -23,7 +29,10 @@ test("a model call is charged in tokens and in cost at the price per million tok
 });
 
 test("each model call writes a model_called record with the model, the usage and the digests, not the text", async () => {
-  const model = scriptedModel({ name: "Everyday", price: { input: 1, output: 5 } }, says.handBack("secret answer", { usage: { inputTokens: 10, outputTokens: 2 } }));
+  const model = scriptedModel(
+    { name: "Everyday", price: { input: 1, output: 5 } },
+    says.handBack("secret answer", { usage: { inputTokens: 10, outputTokens: 2 } }),
+  );
   const agent = new Agent({ tools: [read], planner: modelPlanner({ model }) });
   const state = await agent.run("a secret question");
   const [record] = modelCalls(agent, state.runId);
@@ -31,7 +40,10 @@ test("each model call writes a model_called record with the model, the usage and
   assert.equal(data.model, "Everyday");
   assert.deepEqual(data.usage, { inputTokens: 10, outputTokens: 2, tokens: 12, cost: (10 + 10) / 1e6 });
   assert.equal(data.requestDigest, digestOfJson(model.requests[0]));
-  assert.equal(data.responseDigest, digestOfJson({ calls: [], handBack: "secret answer", usage: { inputTokens: 10, outputTokens: 2 } }));
+  assert.equal(
+    data.responseDigest,
+    digestOfJson({ calls: [], handBack: "secret answer", usage: { inputTokens: 10, outputTokens: 2 } }),
+  );
   assert.equal("request" in data, false);
   assert.equal("response" in data, false);
   assert.ok(!JSON.stringify(record).includes("a secret question"));
@@ -47,7 +59,10 @@ test("with recordModelText the model_called record carries the full request and 
 });
 
 test("a model call is made while the spend is below the limits, even if its own usage takes it past them", async () => {
-  const model = scriptedModel(says.tool("read", {}, { usage: { inputTokens: 900, outputTokens: 200 } }), says.handBack("x"));
+  const model = scriptedModel(
+    says.tool("read", {}, { usage: { inputTokens: 900, outputTokens: 200 } }),
+    says.handBack("x"),
+  );
   const agent = new Agent({ tools: [read], planner: modelPlanner({ model }), limits: { maxTokens: 1_000 } });
   const state = await agent.run("read");
   // The first call went past the limit; the tool still ran, and the next model call was never made.
@@ -64,7 +79,10 @@ for (const [limits, reason] of [
 ] as [Limits, string][]) {
   test(`a model call refused because the spend reached ${reason} stops the run, even when the planner catches the error`, async () => {
     // 1,000 input tokens at 1 per million: 0.001 in money, and 1,000 tokens.
-    const spender = scriptedModel({ price: { input: 1, output: 5 } }, says.handBack("x", { usage: { inputTokens: 1_000, outputTokens: 0 } }));
+    const spender = scriptedModel(
+      { price: { input: 1, output: 5 } },
+      says.handBack("x", { usage: { inputTokens: 1_000, outputTokens: 0 } }),
+    );
     const never = scriptedModel(says.handBack("never"));
     const caught: unknown[] = [];
     const agent = new Agent({
@@ -92,7 +110,10 @@ for (const [limits, reason] of [
 }
 
 test("a planner that catches the refusal of a model call past the budget still ends the run stopped", async () => {
-  const spender = scriptedModel({ price: { input: 1, output: 5 } }, says.handBack("x", { usage: { inputTokens: 0, outputTokens: 10_000 } }));
+  const spender = scriptedModel(
+    { price: { input: 1, output: 5 } },
+    says.handBack("x", { usage: { inputTokens: 0, outputTokens: 10_000 } }),
+  );
   const never = scriptedModel(says.handBack("never"));
   let caught: unknown;
   const agent = new Agent({
@@ -122,7 +143,8 @@ test("a decision's own usage, for model calls made outside callModel, is charged
   const agent = new Agent({
     tools: [read],
     limits: { maxTokens: 50 },
-    planner: (state) => (state.steps.length === 0 ? Decision.act("read", {}, { usage: { tokens: 60, cost: 0.01 } }) : Decision.finish("x")),
+    planner: (state) =>
+      state.steps.length === 0 ? Decision.act("read", {}, { usage: { tokens: 60, cost: 0.01 } }) : Decision.finish("x"),
   });
   const state = await agent.run("read");
   assert.deepEqual(state.usage, { tokens: 60, cost: 0.01 });

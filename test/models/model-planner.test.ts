@@ -13,7 +13,12 @@ function shelf() {
   const write = tool({
     name: "write",
     description: "Write a label.",
-    parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+      additionalProperties: false,
+    },
     effect: "write",
     execute: ({ text }) => {
       written.push(text as string);
@@ -36,15 +41,32 @@ test("the request holds the purpose, the skill's description and brief, its tool
     output: { type: "object", properties: { count: { type: "integer" } }, required: ["count"] },
     brief: (where) => `Count the books on the ${where} shelf.`,
   };
-  const agent = new Agent({ tools, policy: alone, planner: modelPlanner({ model, purpose: "You keep a library.", maxOutputTokens: 500 }) });
+  const agent = new Agent({
+    tools,
+    policy: alone,
+    planner: modelPlanner({ model, purpose: "You keep a library.", maxOutputTokens: 500 }),
+  });
   const outcome = await agent.do(count, "top");
   assert.equal(outcome.done, true);
   assert.deepEqual(outcome.output, { count: 3 });
   const [first, second] = model.requests;
   assert.equal(first?.system, "You keep a library.");
-  assert.deepEqual(first?.messages, [{ role: "user", content: "Count the books on a shelf.\n\nCount the books on the top shelf." }]);
-  assert.deepEqual(first?.tools.map((item) => item.name), ["read", "write"]);
-  assert.deepEqual(first?.tools[0], { name: "read", description: "Read the shelf.", parameters: { type: "object", properties: {}, additionalProperties: false }, effect: "read", scopes: [], cost: 0, idempotent: true });
+  assert.deepEqual(first?.messages, [
+    { role: "user", content: "Count the books on a shelf.\n\nCount the books on the top shelf." },
+  ]);
+  assert.deepEqual(
+    first?.tools.map((item) => item.name),
+    ["read", "write"],
+  );
+  assert.deepEqual(first?.tools[0], {
+    name: "read",
+    description: "Read the shelf.",
+    parameters: { type: "object", properties: {}, additionalProperties: false },
+    effect: "read",
+    scopes: [],
+    cost: 0,
+    idempotent: true,
+  });
   assert.deepEqual(first?.output, count.output);
   assert.equal(first?.maxOutputTokens, 500);
   assert.deepEqual(second?.messages.slice(1), [
@@ -86,7 +108,10 @@ test("several calls in one answer become successive steps, each through every ga
   const agent = new Agent({ tools, policy: alone, guards: [guard], planner: modelPlanner({ model }) });
   const state = await agent.run("label the shelf");
   assert.equal(state.status, "completed");
-  assert.deepEqual(state.steps.map((step) => step.outcome), ["blocked", "unknown_tool", "executed", "executed", "finished"]);
+  assert.deepEqual(
+    state.steps.map((step) => step.outcome),
+    ["blocked", "unknown_tool", "executed", "executed", "finished"],
+  );
   assert.deepEqual(asked, ["write", "read", "write"]);
   assert.deepEqual(written, ["fiction"]);
   assert.deepEqual(trace(state).said, ["Rules stopped write: Be polite."]);
@@ -100,7 +125,13 @@ test("one planner shared by runs at the same time keeps each run's queued calls 
   const { tools } = shelf();
   const answer = (goal: string, observed: number): ModelResponse =>
     observed === 0
-      ? { calls: [{ tool: "read", args: {} }, { tool: "write", args: { text: goal } }], usage: none }
+      ? {
+          calls: [
+            { tool: "read", args: {} },
+            { tool: "write", args: { text: goal } },
+          ],
+          usage: none,
+        }
       : { calls: [], handBack: `${goal} after ${observed} messages`, usage: none };
   const model: ModelClient = {
     name: "echo",
@@ -112,9 +143,17 @@ test("one planner shared by runs at the same time keeps each run's queued calls 
   const planner = modelPlanner({ model });
   const agent = new Agent({ tools, policy: alone, planner });
   const [a, b] = await Promise.all([agent.run("alpha"), agent.run("beta")]);
-  for (const [state, goal] of [[a, "alpha"], [b, "beta"]] as const) {
+  for (const [state, goal] of [
+    [a, "alpha"],
+    [b, "beta"],
+  ] as const) {
     assert.equal(state.status, "completed");
-    assert.deepEqual(state.steps.map((step) => (step.decision.type === "act" ? `${step.decision.tool} ${JSON.stringify(step.decision.args)}` : "finish")), ["read {}", `write {"text":"${goal}"}`, "finish"]);
+    assert.deepEqual(
+      state.steps.map((step) =>
+        step.decision.type === "act" ? `${step.decision.tool} ${JSON.stringify(step.decision.args)}` : "finish",
+      ),
+      ["read {}", `write {"text":"${goal}"}`, "finish"],
+    );
     assert.equal(state.answer, `${goal} after 4 messages`);
   }
 });
@@ -122,23 +161,39 @@ test("one planner shared by runs at the same time keeps each run's queued calls 
 test("queued calls go on after a pause in the same process, and a fresh planner asks the model afresh", async () => {
   const { tools, written } = shelf();
   const policy = new Policy({ allowEffects: ["read", "write"] });
-  const model = scriptedModel(says.calls([{ tool: "write", args: { text: "poetry" } }, { tool: "read", args: {} }]), says.handBack("ok"));
+  const model = scriptedModel(
+    says.calls([
+      { tool: "write", args: { text: "poetry" } },
+      { tool: "read", args: {} },
+    ]),
+    says.handBack("ok"),
+  );
   const agent = new Agent({ tools, policy, planner: modelPlanner({ model }) });
   const paused = await agent.run("label");
   assert.equal(paused.status, "awaiting_approval");
   const grant = [Approval.grant(paused.pending?.digest ?? "", "allen")];
   const resumed = await agent.resume(paused, { approvals: grant });
   assert.equal(resumed.status, "completed");
-  assert.deepEqual(resumed.steps.map((step) => step.outcome), ["executed", "executed", "finished"]);
+  assert.deepEqual(
+    resumed.steps.map((step) => step.outcome),
+    ["executed", "executed", "finished"],
+  );
   assert.equal(model.requests.length, 2);
 
   // Another process (a fresh planner) has no queue: it asks its model, which sees what was done.
-  const again = scriptedModel(says.calls([{ tool: "write", args: { text: "prose" } }, { tool: "read", args: {} }]));
+  const again = scriptedModel(
+    says.calls([
+      { tool: "write", args: { text: "prose" } },
+      { tool: "read", args: {} },
+    ]),
+  );
   const first = new Agent({ tools, policy, planner: modelPlanner({ model: again }) });
   const pausedAgain = await first.run("label");
   const fresh = scriptedModel(says.handBack("done elsewhere"));
   const second = new Agent({ tools, policy, planner: modelPlanner({ model: fresh }) });
-  const elsewhere = await second.resume(pausedAgain, { approvals: [Approval.grant(pausedAgain.pending?.digest ?? "", "allen")] });
+  const elsewhere = await second.resume(pausedAgain, {
+    approvals: [Approval.grant(pausedAgain.pending?.digest ?? "", "allen")],
+  });
   assert.equal(elsewhere.status, "completed");
   assert.equal(elsewhere.answer, "done elsewhere");
   assert.match(fresh.requests[0]?.messages.at(-1)?.content ?? "", /labelled prose/);
@@ -147,10 +202,15 @@ test("queued calls go on after a pause in the same process, and a fresh planner 
 
 test("an output handed back finishes the run with it; text alone finishes with the text", async () => {
   const { tools } = shelf();
-  const handed = await new Agent({ tools, planner: modelPlanner({ model: scriptedModel(says.handBack({ ok: true }, { usage: none })) }) }).run("x");
+  const handed = await new Agent({
+    tools,
+    planner: modelPlanner({ model: scriptedModel(says.handBack({ ok: true }, { usage: none })) }),
+  }).run("x");
   assert.equal(handed.status, "completed");
   assert.deepEqual(handed.answer, { ok: true });
-  const told = await new Agent({ tools, planner: modelPlanner({ model: scriptedModel(says.text("All done.")) }) }).run("x");
+  const told = await new Agent({ tools, planner: modelPlanner({ model: scriptedModel(says.text("All done.")) }) }).run(
+    "x",
+  );
   assert.equal(told.answer, "All done.");
 });
 
@@ -158,7 +218,10 @@ test("calls and a hand-back in one answer: the calls are taken first, then the o
   const { tools } = shelf();
   const model = scriptedModel(() => ({ calls: [{ tool: "read", args: {} }], handBack: "read it", usage: none }));
   const state = await new Agent({ tools, planner: modelPlanner({ model }) }).run("x");
-  assert.deepEqual(state.steps.map((step) => step.outcome), ["executed", "finished"]);
+  assert.deepEqual(
+    state.steps.map((step) => step.outcome),
+    ["executed", "finished"],
+  );
   assert.equal(state.answer, "read it");
   assert.equal(model.requests.length, 1);
 });
@@ -166,10 +229,17 @@ test("calls and a hand-back in one answer: the calls are taken first, then the o
 test("a refused output is shown to the model, which may try again", async () => {
   const { tools } = shelf();
   const model = scriptedModel(says.handBack({ count: -1 }), says.handBack({ count: 3 }));
-  const skill: Skill<null, { count: number }> = { name: "Count", brief: () => "count", check: (output) => (output.count < 0 ? "A count is never negative." : null) };
+  const skill: Skill<null, { count: number }> = {
+    name: "Count",
+    brief: () => "count",
+    check: (output) => (output.count < 0 ? "A count is never negative." : null),
+  };
   const outcome = await new Agent({ tools, planner: modelPlanner({ model }) }).do(skill, null);
   assert.equal(outcome.done, true);
-  assert.deepEqual(outcome.state.steps.map((step) => step.outcome), ["answer_rejected", "finished"]);
+  assert.deepEqual(
+    outcome.state.steps.map((step) => step.outcome),
+    ["answer_rejected", "finished"],
+  );
   assert.match(model.requests[1]?.messages.at(-1)?.content ?? "", /A count is never negative\./);
 });
 
@@ -177,7 +247,7 @@ test("a malformed answer fails the run clearly with model_failed, naming the pro
   const { tools } = shelf();
   const cases: [string, unknown, RegExp][] = [
     ["calls that are not a list", { calls: "read", usage: none }, /`calls` must be an array/],
-    ["no usage", { calls: [] , text: "hi" }, /`usage`/],
+    ["no usage", { calls: [], text: "hi" }, /`usage`/],
     ["a call without a tool", { calls: [{ args: {} }], usage: none }, /calls\[0\]\.tool/],
     ["nothing at all", { calls: [], usage: none }, /no tool call, no output handed back and no text/],
     ["only blank text", { calls: [], text: "  ", usage: none }, /no tool call/],
@@ -210,7 +280,11 @@ test("the planner's price is charged, else the model's own", async () => {
   const priced = scriptedModel({ price: { input: 2, output: 3 } }, says.handBack(1, usage));
   assert.equal((await new Agent({ tools, planner: modelPlanner({ model: priced }) }).run("x")).usage.cost, 5);
   const overridden = scriptedModel({ price: { input: 2, output: 3 } }, says.handBack(1, usage));
-  assert.equal((await new Agent({ tools, planner: modelPlanner({ model: overridden, price: { input: 1, output: 5 } }) }).run("x")).usage.cost, 6);
+  assert.equal(
+    (await new Agent({ tools, planner: modelPlanner({ model: overridden, price: { input: 1, output: 5 } }) }).run("x"))
+      .usage.cost,
+    6,
+  );
   const free = scriptedModel(says.handBack(1, usage));
   const state = await new Agent({ tools, planner: modelPlanner({ model: free }) }).run("x");
   assert.deepEqual(state.usage, { tokens: 2_000_000, cost: 0 });
@@ -218,7 +292,11 @@ test("the planner's price is charged, else the model's own", async () => {
 
 test("bad options are refused when the planner is built", () => {
   const model = scriptedModel();
-  const refused = (options: unknown) => assert.throws(() => modelPlanner(options as never), (error) => isLeashError(error, "invalid_option"));
+  const refused = (options: unknown) =>
+    assert.throws(
+      () => modelPlanner(options as never),
+      (error) => isLeashError(error, "invalid_option"),
+    );
   refused(undefined);
   refused({});
   refused({ model: { name: "x" } });

@@ -5,21 +5,42 @@ import type { ModelRequest } from "../../src/index.js";
 import { says, scriptedModel } from "../../src/testing/index.js";
 
 const signal = new AbortController().signal;
-const request = (content: string): ModelRequest => ({ system: "test", messages: [{ role: "user", content }], tools: [] });
+const request = (content: string): ModelRequest => ({
+  system: "test",
+  messages: [{ role: "user", content }],
+  tools: [],
+});
 
 test("answers each call with the next step, with zero usage unless the step gives it", async () => {
   const model = scriptedModel(
     says.tool("lookup", { topic: "spans" }),
-    says.calls([{ tool: "a", args: {} }, { tool: "b", args: { n: 1 } }]),
+    says.calls([
+      { tool: "a", args: {} },
+      { tool: "b", args: { n: 1 } },
+    ]),
     says.handBack({ hours: 1 }, { usage: { inputTokens: 12, outputTokens: 3 } }),
     says.text("hello"),
   );
   assert.equal(model.name, "scripted");
   assert.equal(model.price, undefined);
-  assert.deepEqual(await model.generate(request("1"), { signal }), { calls: [{ tool: "lookup", args: { topic: "spans" } }], usage: { inputTokens: 0, outputTokens: 0 } });
-  assert.deepEqual((await model.generate(request("2"), { signal })).calls, [{ tool: "a", args: {} }, { tool: "b", args: { n: 1 } }]);
-  assert.deepEqual(await model.generate(request("3"), { signal }), { calls: [], handBack: { hours: 1 }, usage: { inputTokens: 12, outputTokens: 3 } });
-  assert.deepEqual(await model.generate(request("4"), { signal }), { calls: [], text: "hello", usage: { inputTokens: 0, outputTokens: 0 } });
+  assert.deepEqual(await model.generate(request("1"), { signal }), {
+    calls: [{ tool: "lookup", args: { topic: "spans" } }],
+    usage: { inputTokens: 0, outputTokens: 0 },
+  });
+  assert.deepEqual((await model.generate(request("2"), { signal })).calls, [
+    { tool: "a", args: {} },
+    { tool: "b", args: { n: 1 } },
+  ]);
+  assert.deepEqual(await model.generate(request("3"), { signal }), {
+    calls: [],
+    handBack: { hours: 1 },
+    usage: { inputTokens: 12, outputTokens: 3 },
+  });
+  assert.deepEqual(await model.generate(request("4"), { signal }), {
+    calls: [],
+    text: "hello",
+    usage: { inputTokens: 0, outputTokens: 0 },
+  });
   assert.equal(model.remaining, 0);
   model.assertDone();
 });
@@ -50,7 +71,10 @@ test("asked past the end of its script it throws script_exhausted, naming how ma
 });
 
 test("assertDone throws script_unfinished, listing the steps left", async () => {
-  const model = scriptedModel(says.tool("lookup", { topic: "ids" }), says.handBack("done"), () => ({ calls: [], usage: { inputTokens: 0, outputTokens: 0 } }));
+  const model = scriptedModel(says.tool("lookup", { topic: "ids" }), says.handBack("done"), () => ({
+    calls: [],
+    usage: { inputTokens: 0, outputTokens: 0 },
+  }));
   await model.generate(request("1"), { signal });
   assert.throws(
     () => model.assertDone(),
@@ -65,7 +89,11 @@ test("assertDone throws script_unfinished, listing the steps left", async () => 
 });
 
 test("a function step answers from the request and the number of the call", async () => {
-  const model = scriptedModel(says.text("first"), (asked, call) => ({ calls: [], text: `${asked.messages[0]?.content} at ${call}`, usage: { inputTokens: 1, outputTokens: 1 } }));
+  const model = scriptedModel(says.text("first"), (asked, call) => ({
+    calls: [],
+    text: `${asked.messages[0]?.content} at ${call}`,
+    usage: { inputTokens: 1, outputTokens: 1 },
+  }));
   await model.generate(request("a"), { signal });
   assert.equal((await model.generate(request("b"), { signal })).text, "b at 1");
 });
@@ -79,9 +107,18 @@ test("takes a name and a price as an optional first argument", () => {
 });
 
 test("refuses a step that is neither made by says nor a function, and a bad price", () => {
-  assert.throws(() => scriptedModel(says.text("ok"), { calls: [] } as never), (error) => isLeashError(error, "invalid_option") && /step 2/.test(error.message));
-  assert.throws(() => scriptedModel({ price: { input: -1, output: 0 } }), (error) => isLeashError(error, "invalid_option"));
-  assert.throws(() => scriptedModel({ name: "" }), (error) => isLeashError(error, "invalid_option"));
+  assert.throws(
+    () => scriptedModel(says.text("ok"), { calls: [] } as never),
+    (error) => isLeashError(error, "invalid_option") && /step 2/.test(error.message),
+  );
+  assert.throws(
+    () => scriptedModel({ price: { input: -1, output: 0 } }),
+    (error) => isLeashError(error, "invalid_option"),
+  );
+  assert.throws(
+    () => scriptedModel({ name: "" }),
+    (error) => isLeashError(error, "invalid_option"),
+  );
 });
 
 test("what it answers is a copy: changing an answer does not change the script", async () => {

@@ -14,7 +14,10 @@ function loadsPg(entry: string): boolean {
     const cache = createRequire(${JSON.stringify(`file://${root}`)}).cache;
     process.stdout.write(String(Object.keys(cache).some((path) => /[\\\\/]node_modules[\\\\/]pg[\\\\/]/.test(path))));
   `;
-  const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: root, encoding: "utf8" });
+  const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: root,
+    encoding: "utf8",
+  });
   assert.equal(result.status, 0, result.stderr);
   return result.stdout.trim() === "true";
 }

@@ -31,13 +31,17 @@ withPostgres("PostgresStore with concurrent processes", (url) => {
       const schema = freshSchemaName();
       try {
         const setup = new PostgresStore({ connectionString: url, schema });
-        const paused = await storeAgent({ store: setup, tool: "write", effectsFile: effects }).run("write the note", { runId: "raced" });
+        const paused = await storeAgent({ store: setup, tool: "write", effectsFile: effects }).run("write the note", {
+          runId: "raced",
+        });
         assert.equal(paused.status, "awaiting_approval");
         await setup.answer("raced", Approval.grant(paused.pending!.digest, "allen"));
         const before = await setup.load("raced");
         await setup.close();
 
-        const racers = Array.from({ length: RACERS }, () => startFixture("postgres/resume-child.ts", [url, schema, "raced", effects]));
+        const racers = Array.from({ length: RACERS }, () =>
+          startFixture("postgres/resume-child.ts", [url, schema, "raced", effects]),
+        );
         await Promise.all(racers.map((racer) => racer.waitFor((line) => line === "ready", { timeoutMs: 60_000 })));
         // The start signal goes to every racer in the same tick; each is already waiting on its stdin.
         for (const racer of racers) racer.child.stdin.write("go\n");

@@ -32,8 +32,15 @@ withPostgres("PostgresStore step rows", (url) => {
         return store;
       },
       stepWrites: async () => {
-        const result = await sql(url, `SELECT run_id, step_index, settled FROM ${quoted}.step_writes ORDER BY position`);
-        return result.rows.map((row: { run_id: string; step_index: number; settled: boolean }): StepWrite => ({ runId: row.run_id, index: row.step_index, settled: row.settled }));
+        const result = await sql(
+          url,
+          `SELECT run_id, step_index, settled FROM ${quoted}.step_writes ORDER BY position`,
+        );
+        return result.rows.map((row: { run_id: string; step_index: number; settled: boolean }): StepWrite => ({
+          runId: row.run_id,
+          index: row.step_index,
+          settled: row.settled,
+        }));
       },
       remove: async () => {
         for (const store of opened) await store.close();

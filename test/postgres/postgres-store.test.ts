@@ -18,7 +18,10 @@ const refused = (code: LeashError["code"]) => (error: unknown) => isLeashError(e
 describe("PostgresStore options", () => {
   test("the constructor connects to nothing: a server that is not there is reported as store_failed at first use", async () => {
     const store = new PostgresStore({ connectionString: "postgres://nobody@127.0.0.1:1/nowhere" });
-    await assert.rejects(store.load("r1"), (error) => isLeashError(error, "store_failed") && !(error as Error).message.includes("undefined"));
+    await assert.rejects(
+      store.load("r1"),
+      (error) => isLeashError(error, "store_failed") && !(error as Error).message.includes("undefined"),
+    );
     await store.close();
   });
 
@@ -34,7 +37,11 @@ describe("PostgresStore options", () => {
       [{ connectionString: "postgres://x", schema: "a" }, { schema: "b" }],
     ];
     for (const args of bad) {
-      assert.throws(() => new PostgresStore(...(args as ConstructorParameters<typeof PostgresStore>)), refused("invalid_option"), JSON.stringify(args));
+      assert.throws(
+        () => new PostgresStore(...(args as ConstructorParameters<typeof PostgresStore>)),
+        refused("invalid_option"),
+        JSON.stringify(args),
+      );
     }
     assert.equal(new PostgresStore({ connectionString: "postgres://x" }).schema, "public");
     assert.equal(new PostgresStore({ connectionString: "postgres://x", schema: "a" }, { schema: "a" }).schema, "a");
@@ -44,14 +51,28 @@ describe("PostgresStore options", () => {
 withPostgres("PostgresStore on PostgreSQL", (url) => {
   describe("PostgresStore on PostgreSQL", () => {
     test("creates its schema and tables on first use, records the schema version, and quotes the schema's name", async () => {
-      const schema = `${freshSchemaName("Leash \"Odd\"")}`;
+      const schema = `${freshSchemaName('Leash "Odd"')}`;
       const store = new PostgresStore({ connectionString: url, schema });
       try {
-        assert.equal((await sql(url, "SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])).rowCount, 0, "nothing before first use");
+        assert.equal(
+          (await sql(url, "SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])).rowCount,
+          0,
+          "nothing before first use",
+        );
         await store.create(stateOf("r1"));
-        const tables = await sql(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [schema]);
-        assert.deepEqual(tables.rows.map((row: { table_name: string }) => row.table_name), ["leash_audit", "leash_meta", "leash_runs", "leash_steps"]);
-        const version = await sql(url, `SELECT value FROM ${pg.escapeIdentifier(schema)}.leash_meta WHERE key = 'schema_version'`);
+        const tables = await sql(
+          url,
+          "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
+          [schema],
+        );
+        assert.deepEqual(
+          tables.rows.map((row: { table_name: string }) => row.table_name),
+          ["leash_audit", "leash_meta", "leash_runs", "leash_steps"],
+        );
+        const version = await sql(
+          url,
+          `SELECT value FROM ${pg.escapeIdentifier(schema)}.leash_meta WHERE key = 'schema_version'`,
+        );
         assert.equal(version.rows[0]?.value, String(POSTGRES_SCHEMA_VERSION));
         assert.equal((await store.load("r1"))?.runId, "r1");
       } finally {
@@ -78,11 +99,17 @@ withPostgres("PostgresStore on PostgreSQL", (url) => {
       const { store, schema, cleanup } = freshStore(url);
       try {
         await store.create(stateOf("r1"));
-        await sql(url, `UPDATE ${pg.escapeIdentifier(schema)}.leash_meta SET value = '99' WHERE key = 'schema_version'`);
+        await sql(
+          url,
+          `UPDATE ${pg.escapeIdentifier(schema)}.leash_meta SET value = '99' WHERE key = 'schema_version'`,
+        );
         const later = new PostgresStore({ connectionString: url, schema });
         await assert.rejects(later.create(stateOf("r2")), refused("unsupported_version"));
         await later.close();
-        assert.equal((await sql(url, `SELECT count(*)::int AS n FROM ${pg.escapeIdentifier(schema)}.leash_runs`)).rows[0]?.n, 1);
+        assert.equal(
+          (await sql(url, `SELECT count(*)::int AS n FROM ${pg.escapeIdentifier(schema)}.leash_runs`)).rows[0]?.n,
+          1,
+        );
       } finally {
         await cleanup();
       }
@@ -111,9 +138,13 @@ withPostgres("PostgresStore on PostgreSQL", (url) => {
     test("states and records round-trip exactly: NUL, line separators, __proto__ keys and big numbers", async () => {
       const { store, cleanup } = freshStore(url);
       try {
-        const data = JSON.parse('{"__proto__":{"polluted":true},"constructor":"c","text":"a\\u0000b\\u2028c\\nd","big":1e+30,"tiny":5e-324}') as unknown;
+        const data = JSON.parse(
+          '{"__proto__":{"polluted":true},"constructor":"c","text":"a\\u0000b\\u2028c\\nd","big":1e+30,"tiny":5e-324}',
+        ) as unknown;
         const first = makeRecord("odd", null, "run_started", data, "2026-01-01T00:00:00.000Z");
-        await store.create(stateOf("odd", { head: headOf([first]), goal: "nul \u0000 and \u2028" }), { records: [first] });
+        await store.create(stateOf("odd", { head: headOf([first]), goal: "nul \u0000 and \u2028" }), {
+          records: [first],
+        });
         const [back] = await store.read("odd");
         assert.deepEqual(back, first);
         assert.equal(Object.getPrototypeOf(back?.data), Object.prototype);
@@ -131,11 +162,20 @@ withPostgres("PostgresStore on PostgreSQL", (url) => {
         const records = chain("t1", 3);
         await store.append(records);
         const table = `${pg.escapeIdentifier(schema)}.leash_audit`;
-        await sql(url, `UPDATE ${table} SET record = replace(record, '"index":1', '"index":7') WHERE run_id = 't1' AND seq = 1`);
+        await sql(
+          url,
+          `UPDATE ${table} SET record = replace(record, '"index":1', '"index":7') WHERE run_id = 't1' AND seq = 1`,
+        );
         const problems = verifyAudit(await store.read("t1"));
-        assert.deepEqual(problems.map((problem) => [problem.seq, problem.problem]), [[1, "changed"]]);
+        assert.deepEqual(
+          problems.map((problem) => [problem.seq, problem.problem]),
+          [[1, "changed"]],
+        );
         await sql(url, `UPDATE ${table} SET record = '{"not":"a record"' WHERE run_id = 't1' AND seq = 2`);
-        await assert.rejects(store.read("t1"), (error) => isLeashError(error, "audit_corrupt") && /seq 2/.test((error as Error).message));
+        await assert.rejects(
+          store.read("t1"),
+          (error) => isLeashError(error, "audit_corrupt") && /seq 2/.test((error as Error).message),
+        );
       } finally {
         await cleanup();
       }
@@ -163,12 +203,17 @@ withPostgres("PostgresStore on PostgreSQL", (url) => {
         const outcomes = await Promise.allSettled(
           others.map((other, index) => {
             const more = chain("hot", 2, first[0], `writer-${index}`);
-            return other.save(stateOf("hot", { revision: 2, goal: `writer-${index}`, head: headOf(more) }), { expectedRevision: 1, records: more });
+            return other.save(stateOf("hot", { revision: 2, goal: `writer-${index}`, head: headOf(more) }), {
+              expectedRevision: 1,
+              records: more,
+            });
           }),
         );
         const won = outcomes.filter((outcome) => outcome.status === "fulfilled");
         assert.equal(won.length, 1);
-        for (const outcome of outcomes) if (outcome.status === "rejected") assert.ok(isLeashError(outcome.reason, "stale_state"), String(outcome.reason));
+        for (const outcome of outcomes)
+          if (outcome.status === "rejected")
+            assert.ok(isLeashError(outcome.reason, "stale_state"), String(outcome.reason));
         const stored = await store.load("hot");
         const trail = await store.read("hot");
         assert.equal(trail.length, 3);
@@ -187,22 +232,33 @@ withPostgres("PostgresStore on PostgreSQL", (url) => {
         const agent = workerAgent({ store, effectsFile: "/dev/null" });
         const answered = await approvedRuns(agent, store, 10);
         await agent.run("not answered", { runId: "unanswered" });
-        const leased = await Promise.all(others.map((other, index) => other.lease({ worker: `w${index}`, limit: 3, ttlMs: 60_000 })));
+        const leased = await Promise.all(
+          others.map((other, index) => other.lease({ worker: `w${index}`, limit: 3, ttlMs: 60_000 })),
+        );
         const all = leased.flat();
         assert.equal(new Set(all).size, all.length, "no run leased twice");
         assert.ok(all.every((runId) => answered.includes(runId)));
         assert.ok(all.length === 10, `leased ${all.length}`);
         assert.deepEqual(await store.lease({ worker: "late", ttlMs: 60_000 }), [], "every answered run is held");
-        assert.deepEqual((await others[0]!.renewLease({ worker: "w0", runIds: [...leased[0]!, leased[1]![0]!], ttlMs: 60_000 })).sort(), [...leased[0]!].sort());
+        assert.deepEqual(
+          (
+            await others[0]!.renewLease({ worker: "w0", runIds: [...leased[0]!, leased[1]![0]!], ttlMs: 60_000 })
+          ).sort(),
+          [...leased[0]!].sort(),
+        );
         await others[0]!.releaseLease({ worker: "w0", runIds: leased[0]! });
-        assert.deepEqual((await store.lease({ worker: "late", limit: 10, ttlMs: 60_000 })).sort(), [...leased[0]!].sort());
+        assert.deepEqual(
+          (await store.lease({ worker: "late", limit: 10, ttlMs: 60_000 })).sort(),
+          [...leased[0]!].sort(),
+        );
         const bad: Parameters<PostgresStore["lease"]>[0][] = [
           { worker: "", ttlMs: 1 },
           { worker: "w", ttlMs: 0 },
           { worker: "w", ttlMs: 1, limit: 0 },
           { worker: "w", ttlMs: 1, exclude: [1 as unknown as string] },
         ];
-        for (const options of bad) await assert.rejects(store.lease(options), refused("invalid_option"), JSON.stringify(options));
+        for (const options of bad)
+          await assert.rejects(store.lease(options), refused("invalid_option"), JSON.stringify(options));
       } finally {
         await Promise.all(others.map((other) => other.close()));
         await cleanup();
@@ -244,11 +300,14 @@ withPostgres("PostgresStore on PostgreSQL", (url) => {
         assert.equal((await store.read("r1")).length, 2);
         failNext = "53100";
         const last = chain("r1", 1, more[0]);
-        await assert.rejects(store.save(stateOf("r1", { revision: 3, head: headOf(last) }), { expectedRevision: 2, records: last }), (error) => {
-          assert.ok(isLeashError(error, "store_failed"));
-          assert.equal(error.details.sqlState, "53100");
-          return true;
-        });
+        await assert.rejects(
+          store.save(stateOf("r1", { revision: 3, head: headOf(last) }), { expectedRevision: 2, records: last }),
+          (error) => {
+            assert.ok(isLeashError(error, "store_failed"));
+            assert.equal(error.details.sqlState, "53100");
+            return true;
+          },
+        );
         assert.equal((await store.load("r1"))?.revision, 2, "the failed save changed nothing");
         assert.equal((await store.read("r1")).length, 2);
       } finally {

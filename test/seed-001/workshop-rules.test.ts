@@ -15,7 +15,10 @@ test("every guard point is told the agent, the skill, the task and the person", 
     afterTool: (work) => (seen.push(["afterTool", work]), { type: "allow" }),
   };
   const { estimator, repair, stub } = workshop({ guards: [watcher, shopRules] });
-  const script = scriptedModel(says.tool("NoteRepair", repairArgs(repair, { note: "Worn pads." })), says.handBack({ hours: 1 }));
+  const script = scriptedModel(
+    says.tool("NoteRepair", repairArgs(repair, { note: "Worn pads." })),
+    says.handBack({ hours: 1 }),
+  );
   stub((request, options) => script.generate(request, options));
   const outcome = await estimator.do(estimateRepair, repair, { principal: MIA });
   assert.equal(outcome.done, true);
@@ -23,7 +26,8 @@ test("every guard point is told the agent, the skill, the task and the person", 
     seen.map(([point]) => point),
     ["beforeModel", "afterModel", "beforeTool", "afterTool", "beforeModel", "afterModel"],
   );
-  for (const [, work] of seen) assert.deepEqual(work, { agent: "Estimator", skill: "EstimateRepair", task: outcome.task, person: MIA });
+  for (const [, work] of seen)
+    assert.deepEqual(work, { agent: "Estimator", skill: "EstimateRepair", task: outcome.task, person: MIA });
 });
 
 test("model calls are charged at the model's price, and the budget stops the work before the next call", async () => {
@@ -49,7 +53,12 @@ test("model calls are charged at the model's price, and the budget stops the wor
   assert.deepEqual(failures, []);
   const called = (await store.read(outcome.task)).filter((record) => record.event === "model_called");
   assert.equal(called.length, 1);
-  const data = called[0]?.data as { model: string; usage: { inputTokens: number; outputTokens: number; tokens: number }; requestDigest: string; responseDigest: string };
+  const data = called[0]?.data as {
+    model: string;
+    usage: { inputTokens: number; outputTokens: number; tokens: number };
+    requestDigest: string;
+    responseDigest: string;
+  };
   assert.equal(data.model, "Everyday");
   assert.deepEqual([data.usage.inputTokens, data.usage.outputTokens, data.usage.tokens], [10_000, 8_000, 18_000]);
   assert.match(data.requestDigest, /^[0-9a-f]{64}$/);
@@ -64,7 +73,10 @@ test("an approval from someone mayApprove refuses changes nothing; the manager's
     // Mia answers at once, but only Noor may approve: the run pauses instead.
     approver: (request) => (asked.push(request.tool), Approval.grant(request.digest, MIA)),
   });
-  const script = scriptedModel(says.tool("NoteRepair", repairArgs(repair, { note: "Worn pads." })), says.handBack({ hours: 1, summary: "Pads." }));
+  const script = scriptedModel(
+    says.tool("NoteRepair", repairArgs(repair, { note: "Worn pads." })),
+    says.handBack({ hours: 1, summary: "Pads." }),
+  );
   stub((request, options) => script.generate(request, options));
 
   const paused = await estimator.do(estimateRepair, repair, { principal: MIA });
@@ -76,7 +88,9 @@ test("an approval from someone mayApprove refuses changes nothing; the manager's
   assert.equal((refused[0]?.data as { reason?: string }).reason, "approver_not_allowed");
   const digest = paused.state.pending?.digest ?? "";
 
-  await assert.rejects(estimator.resume(paused.task, { approvals: [Approval.grant(digest, MIA)] }), (error) => isLeashError(error, "approver_not_allowed"));
+  await assert.rejects(estimator.resume(paused.task, { approvals: [Approval.grant(digest, MIA)] }), (error) =>
+    isLeashError(error, "approver_not_allowed"),
+  );
   assert.equal((await store.load(paused.task))?.status, "awaiting_approval");
   assert.equal(repairs.get(repair.id)?.note, "");
 

@@ -24,14 +24,22 @@ test("a guard stops a tool and keeps an answer from the model", async () => {
   // Both blocks are lines of the record, each naming the guard and its reason.
   const { said, ran } = trace(outcome.state);
   assert.ok(said.includes("Shop rules stopped NoteRepair: A note does not blame the customer."), said.join("\n"));
-  assert.ok(said.includes("Shop rules kept what WhereIsTheKey answered from the model: Where a key is kept stays in the workshop."), said.join("\n"));
+  assert.ok(
+    said.includes(
+      "Shop rules kept what WhereIsTheKey answered from the model: Where a key is kept stays in the workshop.",
+    ),
+    said.join("\n"),
+  );
   // The tool that ran is counted as run; the one that was stopped is not.
   assert.deepEqual(ran, ["WhereIsTheKey", "NoteRepair"]);
   // The trace is read from the state alone: the saved copy tells the same.
   const saved = await store.load(outcome.task);
   assert.ok(saved !== null);
   assert.deepEqual(trace(saved), { said, ran });
-  assert.deepEqual(outcome.state.steps.map((step) => step.outcome), ["blocked", "withheld", "executed", "finished"]);
+  assert.deepEqual(
+    outcome.state.steps.map((step) => step.outcome),
+    ["blocked", "withheld", "executed", "finished"],
+  );
   assert.equal(outcome.state.toolCalls, 2);
   // Where the key is kept went neither to the model nor into the saved state; the model was told
   // why the answer was kept, not what it was.

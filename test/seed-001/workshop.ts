@@ -35,7 +35,13 @@ export function workshop(options: WorkshopOptions = {}) {
   const repair = repairT7();
   const repairs = new Map<string, Repair>([[repair.id, repair]]);
   const store = new MemoryStore();
-  const estimator = createEstimator({ ...options, store, model: options.model ?? everyday, tools: workshopTools(repairs), manager: NOOR });
+  const estimator = createEstimator({
+    ...options,
+    store,
+    model: options.model ?? everyday,
+    tools: workshopTools(repairs),
+    manager: NOOR,
+  });
   /** Sets how the Everyday model answers from now on. */
   const stub = (next: Answer): void => {
     answer = next;
@@ -44,6 +50,9 @@ export function workshop(options: WorkshopOptions = {}) {
 }
 
 /** The arguments of a call about a repair, as the seed's `RepairArgs` builds them. */
-export function repairArgs(repair: Repair, rest: Record<string, string> = {}): { repair: string } & Record<string, string> {
+export function repairArgs(
+  repair: Repair,
+  rest: Record<string, string> = {},
+): { repair: string } & Record<string, string> {
   return { repair: repair.id, ...rest };
 }

@@ -14,7 +14,12 @@ const summarize: Skill<string, Summary> = {
   name: "Summarize",
   description: "Summarize a page.",
   tools: ["read"],
-  output: { type: "object", properties: { words: { type: "integer" } }, required: ["words"], additionalProperties: false },
+  output: {
+    type: "object",
+    properties: { words: { type: "integer" } },
+    required: ["words"],
+    additionalProperties: false,
+  },
   brief: (page) => `Summarize ${page}.`,
   check: (summary) => (summary.words > 100 ? "A summary is short." : null),
 };
@@ -33,7 +38,12 @@ test("the brief is the goal, the skill's tools the only tools, and the run recor
   const agent = new Agent({
     tools: [read, hidden],
     planner: (state, tools, context) => {
-      seen ??= { goal: state.goal, tools: tools.map((item) => item.name), skill: context.skill, principal: context.principal };
+      seen ??= {
+        goal: state.goal,
+        tools: tools.map((item) => item.name),
+        skill: context.skill,
+        principal: context.principal,
+      };
       if (state.steps.length === 0) return Decision.act("hidden");
       return Decision.finish({ words: 12 });
     },
@@ -57,7 +67,13 @@ test("do returns the outcome of the last attempt: done, status, task, attempt, o
   const agent = new Agent({ tools: [read], planner: answers({ words: 7 }) });
   const outcome = await agent.do(summarize, "p");
   assert.deepEqual(
-    { done: outcome.done, status: outcome.status, task: outcome.task, attempt: outcome.attempt, output: outcome.output },
+    {
+      done: outcome.done,
+      status: outcome.status,
+      task: outcome.task,
+      attempt: outcome.attempt,
+      output: outcome.output,
+    },
     { done: true, status: "completed", task: outcome.state.runId, attempt: 1, output: { words: 7 } },
   );
 });
@@ -73,7 +89,10 @@ test("an output that does not match the schema is refused, shown to the planner,
   });
   const outcome = await agent.do(summarize, "p");
   assert.equal(outcome.done, true);
-  assert.deepEqual(outcome.state.steps.map((step) => step.outcome), ["answer_rejected", "finished"]);
+  assert.deepEqual(
+    outcome.state.steps.map((step) => step.outcome),
+    ["answer_rejected", "finished"],
+  );
   const refusal = told[1] as { outcome: string; error: { message: string } };
   assert.equal(refusal.outcome, "answer_rejected");
   assert.match(refusal.error.message, /does not match the skill's schema/);
@@ -88,7 +107,10 @@ test("the check refuses an output with its reason, shown to the planner", async 
 });
 
 test("the third refused output fails the attempt with answer_rejected, each refusal audited", async () => {
-  const agent = new Agent({ tools: [read], planner: answers({ words: 500 }, { words: 500 }, { words: 500 }, { words: 5 }) });
+  const agent = new Agent({
+    tools: [read],
+    planner: answers({ words: 500 }, { words: 500 }, { words: 500 }, { words: 5 }),
+  });
   const outcome = await agent.do(summarize, "p");
   assert.equal(outcome.status, "failed");
   assert.equal(outcome.state.failure?.code, "answer_rejected");
@@ -105,7 +127,13 @@ test("maxRejections given to do bounds the refusals", async () => {
 });
 
 test("a check that throws fails the attempt with done_failed", async () => {
-  const skill: Skill<null, unknown> = { name: "Fragile", brief: () => "go", check: () => { throw new Error("oops"); } };
+  const skill: Skill<null, unknown> = {
+    name: "Fragile",
+    brief: () => "go",
+    check: () => {
+      throw new Error("oops");
+    },
+  };
   const outcome = await new Agent({ tools: [read], planner: answers(1) }).do(skill, null);
   assert.equal(outcome.state.failure?.code, "done_failed");
   assert.match(outcome.state.failure?.message ?? "", /oops/);
@@ -133,10 +161,19 @@ test("a failed attempt is tried again from the beginning, as a run of its own wi
   assert.deepEqual(first?.usage, { tokens: 30, cost: 0.03 });
   // The second attempt starts afresh: no steps, no spend, no refusals carried over.
   assert.deepEqual(outcome.state.usage, { tokens: 0, cost: 0 });
-  assert.deepEqual(outcome.state.steps.map((step) => step.outcome), ["finished"]);
-  assert.deepEqual(goals.map((goal) => goal.split(": ")[1]), ["0", "1", "2", "0"]);
+  assert.deepEqual(
+    outcome.state.steps.map((step) => step.outcome),
+    ["finished"],
+  );
+  assert.deepEqual(
+    goals.map((goal) => goal.split(": ")[1]),
+    ["0", "1", "2", "0"],
+  );
   assert.notEqual(outcome.task, first?.runId);
-  assert.deepEqual((trail(agent, outcome.task, "run_started")[0]?.data as { attempt: number; retryOf: string }).retryOf, first?.runId);
+  assert.deepEqual(
+    (trail(agent, outcome.task, "run_started")[0]?.data as { attempt: number; retryOf: string }).retryOf,
+    first?.runId,
+  );
 });
 
 test("run_failed is emitted once per failed attempt and gave_up once after the last, before any next attempt starts", async () => {
@@ -149,10 +186,18 @@ test("run_failed is emitted once per failed attempt and gave_up once after the l
     },
   });
   agent.on("run_failed", ({ attempt, failure }) => log.push(`run_failed ${attempt} ${failure.code}`));
-  agent.on("gave_up", ({ attempts, problem }) => log.push(`gave_up ${attempts} ${problem.includes("refused") ? "refused" : problem}`));
+  agent.on("gave_up", ({ attempts, problem }) =>
+    log.push(`gave_up ${attempts} ${problem.includes("refused") ? "refused" : problem}`),
+  );
   const outcome = await agent.do({ ...summarize, retry: { attempts: 2 } }, "p", { limits: { maxRejections: 0 } });
   assert.equal(outcome.status, "failed");
-  assert.deepEqual(log, ["plan 1", "run_failed 1 answer_rejected", "plan 2", "run_failed 2 answer_rejected", "gave_up 2 refused"]);
+  assert.deepEqual(log, [
+    "plan 1",
+    "run_failed 1 answer_rejected",
+    "plan 2",
+    "run_failed 2 answer_rejected",
+    "gave_up 2 refused",
+  ]);
   const gaveUp = trail(agent, outcome.task, "gave_up");
   assert.equal(gaveUp.length, 1);
   assert.deepEqual(gaveUp[0]?.data, { task: outcome.task, attempts: 2, problem: outcome.state.failure?.message });
@@ -204,12 +249,19 @@ test("work that was cancelled is not tried again", async () => {
   assert.equal(outcome.attempt, 1);
   // Cancelled at the planner's very first call: the step never started its tool.
   assert.equal(outcome.state.toolCalls, 0);
-  assert.deepEqual(outcome.state.steps.map((step) => step.outcome), ["stopped"]);
+  assert.deepEqual(
+    outcome.state.steps.map((step) => step.outcome),
+    ["stopped"],
+  );
 });
 
 test("work that paused for a person is returned paused, not tried again", async () => {
   const write = tool({ name: "write", effect: "write", execute: () => "written" });
-  const agent = new Agent({ tools: [read, write], policy: new Policy({ allowEffects: ["read", "write"] }), planner: () => Decision.act("write") });
+  const agent = new Agent({
+    tools: [read, write],
+    policy: new Policy({ allowEffects: ["read", "write"] }),
+    planner: () => Decision.act("write"),
+  });
   const outcome = await agent.do({ ...summarize, tools: ["write"], retry: { attempts: 3 } }, "p");
   assert.equal(outcome.status, "awaiting_approval");
   assert.equal(outcome.attempt, 1);
@@ -237,7 +289,10 @@ test("work a guard blocked at the model is not tried again", async () => {
     tools: [read],
     guards: [{ name: "Rules", beforeModel: () => ({ type: "block", why: "No model today." }) }],
     planner: async (state, _tools, context) => {
-      await context.callModel({ name: "m", generate: () => Promise.reject(new Error("never called")) }, { system: "", messages: [], tools: [] });
+      await context.callModel(
+        { name: "m", generate: () => Promise.reject(new Error("never called")) },
+        { system: "", messages: [], tools: [] },
+      );
       return Decision.finish(null);
     },
   });
@@ -251,7 +306,8 @@ test("work a guard blocked at the model is not tried again", async () => {
 test("a skill passed to do is found by name when its run is resumed, even by another agent that knows it", async () => {
   const store = new MemoryStore();
   const write = tool({ name: "write", effect: "write", execute: () => "written" });
-  const planner: Planner = (state) => (state.steps.length === 0 ? Decision.act("write") : Decision.finish({ words: 500 }));
+  const planner: Planner = (state) =>
+    state.steps.length === 0 ? Decision.act("write") : Decision.finish({ words: 500 });
   const policy = new Policy({ allowEffects: ["read", "write"] });
   const skill = { ...summarize, tools: ["write"] };
   const first = new Agent({ tools: [write], store, policy, planner });
@@ -263,9 +319,14 @@ test("a skill passed to do is found by name when its run is resumed, even by ano
   // An agent that does not know the skill refuses to resume a run of it.
   const paused2 = await first.do(skill, "q");
   const stranger = new Agent({ tools: [write], store, policy, planner });
-  await assert.rejects(stranger.resume(paused2.task), (error) => isLeashError(error, "invalid_state") && /Summarize/.test(error.message));
+  await assert.rejects(
+    stranger.resume(paused2.task),
+    (error) => isLeashError(error, "invalid_state") && /Summarize/.test(error.message),
+  );
   const colleague = new Agent({ tools: [write], store, policy, planner, skills: [skill] });
-  const done = await colleague.resume(paused2.task, { approvals: [Approval.grant(paused2.state.pending?.digest ?? "", "allen")] });
+  const done = await colleague.resume(paused2.task, {
+    approvals: [Approval.grant(paused2.state.pending?.digest ?? "", "allen")],
+  });
   assert.equal(done.steps[1]?.outcome, "answer_rejected");
 });
 
@@ -273,6 +334,10 @@ test("a skill that is not one is refused with invalid_skill", async () => {
   const agent = new Agent({ tools: [read], planner: answers(null) });
   await assert.rejects(agent.do({ name: "", brief: () => "" }, null), (error) => isLeashError(error, "invalid_skill"));
   await assert.rejects(agent.do({ name: "NoBrief" } as never, null), (error) => isLeashError(error, "invalid_skill"));
-  await assert.rejects(agent.do({ name: "Bad", brief: () => "", retry: { attempts: 0 } }, null), (error) => isLeashError(error, "invalid_skill"));
-  await assert.rejects(agent.do({ name: "Bad", brief: () => "", tools: ["nope"] }, null), (error) => isLeashError(error));
+  await assert.rejects(agent.do({ name: "Bad", brief: () => "", retry: { attempts: 0 } }, null), (error) =>
+    isLeashError(error, "invalid_skill"),
+  );
+  await assert.rejects(agent.do({ name: "Bad", brief: () => "", tools: ["nope"] }, null), (error) =>
+    isLeashError(error),
+  );
 });

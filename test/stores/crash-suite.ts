@@ -30,7 +30,11 @@ export interface CrashWorkspace<Store extends DurableStore> {
 
 /** Starts a run in a child whose tool hangs, and kills the child once the tool has started. */
 async function crashMidCall(space: CrashWorkspace<DurableStore>, tool: ToolKind, runId: string): Promise<void> {
-  const child = startFixture("stores/crash-child.ts", [space.kind, space.location, "hang", tool, runId, space.effects], space.env);
+  const child = startFixture(
+    "stores/crash-child.ts",
+    [space.kind, space.location, "hang", tool, runId, space.effects],
+    space.env,
+  );
   try {
     await child.waitFor((line) => line === STARTED_MARKER);
   } finally {
@@ -75,7 +79,9 @@ export function crashSuite<Store extends DurableStore>(name: string, workspace: 
         assert.equal(saved.status, "running");
         assert.equal(saved.steps[0]?.starts, 1);
         assertAgrees(await space.records(store), saved);
-        const state = await storeAgent({ store, tool: "write", effectsFile: space.effects, approve: true }).resume("killed-write");
+        const state = await storeAgent({ store, tool: "write", effectsFile: space.effects, approve: true }).resume(
+          "killed-write",
+        );
         assert.equal(state.status, "completed");
         assert.equal(state.steps[0]?.outcome, "interrupted");
         assert.equal(state.answer, "interrupted");
@@ -104,7 +110,11 @@ export function crashSuite<Store extends DurableStore>(name: string, workspace: 
 
     test("killed during a burst of runs, every stored state agrees with its trail and every run resumes", () =>
       withWorkspace(workspace, async (space, open) => {
-        const child = startFixture("stores/crash-child.ts", [space.kind, space.location, "burst", "burst", space.effects], space.env);
+        const child = startFixture(
+          "stores/crash-child.ts",
+          [space.kind, space.location, "burst", "burst", space.effects],
+          space.env,
+        );
         try {
           // Killed at an arbitrary point a few dozen runs in, wherever the child then is (a commit
           // in flight is rolled back: by SQLite's journal, by the server when the connection drops).
@@ -121,11 +131,17 @@ export function crashSuite<Store extends DurableStore>(name: string, workspace: 
           if (state.status === "completed") continue;
           // The child ran reads at even indexes and approved writes at odd ones.
           const tool = Number(state.runId.split("-")[1]) % 2 === 0 ? "read" : "write";
-          const resumed = await storeAgent({ store, tool, effectsFile: space.effects, approve: true }).resume(state.runId);
+          const resumed = await storeAgent({ store, tool, effectsFile: space.effects, approve: true }).resume(
+            state.runId,
+          );
           assert.equal(resumed.status, "completed");
           assertAgrees(await space.records(store), resumed);
         }
-        assert.equal(new Set((await store.read()).map((record) => record.run)).size, states.length, "no trail without a state");
+        assert.equal(
+          new Set((await store.read()).map((record) => record.run)).size,
+          states.length,
+          "no trail without a state",
+        );
       }));
   });
 }

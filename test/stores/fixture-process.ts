@@ -24,7 +24,10 @@ export interface FixtureProcess {
  */
 export function startFixture(script: string, args: string[], env: Record<string, string> = {}): FixtureProcess {
   const path = fileURLToPath(new URL(`../fixtures/${script}`, import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", path, ...args], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, ["--import", "tsx", path, ...args], {
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
   const lines: string[] = [];
   const listeners = new Set<() => void>();
   let pending = "";
@@ -45,10 +48,19 @@ export function startFixture(script: string, args: string[], env: Record<string,
       for (const listener of listeners) listener();
     });
   });
-  const waitFor = (match: (line: string) => boolean, options: { nth?: number; timeoutMs?: number } = {}): Promise<string> =>
+  const waitFor = (
+    match: (line: string) => boolean,
+    options: { nth?: number; timeoutMs?: number } = {},
+  ): Promise<string> =>
     new Promise((resolve, reject) => {
       const { nth = 1, timeoutMs = 60_000 } = options;
-      const timer = setTimeout(() => finish(new Error(`No matching line within ${timeoutMs} ms; printed: ${lines.join(" | ")}; stderr: ${errors}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          finish(
+            new Error(`No matching line within ${timeoutMs} ms; printed: ${lines.join(" | ")}; stderr: ${errors}`),
+          ),
+        timeoutMs,
+      );
       const finish = (outcome: string | Error): void => {
         clearTimeout(timer);
         listeners.delete(check);
@@ -59,7 +71,11 @@ export function startFixture(script: string, args: string[], env: Record<string,
         const found = lines.filter(match)[nth - 1];
         if (found !== undefined) finish(found);
         else if (child.exitCode !== null || child.signalCode !== null) {
-          finish(new Error(`The fixture exited (${child.exitCode ?? child.signalCode}) first; printed: ${lines.join(" | ")}; stderr: ${errors}`));
+          finish(
+            new Error(
+              `The fixture exited (${child.exitCode ?? child.signalCode}) first; printed: ${lines.join(" | ")}; stderr: ${errors}`,
+            ),
+          );
         }
       };
       listeners.add(check);

@@ -24,7 +24,8 @@ async function withFile(body: (path: string) => Promise<void>): Promise<void> {
 /** Saves a run `count` times, one commit each. */
 async function saveMany(store: SqliteStore, runId: string, count: number): Promise<void> {
   await store.create(stateOf(runId));
-  for (let revision = 2; revision <= count; revision++) await store.save(stateOf(runId, { revision }), { expectedRevision: revision - 1 });
+  for (let revision = 2; revision <= count; revision++)
+    await store.save(stateOf(runId, { revision }), { expectedRevision: revision - 1 });
 }
 
 describe("SqliteStore checkpoints", () => {

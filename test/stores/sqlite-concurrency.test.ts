@@ -37,7 +37,9 @@ describe("SqliteStore with eight concurrent processes", () => {
     races += 1;
     const nth = races;
     racers.forEach((racer, index) => racer.child.stdin.write(`${JSON.stringify(command(index))}\n`));
-    return Promise.all(racers.map(async (racer) => JSON.parse(await racer.waitFor((line) => line.startsWith("{"), { nth })) as Report));
+    return Promise.all(
+      racers.map(async (racer) => JSON.parse(await racer.waitFor((line) => line.startsWith("{"), { nth })) as Report),
+    );
   }
 
   /** A run paused for approval of its write, with the answer recorded in the store. */
@@ -76,14 +78,20 @@ describe("SqliteStore with eight concurrent processes", () => {
   after(async () => {
     for (const racer of racers) racer.child.stdin.end();
     // Closing stdin ends each racer; any that lingers is killed after a grace period.
-    await Promise.all(racers.map((racer) => Promise.race([racer.exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())])));
+    await Promise.all(
+      racers.map((racer) => Promise.race([racer.exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())])),
+    );
     await Promise.all(racers.map((racer) => killHard(racer)));
     rmSync(directory, { recursive: true, force: true });
   });
 
   test("eight processes opening a new file at once all create or find the tables, and all work", async () => {
     const database = join(directory, "fresh.db");
-    const reports = await race((index) => ({ open: database, runId: `opened-${index}`, effects: join(directory, "opened.jsonl") }));
+    const reports = await race((index) => ({
+      open: database,
+      runId: `opened-${index}`,
+      effects: join(directory, "opened.jsonl"),
+    }));
     assert.deepEqual(
       reports.map((report) => report.status),
       Array.from({ length: RACERS }, () => "completed"),
@@ -133,7 +141,9 @@ describe("SqliteStore with eight concurrent processes", () => {
     const effects = join(directory, "recorded.jsonl");
     await approvedRun(database, "recorded", effects);
     const reports = await race(() => ({ resume: database, runId: "recorded", effects, approval: null }));
-    context.diagnostic(`outcomes: ${reports.map((report) => (report.resumed === true ? `${report.status}/${report.outcome}` : report.code)).join(", ")}`);
+    context.diagnostic(
+      `outcomes: ${reports.map((report) => (report.resumed === true ? `${report.status}/${report.outcome}` : report.code)).join(", ")}`,
+    );
     for (const report of reports.filter((item) => item.resumed !== true)) {
       assert.equal(report.name, "StateError", JSON.stringify(report));
       assert.ok(report.code === "stale_state" || report.code === "run_ended", JSON.stringify(report));
@@ -149,7 +159,10 @@ describe("SqliteStore with eight concurrent processes", () => {
     // it recovers the run (the winner's next save is then refused): the write, if it started, is
     // `interrupted` and never repeated; if it had not started, its step asks for approval again.
     if (state.status === "completed") {
-      assert.ok(state.steps[0]?.outcome === "executed" || state.steps[0]?.outcome === "interrupted", state.steps[0]?.outcome ?? "none");
+      assert.ok(
+        state.steps[0]?.outcome === "executed" || state.steps[0]?.outcome === "interrupted",
+        state.steps[0]?.outcome ?? "none",
+      );
       assert.equal(ran, 1);
     } else {
       assert.equal(state.status, "awaiting_approval");

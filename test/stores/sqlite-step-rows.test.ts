@@ -23,7 +23,9 @@ stepRowsSuite("SqliteStore step rows", async () => {
       INSERT INTO step_writes (run_id, step_index, settled) VALUES (new.run_id, new.step_index, json_extract(new.step, '$.outcome') IS NOT NULL);
     END;
   `);
-  const read = raw.prepare<[], { run_id: string; step_index: number; settled: number }>("SELECT run_id, step_index, settled FROM step_writes ORDER BY position");
+  const read = raw.prepare<[], { run_id: string; step_index: number; settled: number }>(
+    "SELECT run_id, step_index, settled FROM step_writes ORDER BY position",
+  );
   const opened: SqliteStore[] = [];
   return {
     open: () => {
@@ -31,7 +33,10 @@ stepRowsSuite("SqliteStore step rows", async () => {
       opened.push(store);
       return store;
     },
-    stepWrites: () => Promise.resolve(read.all().map((row): StepWrite => ({ runId: row.run_id, index: row.step_index, settled: row.settled === 1 }))),
+    stepWrites: () =>
+      Promise.resolve(
+        read.all().map((row): StepWrite => ({ runId: row.run_id, index: row.step_index, settled: row.settled === 1 })),
+      ),
     remove: async () => {
       for (const store of opened) await store.close();
       raw.close();

@@ -74,8 +74,14 @@ describe("SqliteStore", () => {
       raw.prepare("UPDATE leash_meta SET value = '99' WHERE key = 'schema_version'").run();
       raw.close();
       assert.throws(() => new SqliteStore(path), refused("unsupported_version"));
-      writeFileSync(`${path}.txt`, "this is not a database, only some text that is long enough to have a header".repeat(20));
-      assert.throws(() => new SqliteStore(`${path}.txt`), (error) => isLeashError(error, "store_failed") && error.cause instanceof Error);
+      writeFileSync(
+        `${path}.txt`,
+        "this is not a database, only some text that is long enough to have a header".repeat(20),
+      );
+      assert.throws(
+        () => new SqliteStore(`${path}.txt`),
+        (error) => isLeashError(error, "store_failed") && error.cause instanceof Error,
+      );
     }));
 
   test("options are checked when the store is built", () => {
@@ -106,7 +112,13 @@ describe("SqliteStore", () => {
     await store.append(theirs);
     // ... so a save carrying this writer's record at the same seq must not land, state included.
     const mine = chain("moved", 1, start[0], "mine");
-    await assert.rejects(store.save(stateOf("moved", { revision: 2, goal: "mine", head: headOf(mine) }), { expectedRevision: 1, records: mine }), refused("stale_state"));
+    await assert.rejects(
+      store.save(stateOf("moved", { revision: 2, goal: "mine", head: headOf(mine) }), {
+        expectedRevision: 1,
+        records: mine,
+      }),
+      refused("stale_state"),
+    );
     assert.equal((await store.load("moved"))?.revision, 1);
     assert.deepEqual(await store.read("moved"), [...start, ...theirs]);
     await store.close();
@@ -136,7 +148,11 @@ describe("SqliteStore", () => {
       raw.prepare("UPDATE audit SET record = '{\"not\": \"a record\"}' WHERE run_id = 'tampered' AND seq = 1").run();
       raw.prepare("UPDATE runs SET state = '{\"version\": 7}' WHERE run_id = 'tampered'").run();
       raw.close();
-      await assert.rejects(store.read("tampered"), (error) => isLeashError(error, "audit_corrupt") && error.details.seq === 1 && error.details.runId === "tampered");
+      await assert.rejects(
+        store.read("tampered"),
+        (error) =>
+          isLeashError(error, "audit_corrupt") && error.details.seq === 1 && error.details.runId === "tampered",
+      );
       assert.throws(() => store.records, refused("audit_corrupt"));
       await assert.rejects(store.load("tampered"), refused("unsupported_version"));
       await store.close();
@@ -149,8 +165,14 @@ describe("SqliteStore", () => {
       const other = new Database(path);
       other.exec("BEGIN IMMEDIATE");
       try {
-        await assert.rejects(store.save(stateOf("locked", { revision: 2 }), { expectedRevision: 1 }), refused("stale_state"));
-        await assert.rejects(store.create(stateOf("second")), (error) => isLeashError(error, "store_failed") && error.details.driverCode === "SQLITE_BUSY");
+        await assert.rejects(
+          store.save(stateOf("locked", { revision: 2 }), { expectedRevision: 1 }),
+          refused("stale_state"),
+        );
+        await assert.rejects(
+          store.create(stateOf("second")),
+          (error) => isLeashError(error, "store_failed") && error.details.driverCode === "SQLITE_BUSY",
+        );
         await assert.rejects(store.append(chain("third", 1)), refused("store_failed"));
         assert.equal((await store.load("locked"))?.revision, 1);
       } finally {
@@ -172,7 +194,8 @@ describe("SqliteStore", () => {
       const store = new SqliteStore(path);
       const baseline = walCommits(path);
       await store.create(stateOf("counted"));
-      for (let revision = 2; revision <= 6; revision++) await store.save(stateOf("counted", { revision }), { expectedRevision: revision - 1 });
+      for (let revision = 2; revision <= 6; revision++)
+        await store.save(stateOf("counted", { revision }), { expectedRevision: revision - 1 });
       assert.equal(walCommits(path) - baseline, 6);
 
       const steps = 5;

@@ -32,7 +32,12 @@ export interface StepRowsWorkspace {
 
 /** A step that has ended (`settled`) or still waits for its call to end. */
 function stepOf(index: number, settled: boolean): Step {
-  return { index, decision: { type: "act", tool: "noop", args: { index } }, outcome: settled ? "executed" : null, result: settled ? `result ${index}` : null };
+  return {
+    index,
+    decision: { type: "act", tool: "noop", args: { index } },
+    outcome: settled ? "executed" : null,
+    result: settled ? `result ${index}` : null,
+  };
 }
 
 /** A state at `revision` whose steps are given as settled (true) or not (false). */
@@ -48,7 +53,10 @@ async function writtenSince(space: StepRowsWorkspace, before: number): Promise<n
   return (await space.stepWrites()).slice(before).map((write) => write.index);
 }
 
-async function withWorkspace(workspace: () => Promise<StepRowsWorkspace>, body: (space: StepRowsWorkspace) => Promise<void>): Promise<void> {
+async function withWorkspace(
+  workspace: () => Promise<StepRowsWorkspace>,
+  body: (space: StepRowsWorkspace) => Promise<void>,
+): Promise<void> {
   const space = await workspace();
   try {
     await body(space);
@@ -80,7 +88,10 @@ export function stepRowsSuite(name: string, workspace: () => Promise<StepRowsWor
         assert.equal(byIndex.size, state.steps.length);
         for (const [index, rows] of byIndex) {
           assert.ok(rows.length <= 2, `step ${index} was written ${rows.length} times`);
-          assert.ok(rows.slice(0, -1).every((row) => !row.settled), `step ${index} was written again after it had an outcome`);
+          assert.ok(
+            rows.slice(0, -1).every((row) => !row.settled),
+            `step ${index} was written again after it had an outcome`,
+          );
         }
         assert.deepEqual((await store.load("long"))?.toJSON(), state.toJSON());
       }));
@@ -96,7 +107,10 @@ export function stepRowsSuite(name: string, workspace: () => Promise<StepRowsWor
         assert.deepEqual(await writtenSince(space, 5), [3, 4, 5]);
         await store.save(stateWith("r1", 4, [true, true, true, true, true, false]), { expectedRevision: 3 });
         assert.deepEqual(await writtenSince(space, 8), [5]);
-        assert.deepEqual((await store.load("r1"))?.toJSON(), stateWith("r1", 4, [true, true, true, true, true, false]).toJSON());
+        assert.deepEqual(
+          (await store.load("r1"))?.toJSON(),
+          stateWith("r1", 4, [true, true, true, true, true, false]).toJSON(),
+        );
       }));
 
     test("a save after another process moved the run writes every step and deletes rows past the last", () =>
@@ -123,7 +137,10 @@ export function stepRowsSuite(name: string, workspace: () => Promise<StepRowsWor
         const shortest = stateWith("r1", 7, [true]);
         await theirs.save(shortest, { expectedRevision: 6 });
         assert.deepEqual((await mine.load("r1"))?.toJSON(), shortest.toJSON());
-        assert.deepEqual((await mine.list()).map((state) => state.toJSON()), [shortest.toJSON()]);
+        assert.deepEqual(
+          (await mine.list()).map((state) => state.toJSON()),
+          [shortest.toJSON()],
+        );
       }));
 
     test("a refused save writes no step row", () =>
@@ -133,8 +150,13 @@ export function stepRowsSuite(name: string, workspace: () => Promise<StepRowsWor
         await mine.create(stateWith("r1", 1, [true, false]));
         await theirs.save(stateWith("r1", 2, [true, true, false]), { expectedRevision: 1 });
         const before = (await space.stepWrites()).length;
-        await assert.rejects(mine.save(stateWith("r1", 2, [true, false, false, false]), { expectedRevision: 1 }), (error) => isLeashError(error, "stale_state"));
-        await assert.rejects(mine.save(stateWith("ghost", 2, [false]), { expectedRevision: 1 }), (error) => isLeashError(error, "run_not_found"));
+        await assert.rejects(
+          mine.save(stateWith("r1", 2, [true, false, false, false]), { expectedRevision: 1 }),
+          (error) => isLeashError(error, "stale_state"),
+        );
+        await assert.rejects(mine.save(stateWith("ghost", 2, [false]), { expectedRevision: 1 }), (error) =>
+          isLeashError(error, "run_not_found"),
+        );
         assert.deepEqual(await writtenSince(space, before), []);
         assert.deepEqual((await mine.load("r1"))?.toJSON(), stateWith("r1", 2, [true, true, false]).toJSON());
       }));
@@ -157,7 +179,10 @@ export function stepRowsSuite(name: string, workspace: () => Promise<StepRowsWor
         assert.deepEqual((await store.load("many"))?.toJSON(), state.toJSON());
         const fresh = space.open();
         assert.deepEqual((await fresh.load("many"))?.toJSON(), state.toJSON());
-        assert.deepEqual((await fresh.list({ status: "running" })).map((listed) => listed.toJSON()), [state.toJSON()]);
+        assert.deepEqual(
+          (await fresh.list({ status: "running" })).map((listed) => listed.toJSON()),
+          [state.toJSON()],
+        );
       }));
   });
 }

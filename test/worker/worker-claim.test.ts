@@ -19,12 +19,22 @@ async function twoWorkersOnOneStore(open: () => Store, effects: string): Promise
   const runIds = await approvedRuns(workerAgent({ store: first, effectsFile: effects }), first, 10);
   const loggers = [recordingLogger(), recordingLogger()];
   const workers = [first, second].map(
-    (store, index) => new Worker({ agent: workerAgent({ store, effectsFile: effects, delayMs: 5 }), store, logger: loggers[index], pollMs: 10 }),
+    (store, index) =>
+      new Worker({
+        agent: workerAgent({ store, effectsFile: effects, delayMs: 5 }),
+        store,
+        logger: loggers[index],
+        pollMs: 10,
+      }),
   );
   const counts = await Promise.all(workers.map((worker) => worker.runOnce()));
   assert.equal(counts[0]! + counts[1]!, runIds.length, `resumed ${counts.join(" + ")}`);
   await assertEachRanOnce(first, runIds, effects);
-  for (const logger of loggers) assert.deepEqual(logger.lines.filter((line) => line.level === "error"), []);
+  for (const logger of loggers)
+    assert.deepEqual(
+      logger.lines.filter((line) => line.level === "error"),
+      [],
+    );
   assert.equal(await workers[0]!.runOnce(), 0, "nothing is left to resume");
   await Promise.all([first, second].map((store) => store.close()));
 }
@@ -110,7 +120,8 @@ describe("Worker on stores without leases", () => {
       const running = worker.start();
       assert.equal(worker.start(), running, "start is idempotent");
       const runIds = await approvedRuns(agent, store, 3);
-      while ((await store.list({ status: "awaiting_approval" })).length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      while ((await store.list({ status: "awaiting_approval" })).length > 0)
+        await new Promise((resolve) => setTimeout(resolve, 5));
       await worker.stop();
       await running;
       await assertEachRanOnce(store, runIds, effects);
@@ -130,7 +141,17 @@ describe("Worker on stores without leases", () => {
     const running = worker.start();
     controller.abort();
     await running;
-    const bad: unknown[] = [{ agent, store, pollMs: 0 }, { agent: {}, store }, { agent, store: {} }, { agent, store, leaseMs: 1.5 }, { agent, store, logger: {} }];
-    for (const options of bad) assert.throws(() => new Worker(options as never), (error) => isLeashError(error, "invalid_option"));
+    const bad: unknown[] = [
+      { agent, store, pollMs: 0 },
+      { agent: {}, store },
+      { agent, store: {} },
+      { agent, store, leaseMs: 1.5 },
+      { agent, store, logger: {} },
+    ];
+    for (const options of bad)
+      assert.throws(
+        () => new Worker(options as never),
+        (error) => isLeashError(error, "invalid_option"),
+      );
   });
 });

@@ -21,7 +21,9 @@ export async function approvedRuns(agent: Agent, store: RunStore, count: number,
 }
 
 /** A logger that keeps every line, by level. */
-export function recordingLogger(): WorkerLogger & { lines: { level: string; message: string; details?: Readonly<Record<string, unknown>> }[] } {
+export function recordingLogger(): WorkerLogger & {
+  lines: { level: string; message: string; details?: Readonly<Record<string, unknown>> }[];
+} {
   const lines: { level: string; message: string; details?: Readonly<Record<string, unknown>> }[] = [];
   const keep = (level: string) => (message: string, details?: Readonly<Record<string, unknown>>) => {
     lines.push({ level, message, ...(details === undefined ? {} : { details }) });
@@ -32,7 +34,10 @@ export function recordingLogger(): WorkerLogger & { lines: { level: string; mess
 /** A temporary folder with an effects file, and how to remove it. */
 export function effectsFolder(): { effects: string; remove: () => void } {
   const directory = mkdtempSync(join(tmpdir(), "leash-worker-"));
-  return { effects: join(directory, "effects.jsonl"), remove: () => rmSync(directory, { recursive: true, force: true }) };
+  return {
+    effects: join(directory, "effects.jsonl"),
+    remove: () => rmSync(directory, { recursive: true, force: true }),
+  };
 }
 
 /** Each run completed, its write ran once, and its trail shows one resume. */

@@ -30,7 +30,14 @@ withPostgres("Worker on PostgreSQL", (url) => {
       return effectsFolder();
     };
     const heldLeases = async () =>
-      Number((await sql(url, `SELECT count(*)::int AS n FROM ${pg.escapeIdentifier(schema)}.leash_runs WHERE leased_by IS NOT NULL`)).rows[0]?.n);
+      Number(
+        (
+          await sql(
+            url,
+            `SELECT count(*)::int AS n FROM ${pg.escapeIdentifier(schema)}.leash_runs WHERE leased_by IS NOT NULL`,
+          )
+        ).rows[0]?.n,
+      );
 
     test("two workers on one database and twelve approved runs: each run is resumed exactly once and all complete", async () => {
       const { effects, remove } = setUp();
@@ -38,12 +45,23 @@ withPostgres("Worker on PostgreSQL", (url) => {
       try {
         const runIds = await approvedRuns(workerAgent({ store: stores[0]!, effectsFile: effects }), stores[0]!, 12);
         const loggers = [recordingLogger(), recordingLogger()];
-        const workers = stores.map((store, index) => new Worker({ agent: workerAgent({ store, effectsFile: effects, delayMs: 10 }), store, logger: loggers[index] }));
+        const workers = stores.map(
+          (store, index) =>
+            new Worker({
+              agent: workerAgent({ store, effectsFile: effects, delayMs: 10 }),
+              store,
+              logger: loggers[index],
+            }),
+        );
         const counts = await Promise.all(workers.map((worker) => worker.runOnce()));
         assert.equal(counts[0]! + counts[1]!, 12, `resumed ${counts.join(" + ")}`);
         await assertEachRanOnce(stores[0]!, runIds, effects);
         // With leases no worker even tries a run another holds: no lost races, no errors.
-        for (const logger of loggers) assert.deepEqual(logger.lines.filter((line) => line.level !== "info" || line.details?.code !== undefined), []);
+        for (const logger of loggers)
+          assert.deepEqual(
+            logger.lines.filter((line) => line.level !== "info" || line.details?.code !== undefined),
+            [],
+          );
         assert.equal(await heldLeases(), 0);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
@@ -56,7 +74,17 @@ withPostgres("Worker on PostgreSQL", (url) => {
       const { effects, remove } = setUp();
       const stores = [open(), open(), open()];
       try {
-        const workers = stores.slice(1).map((store) => new Worker({ agent: workerAgent({ store, effectsFile: effects, delayMs: 5 }), store, pollMs: 20, logger: recordingLogger() }));
+        const workers = stores
+          .slice(1)
+          .map(
+            (store) =>
+              new Worker({
+                agent: workerAgent({ store, effectsFile: effects, delayMs: 5 }),
+                store,
+                pollMs: 20,
+                logger: recordingLogger(),
+              }),
+          );
         const running = workers.map((worker) => worker.start());
         const runIds = await approvedRuns(workerAgent({ store: stores[0]!, effectsFile: effects }), stores[0]!, 6);
         await until(async () => (await stores[0]!.list({ status: "completed" })).length === 6);
@@ -75,7 +103,12 @@ withPostgres("Worker on PostgreSQL", (url) => {
       const store = open();
       try {
         const runIds = await approvedRuns(workerAgent({ store, effectsFile: effects }), store, 3);
-        const worker = new Worker({ agent: workerAgent({ store, effectsFile: effects, delayMs: 1000 }), store, pollMs: 20, logger: recordingLogger() });
+        const worker = new Worker({
+          agent: workerAgent({ store, effectsFile: effects, delayMs: 1000 }),
+          store,
+          pollMs: 20,
+          logger: recordingLogger(),
+        });
         const running = worker.start();
         await until(async () => readWorkerEffects(effects).length === 1);
         await worker.stop();
@@ -98,7 +131,11 @@ withPostgres("Worker on PostgreSQL", (url) => {
       try {
         const [runId] = await approvedRuns(workerAgent({ store, effectsFile: effects }), store, 1);
         assert.deepEqual(await store.lease({ worker: "ghost", ttlMs: 1500 }), [runId]);
-        const worker = new Worker({ agent: workerAgent({ store, effectsFile: effects }), store, logger: recordingLogger() });
+        const worker = new Worker({
+          agent: workerAgent({ store, effectsFile: effects }),
+          store,
+          logger: recordingLogger(),
+        });
         assert.equal(await worker.runOnce(), 0);
         await sleep(1600);
         assert.equal(await worker.runOnce(), 1);
@@ -122,8 +159,17 @@ withPostgres("Worker on PostgreSQL", (url) => {
           await killHard(child);
         }
         assert.equal((await store.load(runId!))?.status, "running");
-        const patient = new Worker({ agent: workerAgent({ store, effectsFile: effects }), store, recover: false, logger: recordingLogger() });
-        const worker = new Worker({ agent: workerAgent({ store, effectsFile: effects }), store, logger: recordingLogger() });
+        const patient = new Worker({
+          agent: workerAgent({ store, effectsFile: effects }),
+          store,
+          recover: false,
+          logger: recordingLogger(),
+        });
+        const worker = new Worker({
+          agent: workerAgent({ store, effectsFile: effects }),
+          store,
+          logger: recordingLogger(),
+        });
         assert.equal(await worker.runOnce(), 0, "the dead worker's lease still holds");
         await sleep(3100);
         assert.equal(await patient.runOnce(), 0, "without recover, running runs are left alone");

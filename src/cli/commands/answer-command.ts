@@ -21,7 +21,12 @@ export function answerCommand(name: "approve" | "deny"): Command {
     .option("--note <text>", "a note kept with the answer");
   return withCommonOptions(command).action(async (runId: string, options: AnswerOptions) => {
     const recorded = await withExistingStore(options.db, (store) =>
-      answerRun(store, runId, { granted, approver: options.as, ...(options.note === undefined ? {} : { note: options.note }) }, options.db),
+      answerRun(
+        store,
+        runId,
+        { granted, approver: options.as, ...(options.note === undefined ? {} : { note: options.note }) },
+        options.db,
+      ),
     );
     if (options.json) printJson(answerJson(recorded));
     else printLines(answerLines(recorded, options.db));

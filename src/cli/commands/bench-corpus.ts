@@ -40,7 +40,11 @@ export function benchCorpusCommand(): Command {
     .option("--tasks <n>", "how many tasks", integerOption(1));
   return withCommonOptions(command).action(async (options: BenchCorpusOptions) => {
     const corpus = options.corpus ?? DEFAULT_CORPUS;
-    if (!isFolder(corpus)) throw new CliError("corpus_not_found", `There is no corpus folder ${corpus}; give a folder of Markdown with --corpus DIR.`);
+    if (!isFolder(corpus))
+      throw new CliError(
+        "corpus_not_found",
+        `There is no corpus folder ${corpus}; give a folder of Markdown with --corpus DIR.`,
+      );
     // Loaded here, not at the top: the benchmarks pull in peer libraries that no other command needs.
     const { corpusChecksPassed, formatCorpusTable, runCorpusBenchmark } = await import("../../bench/index.js");
     const progress = progressReporter("bench corpus");
@@ -55,7 +59,12 @@ export function benchCorpusCommand(): Command {
     }
     if (options.json) printJson(result);
     else process.stdout.write(formatCorpusTable(result));
-    if (!corpusChecksPassed(result)) throw new CliError("bench_check_failed", "A safety check of the corpus benchmark failed; see the table.", EXIT_FAILURE);
+    if (!corpusChecksPassed(result))
+      throw new CliError(
+        "bench_check_failed",
+        "A safety check of the corpus benchmark failed; see the table.",
+        EXIT_FAILURE,
+      );
   });
 }
 

@@ -16,7 +16,11 @@ export const DEMO_DB = "leash-demo.db";
  */
 function freshDemoFile(path: string): boolean {
   if (!existsSync(path)) return false;
-  if (!isSqliteFile(path)) throw new CliError("not_a_database", `${path} exists and is not a SQLite database; the demo will not overwrite it.`);
+  if (!isSqliteFile(path))
+    throw new CliError(
+      "not_a_database",
+      `${path} exists and is not a SQLite database; the demo will not overwrite it.`,
+    );
   // The write-ahead log and its index belong to the file: left behind, SQLite would replay them into the new one.
   for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
   return true;
@@ -28,7 +32,9 @@ function freshDemoFile(path: string): boolean {
  * it, the resume and the verified trail, told step by step.
  */
 export function demoCommand(): Command {
-  const command = new Command("demo").description(`run the workshop end to end on a SQLite file (default: a fresh ./${DEMO_DB})`);
+  const command = new Command("demo").description(
+    `run the workshop end to end on a SQLite file (default: a fresh ./${DEMO_DB})`,
+  );
   return withCommonOptions(command, DEMO_DB).action(async (options: CommonOptions, self: Command) => {
     const replaced = self.getOptionValueSource("db") === "default" && freshDemoFile(options.db);
     const tell = options.json ? () => undefined : (line: string) => process.stdout.write(`${line}\n`);

@@ -16,9 +16,14 @@ function resumedLines(state: RunState, from: number, db: string): string[] {
   const lines = [`Run ${state.runId} resumed: it is now ${state.status}.`];
   for (const step of state.steps.slice(from)) {
     const asked = step.decision.type === "act" ? step.decision.tool : "finish";
-    lines.push(`  step ${step.index}: ${asked} -> ${step.outcome ?? "waiting"}${step.error === undefined ? "" : ` (${step.error.message})`}`);
+    lines.push(
+      `  step ${step.index}: ${asked} -> ${step.outcome ?? "waiting"}${step.error === undefined ? "" : ` (${step.error.message})`}`,
+    );
   }
-  if (state.pending !== undefined) lines.push(`It waits again, for ${state.pending.tool} ${shortJson(state.pending.args, 60)}: leash approve ${state.runId} --as NAME --db ${db}`);
+  if (state.pending !== undefined)
+    lines.push(
+      `It waits again, for ${state.pending.tool} ${shortJson(state.pending.args, 60)}: leash approve ${state.runId} --as NAME --db ${db}`,
+    );
   if (state.answer !== undefined) lines.push(`Answer: ${shortJson(state.answer, 100)}`);
   if (state.failure !== undefined) lines.push(`Failed: ${state.failure.code}: ${state.failure.message}`);
   lines.push(`See the whole trace with: leash show ${state.runId} --db ${db}`);
@@ -32,7 +37,9 @@ function resumedLines(state: RunState, from: number, db: string): string[] {
  */
 export function resumeCommand(): Command {
   const command = new Command("resume")
-    .description("resume a run with the app's agent (a module exporting `agent`, whose store reads process.env.LEASH_DB)")
+    .description(
+      "resume a run with the app's agent (a module exporting `agent`, whose store reads process.env.LEASH_DB)",
+    )
     .argument("<run>", "the run id")
     .requiredOption("--agent <path>", "the app's module that exports `agent`")
     .addHelpText(

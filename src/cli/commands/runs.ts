@@ -21,7 +21,14 @@ export interface RunSummary {
 }
 
 function summaryOf(state: RunState): RunSummary {
-  return { runId: state.runId, status: state.status, skill: state.skill ?? null, goal: state.goal, steps: state.steps.length, updatedAt: state.updatedAt };
+  return {
+    runId: state.runId,
+    status: state.status,
+    skill: state.skill ?? null,
+    goal: state.goal,
+    steps: state.steps.length,
+    updatedAt: state.updatedAt,
+  };
 }
 
 /**
@@ -33,11 +40,15 @@ export function runsCommand(): Command {
     .description("list the runs in the store (with --status awaiting_approval: the inbox of work waiting for a person)")
     .addOption(new Option("--status <status>", "only the runs of this status").choices(RUN_STATUSES));
   return withCommonOptions(command).action(async (options: RunsOptions) => {
-    const states = await withExistingStore(options.db, (store) => store.list(options.status === undefined ? {} : { status: options.status }));
+    const states = await withExistingStore(options.db, (store) =>
+      store.list(options.status === undefined ? {} : { status: options.status }),
+    );
     const runs = states.map(summaryOf);
     if (options.json) return printJson({ db: options.db, status: options.status ?? null, runs });
     if (runs.length === 0) {
-      return printLines([options.status === undefined ? `No runs in ${options.db}.` : `No run is ${options.status} in ${options.db}.`]);
+      return printLines([
+        options.status === undefined ? `No runs in ${options.db}.` : `No run is ${options.status} in ${options.db}.`,
+      ]);
     }
     const rows = runs.map((run) => [
       run.runId,
@@ -48,7 +59,10 @@ export function runsCommand(): Command {
     ]);
     printLines(formatTable([["RUN", "STATUS", "SKILL / GOAL", "STEPS", "UPDATED"], ...rows]));
     if (options.status === "awaiting_approval") {
-      printLines(["", "Answer one with: leash show RUN, then leash approve RUN --as NAME (or leash deny RUN --as NAME)."]);
+      printLines([
+        "",
+        "Answer one with: leash show RUN, then leash approve RUN --as NAME (or leash deny RUN --as NAME).",
+      ]);
     }
   });
 }

@@ -13,7 +13,9 @@ import { printJson, printLines } from "../print.js";
  * spent, the request it waits on if any, and whether its audit chain holds up to the state's head.
  */
 export function showCommand(): Command {
-  const command = new Command("show").description("print a run's trace: steps, guard lines, usage, the pending request and its audit chain").argument("<run>", "the run id");
+  const command = new Command("show")
+    .description("print a run's trace: steps, guard lines, usage, the pending request and its audit chain")
+    .argument("<run>", "the run id");
   return withCommonOptions(command).action(async (runId: string, options: CommonOptions) => {
     await withExistingStore(options.db, async (store) => {
       const state = await findRun(store, runId, options.db);

@@ -44,7 +44,11 @@ export function verifyCommand(): Command {
     else printLines(reportLines(report));
     if (report.problems.length > 0) {
       const count = report.problems.length;
-      throw new CliError("verification_failed", `${target} does not verify: ${count} problem${count === 1 ? "" : "s"}.`, EXIT_FAILURE);
+      throw new CliError(
+        "verification_failed",
+        `${target} does not verify: ${count} problem${count === 1 ? "" : "s"}.`,
+        EXIT_FAILURE,
+      );
     }
   });
 }

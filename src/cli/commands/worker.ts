@@ -37,7 +37,11 @@ interface WorkerParts {
 
 function isRunStore(value: unknown): value is RunStore {
   const methods = value as Partial<Record<keyof RunStore, unknown>> | null;
-  return typeof value === "object" && methods !== null && ["load", "list", "save", "answer"].every((name) => typeof methods[name as keyof RunStore] === "function");
+  return (
+    typeof value === "object" &&
+    methods !== null &&
+    ["load", "list", "save", "answer"].every((name) => typeof methods[name as keyof RunStore] === "function")
+  );
 }
 
 /**
@@ -50,7 +54,10 @@ async function exportedStore(path: string): Promise<RunStore> {
   const module = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
   const store: unknown = await module.store;
   if (!isRunStore(store)) {
-    throw new CliError("invalid_agent_module", `${path} exports no \`store\`: a worker must use the agent's own store, so export it beside \`agent\`.`);
+    throw new CliError(
+      "invalid_agent_module",
+      `${path} exports no \`store\`: a worker must use the agent's own store, so export it beside \`agent\`.`,
+    );
   }
   return store;
 }
@@ -123,7 +130,10 @@ async function untilStopped(parts: WorkerParts, options: WorkerCommandOptions): 
   // clean stop: only now does the worker say it is ready, and a supervisor (or a test) may wait for it.
   const where = options.databaseUrl === undefined ? options.db : "the PostgreSQL database of --database-url";
   if (options.json) printJsonLine({ event: "started", pollMs: options.pollMs });
-  else printLines([`Worker started on ${where}, polling every ${options.pollMs} ms; SIGTERM or Ctrl-C stops it after the run in hand.`]);
+  else
+    printLines([
+      `Worker started on ${where}, polling every ${options.pollMs} ms; SIGTERM or Ctrl-C stops it after the run in hand.`,
+    ]);
   await running;
   if (options.json) printJsonLine({ event: "stopped", resumed });
   else printLines([`Worker stopped: resumed ${plural(resumed)}.`]);
@@ -137,9 +147,14 @@ async function untilStopped(parts: WorkerParts, options: WorkerCommandOptions): 
  */
 export function workerCommand(): Command {
   const command = new Command("worker")
-    .description("resume the answered runs of the app's store with the app's agent, until SIGTERM (or one pass with --once)")
+    .description(
+      "resume the answered runs of the app's store with the app's agent, until SIGTERM (or one pass with --once)",
+    )
     .requiredOption("--agent <path>", "the app's module that exports `agent` and the `store` it was built with")
-    .option("--database-url <url>", "a PostgreSQL database, set as DATABASE_URL for the module to build its store on (instead of --db)")
+    .option(
+      "--database-url <url>",
+      "a PostgreSQL database, set as DATABASE_URL for the module to build its store on (instead of --db)",
+    )
     .option("--poll-ms <n>", "how long to wait between passes that found nothing", integerOption(1), DEFAULT_POLL_MS)
     .option("--once", "take one pass, print how many runs it resumed, and exit")
     .addHelpText(
@@ -157,7 +172,8 @@ export function workerCommand(): Command {
     );
   return withCommonOptions(command).action(async (options: WorkerCommandOptions) => {
     if (options.databaseUrl !== undefined) {
-      if (options.databaseUrl.trim() === "") throw new CliError("invalid_option", "Expected --database-url to be a PostgreSQL connection string.");
+      if (options.databaseUrl.trim() === "")
+        throw new CliError("invalid_option", "Expected --database-url to be a PostgreSQL connection string.");
       process.env.DATABASE_URL = options.databaseUrl;
     } else {
       // Checked before the app's module loads, which would create an empty database at a mistyped

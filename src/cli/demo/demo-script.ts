@@ -22,5 +22,8 @@ export function modelBeforeThePause(repair: Repair): ScriptedModel {
 
 /** What the model says once the approved note is written: the estimate. */
 export function modelAfterTheApproval(): ScriptedModel {
-  return scriptedModel({ name: "Everyday", price: EVERYDAY_PRICE }, says.handBack({ hours: 1, summary: "Pads." }, usage));
+  return scriptedModel(
+    { name: "Everyday", price: EVERYDAY_PRICE },
+    says.handBack({ hours: 1, summary: "Pads." }, usage),
+  );
 }

@@ -32,7 +32,8 @@ export function narratedGuard(guard: Guard, tell: Tell): Guard {
     },
     afterTool: async (work, tool, result) => {
       const verdict = (await guard.afterTool?.(work, tool, result)) ?? allow();
-      if (verdict.type === "block") tell(`   ${guard.name} kept what ${tool.name} answered from the model: ${verdict.why}`);
+      if (verdict.type === "block")
+        tell(`   ${guard.name} kept what ${tool.name} answered from the model: ${verdict.why}`);
       return verdict;
     },
   };

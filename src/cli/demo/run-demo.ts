@@ -50,7 +50,7 @@ function intro(db: string, tell: Tell): void {
   tell("   Repair T-7: the rear brake does not bite. The spare key is kept under the saddle.");
   tell("   The Estimator has two tools: WhereIsTheKey (a read) and NoteRepair (a write).");
   tell("   Its policy lets it write only with a person's approval, and only Noor may approve.");
-  tell("   The guard \"Shop rules\": no note blames the customer, and where a key is kept");
+  tell('   The guard "Shop rules": no note blames the customer, and where a key is kept');
   tell("   never reaches the model.");
   tell("   The model is scripted, so the demo goes the same way every time, offline.");
 }
@@ -73,11 +73,18 @@ export async function runDemo(db: string, tell: Tell): Promise<DemoResult> {
   tell("");
   tell("1. Mia asks the Estimator to estimate T-7 (the EstimateRepair skill).");
   const paused: RunState = await withStore(db, async (store) => {
-    const estimator = createEstimator({ store, model: narratedModel(before, tell), tools, guards, approvalFor: ["write"] });
+    const estimator = createEstimator({
+      store,
+      model: narratedModel(before, tell),
+      tools,
+      guards,
+      approvalFor: ["write"],
+    });
     return (await estimator.do(estimateRepair, repair, { principal: MIA })).state;
   });
   const request = paused.pending;
-  if (paused.status !== "awaiting_approval" || request === undefined) throw failed(`The run should wait for approval, but it is ${paused.status}.`);
+  if (paused.status !== "awaiting_approval" || request === undefined)
+    throw failed(`The run should wait for approval, but it is ${paused.status}.`);
   const { runId } = paused;
   tell(`   ${request.tool} writes, and the policy asks a person to approve every write:`);
   tell("   the run pauses (awaiting_approval). Its state is saved in the file; no note is written yet.");
@@ -93,14 +100,22 @@ export async function runDemo(db: string, tell: Tell): Promise<DemoResult> {
 
   tell("");
   tell(`3. Noor approves from the command line: leash approve ${runId} --as ${NOOR} --db ${db}`);
-  await withStore(db, (store) => answerRun(store, runId, { granted: true, approver: NOOR, note: "Worn pads; go ahead." }, db));
+  await withStore(db, (store) =>
+    answerRun(store, runId, { granted: true, approver: NOOR, note: "Worn pads; go ahead." }, db),
+  );
   tell(`   The approval is recorded in the file, as ${NOOR}. No tool ran: approve only records the answer.`);
 
   tell("");
   tell("4. The app resumes the run (what `leash resume RUN --agent PATH` does with your app's agent).");
   tell("   Every gate runs again, and the approval matches the digest recomputed now.");
   const done: RunState = await withStore(db, async (store) => {
-    const estimator = createEstimator({ store, model: narratedModel(after, tell), tools, guards, approvalFor: ["write"] });
+    const estimator = createEstimator({
+      store,
+      model: narratedModel(after, tell),
+      tools,
+      guards,
+      approvalFor: ["write"],
+    });
     return estimator.resume(runId);
   });
   if (done.status !== "completed") throw failed(`The resumed run should complete, but it is ${done.status}.`);
@@ -115,13 +130,16 @@ export async function runDemo(db: string, tell: Tell): Promise<DemoResult> {
   }));
   const check = checkRunTrail(done, records);
   const problems = [...report.problems];
-  tell(`   ${check.records} records for this run; verifyAudit finds ${problems.length === 0 ? "no problem" : `${problems.length} problems`} in the file.`);
+  tell(
+    `   ${check.records} records for this run; verifyAudit finds ${problems.length === 0 ? "no problem" : `${problems.length} problems`} in the file.`,
+  );
   if (check.headIsLast === true && done.auditHead !== null) {
     tell(`   The state's auditHead (seq ${done.auditHead.seq}) is the trail's last record: state and trail agree.`);
   }
   const told = JSON.stringify([before.requests, after.requests]).includes(repair.keyIsKept);
   tell(`   The model was ${told ? "TOLD" : "never told"} where the key is kept.`);
-  if (problems.length > 0 || check.headIsLast !== true || told) throw failed("The trail does not verify, or the model was told where the key is.");
+  if (problems.length > 0 || check.headIsLast !== true || told)
+    throw failed("The trail does not verify, or the model was told where the key is.");
 
   tell("");
   tell("What the guards said (leash show lists these):");

@@ -38,9 +38,11 @@ export const ESTIMATOR_PURPOSE = "You estimate bicycle repairs for a small works
 export const shopRules: Guard = {
   name: "Shop rules",
   // No note an agent writes blames the customer.
-  beforeTool: (_work, _tool, args) => (JSON.stringify(args).includes("customer's fault") ? block("A note does not blame the customer.") : allow()),
+  beforeTool: (_work, _tool, args) =>
+    JSON.stringify(args).includes("customer's fault") ? block("A note does not blame the customer.") : allow(),
   // Where a key is kept is not something a model is told.
-  afterTool: (_work, _tool, result) => (JSON.stringify(result).includes("The key is") ? block("Where a key is kept stays in the workshop.") : allow()),
+  afterTool: (_work, _tool, result) =>
+    JSON.stringify(result).includes("The key is") ? block("Where a key is kept stays in the workshop.") : allow(),
 };
 
 /** The skill of estimating one repair: its brief, its two tools, its output and its check. */
@@ -64,7 +66,10 @@ export const estimateRepair: Skill<Repair, Estimate> = {
  * The workshop's two tools over its repairs: `NoteRepair` (a write) and `WhereIsTheKey` (a read).
  * `onRun` is told each call that ran and what it answered, so that a demo can say so as it happens.
  */
-export function workshopTools(repairs: Map<string, Repair>, onRun: (tool: string, answer: string) => void = () => undefined): Tool[] {
+export function workshopTools(
+  repairs: Map<string, Repair>,
+  onRun: (tool: string, answer: string) => void = () => undefined,
+): Tool[] {
   const find = (id: unknown): Repair => {
     const found = repairs.get(String(id));
     if (found === undefined) throw new Error(`No repair ${String(id)}.`);
@@ -92,7 +97,12 @@ export function workshopTools(repairs: Map<string, Repair>, onRun: (tool: string
   const whereIsTheKey = tool({
     name: "WhereIsTheKey",
     description: "Read where the key is kept",
-    parameters: { type: "object", properties: { repair: { type: "string" } }, required: ["repair"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { repair: { type: "string" } },
+      required: ["repair"],
+      additionalProperties: false,
+    },
     execute: ({ repair: id }) => {
       const answer = `The key is ${find(id).keyIsKept}`;
       onRun("WhereIsTheKey", answer);
@@ -130,7 +140,11 @@ export function createEstimator(options: EstimatorOptions): Agent {
     name: "Estimator",
     tools: options.tools,
     planner: modelPlanner({ model: options.model, price: EVERYDAY_PRICE, purpose: ESTIMATOR_PURPOSE }),
-    policy: new Policy({ allowEffects: ["read", "write"], approvalFor: options.approvalFor ?? [], mayApprove: (approver) => approver === manager }),
+    policy: new Policy({
+      allowEffects: ["read", "write"],
+      approvalFor: options.approvalFor ?? [],
+      mayApprove: (approver) => approver === manager,
+    }),
     limits: { maxCost: 0.05, ...options.limits },
     guards: options.guards ?? [shopRules],
     skills: [estimateRepair],

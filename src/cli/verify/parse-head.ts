@@ -8,7 +8,10 @@ import { CliError } from "../cli-error.js";
 export function parseHead(text: string): AuditHead {
   const match = /^(\d{1,15}):([0-9a-f]{64})$/.exec(text.trim());
   if (match === null) {
-    throw new CliError("invalid_option", `Expected --head to be SEQ:DIGEST (a seq and 64 lowercase hex digits), not ${JSON.stringify(text)}.`);
+    throw new CliError(
+      "invalid_option",
+      `Expected --head to be SEQ:DIGEST (a seq and 64 lowercase hex digits), not ${JSON.stringify(text)}.`,
+    );
   }
   return { seq: Number(match[1]), digest: match[2] as string };
 }
@@ -24,13 +27,17 @@ export function headsWith(
   run: string | undefined,
 ): Record<string, AuditHead> {
   if (head === undefined) {
-    if (run !== undefined) throw new CliError("invalid_option", "--run names the run of --head; give --head SEQ:DIGEST with it.");
+    if (run !== undefined)
+      throw new CliError("invalid_option", "--run names the run of --head; give --head SEQ:DIGEST with it.");
     return heads;
   }
   const parsed = parseHead(head);
   if (run !== undefined) return { ...heads, [run]: parsed };
   if (runs.length !== 1) {
-    throw new CliError("invalid_option", `The trail holds ${runs.length} runs: say which one --head is for with --run RUN.`);
+    throw new CliError(
+      "invalid_option",
+      `The trail holds ${runs.length} runs: say which one --head is for with --run RUN.`,
+    );
   }
   return { ...heads, [runs[0] as string]: parsed };
 }

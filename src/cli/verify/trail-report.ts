@@ -33,7 +33,9 @@ export function reportLines(report: TrailReport): string[] {
   const what = report.kind === "sqlite" ? "the trail of the store" : "the JSONL trail";
   const heads = Object.keys(report.heads).length;
   const against = heads === 0 ? "" : `, against ${plural(heads, "head")} kept outside the chain`;
-  const lines = [`Checked ${what} ${report.path}: ${plural(report.records, "record")} of ${plural(report.runs, "run")}${against}.`];
+  const lines = [
+    `Checked ${what} ${report.path}: ${plural(report.records, "record")} of ${plural(report.runs, "run")}${against}.`,
+  ];
   if (report.problems.length === 0) {
     lines.push(heads === 0 ? "Every chain holds." : "Every chain holds, and holds its head.");
     return lines;

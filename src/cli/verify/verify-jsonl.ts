@@ -54,11 +54,19 @@ export function verifyJsonl(path: string, head: string | undefined, run: string 
     const lenient = readLeniently(path);
     problems.push(...lenient.problems);
     const line = typeof error.details.line === "number" ? error.details.line : undefined;
-    unread = { run: null, seq: null, problem: error.code === "audit_torn" ? "torn" : "corrupt", message: error.message, ...(line === undefined ? {} : { line }) };
+    unread = {
+      run: null,
+      seq: null,
+      problem: error.code === "audit_torn" ? "torn" : "corrupt",
+      message: error.message,
+      ...(line === undefined ? {} : { line }),
+    };
     // verifyAudit checks every item itself and reports what is not a record as `malformed`; it never throws.
     records = lenient.values as AuditRecord[];
   }
-  const runs = [...new Set(records.map((record) => (typeof record === "object" && record !== null ? String(record.run) : "")))].filter((name) => name !== "");
+  const runs = [
+    ...new Set(records.map((record) => (typeof record === "object" && record !== null ? String(record.run) : ""))),
+  ].filter((name) => name !== "");
   const heads = headsWith({}, runs, head, run);
   problems.push(...verifyAudit(records, { heads }));
   // readAudit refused the file, so something is wrong even when the lenient reading found nothing

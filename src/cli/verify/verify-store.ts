@@ -8,14 +8,22 @@ import type { TrailProblem, TrailReport } from "./trail-report.js";
 function unreadable(error: unknown, runId: string | null): TrailProblem | null {
   if (!isLeashError(error, "audit_corrupt")) return null;
   const { runId: run, seq } = error.details;
-  return { run: typeof run === "string" ? run : runId, seq: typeof seq === "number" ? seq : null, problem: "corrupt", message: error.message };
+  return {
+    run: typeof run === "string" ? run : runId,
+    seq: typeof seq === "number" ? seq : null,
+    problem: "corrupt",
+    message: error.message,
+  };
 }
 
 /**
  * The records of a store's trail. A row that is not a record makes reading the whole trail fail, so
  * the runs are then read one by one, and only the run with the bad row is reported unread.
  */
-async function readTrail(store: SqliteStore, runIds: readonly string[]): Promise<{ records: AuditRecord[]; problems: TrailProblem[] }> {
+async function readTrail(
+  store: SqliteStore,
+  runIds: readonly string[],
+): Promise<{ records: AuditRecord[]; problems: TrailProblem[] }> {
   try {
     return { records: await store.read(), problems: [] };
   } catch (error) {
@@ -39,11 +47,19 @@ async function readTrail(store: SqliteStore, runIds: readonly string[]): Promise
  * Verifies a store's trail: every run's chain, and for each stored run that the trail holds the
  * state's `auditHead` (a trail cut after its last record shows only so), plus `--head` if given.
  */
-export async function verifyStore(store: SqliteStore, path: string, head: string | undefined, run: string | undefined): Promise<TrailReport> {
+export async function verifyStore(
+  store: SqliteStore,
+  path: string,
+  head: string | undefined,
+  run: string | undefined,
+): Promise<TrailReport> {
   const states = await store.list();
   const stateHeads: Record<string, AuditHead> = {};
   for (const state of states) if (state.auditHead !== null) stateHeads[state.runId] = state.auditHead;
-  const { records, problems } = await readTrail(store, states.map((state) => state.runId));
+  const { records, problems } = await readTrail(
+    store,
+    states.map((state) => state.runId),
+  );
   const runs = [...new Set([...records.map((record) => record.run), ...states.map((state) => state.runId)])];
   const heads = headsWith(stateHeads, runs, head, run);
   // A run whose rows could not be read was reported already; checking its head too would report it twice.

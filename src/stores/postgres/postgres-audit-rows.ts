@@ -10,14 +10,23 @@ import type { PostgresTables } from "./postgres-tables.js";
  * follows each run's seq order. A record whose (run, seq) place is taken is a second writer extending
  * the same chain: `onDuplicate` says what to throw instead of the driver's unique violation.
  */
-export async function insertRecords(client: PostgresClient, tables: PostgresTables, records: readonly AuditRecord[], onDuplicate: (error: unknown) => Error): Promise<void> {
+export async function insertRecords(
+  client: PostgresClient,
+  tables: PostgresTables,
+  records: readonly AuditRecord[],
+  onDuplicate: (error: unknown) => Error,
+): Promise<void> {
   if (records.length === 0) return;
   try {
     await client.query(
       `INSERT INTO ${tables.audit} (run_id, seq, record)
        SELECT run_id, seq, record FROM unnest($1::text[], $2::bigint[], $3::text[]) WITH ORDINALITY AS batch (run_id, seq, record, ordinal)
        ORDER BY ordinal`,
-      [records.map((record) => record.run), records.map((record) => record.seq), records.map((record) => JSON.stringify(record))],
+      [
+        records.map((record) => record.run),
+        records.map((record) => record.seq),
+        records.map((record) => JSON.stringify(record)),
+      ],
     );
   } catch (error) {
     if (sqlState(error) === SQLSTATE.uniqueViolation) throw onDuplicate(error);
@@ -39,9 +48,13 @@ export function parseStoredRecord(text: unknown, runId: unknown, seq: unknown): 
   }
   const record = problem ?? parseAuditRecord(value);
   if (typeof record === "string") {
-    throw new LeashError("audit_corrupt", `The stored audit record of run \`${String(runId)}\` at seq ${String(seq)} is not a record: ${record}.`, {
-      details: { runId: String(runId), seq: Number(seq) },
-    });
+    throw new LeashError(
+      "audit_corrupt",
+      `The stored audit record of run \`${String(runId)}\` at seq ${String(seq)} is not a record: ${record}.`,
+      {
+        details: { runId: String(runId), seq: Number(seq) },
+      },
+    );
   }
   return record;
 }

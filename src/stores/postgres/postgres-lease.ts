@@ -28,11 +28,13 @@ export interface LeaseHolder {
 }
 
 function checkWorker(worker: unknown): void {
-  if (typeof worker !== "string" || worker.length === 0) throw new LeashError("invalid_option", "Expected `worker` to be a non-empty string.");
+  if (typeof worker !== "string" || worker.length === 0)
+    throw new LeashError("invalid_option", "Expected `worker` to be a non-empty string.");
 }
 
 function checkPositive(value: unknown, name: string): void {
-  if (!Number.isSafeInteger(value) || (value as number) <= 0) throw new LeashError("invalid_option", `Expected \`${name}\` to be a positive integer.`);
+  if (!Number.isSafeInteger(value) || (value as number) <= 0)
+    throw new LeashError("invalid_option", `Expected \`${name}\` to be a positive integer.`);
 }
 
 function checkRunIds(runIds: unknown): void {
@@ -81,7 +83,11 @@ export async function leaseRuns(pool: PostgresPool, tables: PostgresTables, opti
 }
 
 /** Extends a worker's leases; returns the run ids it still holds (a lease taken over is not renewed). */
-export async function renewLeases(pool: PostgresPool, tables: PostgresTables, holder: LeaseHolder & { ttlMs: number }): Promise<string[]> {
+export async function renewLeases(
+  pool: PostgresPool,
+  tables: PostgresTables,
+  holder: LeaseHolder & { ttlMs: number },
+): Promise<string[]> {
   checkWorker(holder.worker);
   checkRunIds(holder.runIds);
   checkPositive(holder.ttlMs, "ttlMs");

@@ -32,7 +32,11 @@ const MAX_ATTEMPTS = 5;
  * five times, because nothing of it was written; anything else that is not a `LeashError` becomes
  * `store_failed`, so no raw driver error escapes.
  */
-export async function inTransaction<T>(pool: PostgresPool, doing: string, body: (client: PostgresClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  pool: PostgresPool,
+  doing: string,
+  body: (client: PostgresClient) => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     let client: PostgresClient;
     try {
@@ -64,7 +68,12 @@ export async function inTransaction<T>(pool: PostgresPool, doing: string, body: 
 }
 
 /** Runs one statement outside a transaction, mapping any driver error to `store_failed`. */
-export async function queryOnce(pool: PostgresPool, doing: string, text: string, values?: unknown[]): Promise<PostgresQueryResult> {
+export async function queryOnce(
+  pool: PostgresPool,
+  doing: string,
+  text: string,
+  values?: unknown[],
+): Promise<PostgresQueryResult> {
   try {
     return await pool.query(text, values);
   } catch (error) {

@@ -33,12 +33,26 @@ export function runRows(state: RunState, writes: StepWrites): RunRows {
     texts.push(state.stepText(index));
   }
   const { runId, status, revision } = state;
-  return { runId, status, revision, answerCount: state.answers.length, header: state.headerText(), stepCount: state.steps.length, indexes, texts, full: writes.full };
+  return {
+    runId,
+    status,
+    revision,
+    answerCount: state.answers.length,
+    header: state.headerText(),
+    stepCount: state.steps.length,
+    indexes,
+    texts,
+    full: writes.full,
+  };
 }
 
 /** Rows past the last step can only be left by a writer this store object does not know of; a full write deletes them. */
 async function deleteStepsPast(client: PostgresClient, tables: PostgresTables, rows: RunRows): Promise<void> {
-  if (rows.full) await client.query(`DELETE FROM ${tables.steps} WHERE run_id = $1 AND step_index >= $2`, [rows.runId, rows.stepCount]);
+  if (rows.full)
+    await client.query(`DELETE FROM ${tables.steps} WHERE run_id = $1 AND step_index >= $2`, [
+      rows.runId,
+      rows.stepCount,
+    ]);
 }
 
 /**
@@ -68,7 +82,12 @@ export async function insertRun(client: PostgresClient, tables: PostgresTables, 
  * run is still at `expectedRevision`, else refuses with `stale_state` (another process moved the run)
  * or `run_not_found`, having written nothing.
  */
-export async function updateRun(client: PostgresClient, tables: PostgresTables, rows: RunRows, expectedRevision: number): Promise<void> {
+export async function updateRun(
+  client: PostgresClient,
+  tables: PostgresTables,
+  rows: RunRows,
+  expectedRevision: number,
+): Promise<void> {
   const { runId } = rows;
   // One statement, one round trip: the steps are written only through the run row the UPDATE
   // changed, so a refused compare-and-set writes none. Under READ COMMITTED a concurrent save that
@@ -90,11 +109,16 @@ export async function updateRun(client: PostgresClient, tables: PostgresTables, 
   if (Number(updated.rows[0]?.updated) !== 1) {
     const found = await client.query(`SELECT revision FROM ${tables.runs} WHERE run_id = $1`, [runId]);
     const row = found.rows[0];
-    if (row === undefined) throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
+    if (row === undefined)
+      throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
     const stored = Number(row.revision);
-    throw new StateError("stale_state", `Run \`${runId}\` is at revision ${stored}, not ${expectedRevision}: another process moved it.`, {
-      details: { runId, stored, expected: expectedRevision },
-    });
+    throw new StateError(
+      "stale_state",
+      `Run \`${runId}\` is at revision ${stored}, not ${expectedRevision}: another process moved it.`,
+      {
+        details: { runId, stored, expected: expectedRevision },
+      },
+    );
   }
   await deleteStepsPast(client, tables, rows);
 }

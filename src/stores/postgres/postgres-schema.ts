@@ -66,7 +66,10 @@ function newer(tables: PostgresTables, version: number): LeashError {
 function parseVersion(tables: PostgresTables, value: unknown): number {
   const version = value === undefined ? 0 : Number(value);
   if (!Number.isSafeInteger(version) || version < 0) {
-    throw new LeashError("store_failed", `The leash schema version recorded in \`${tables.schema}\` is not a version: ${JSON.stringify(value)}.`);
+    throw new LeashError(
+      "store_failed",
+      `The leash schema version recorded in \`${tables.schema}\` is not a version: ${JSON.stringify(value)}.`,
+    );
   }
   return version;
 }
@@ -107,7 +110,8 @@ export async function migrate(pool: PostgresPool, tables: PostgresTables): Promi
     const steps = migrations(tables);
     for (let version = current; version < POSTGRES_SCHEMA_VERSION; version++) {
       const migration = steps[version];
-      if (migration === undefined) throw new LeashError("store_failed", `No migration from leash schema version ${version}.`);
+      if (migration === undefined)
+        throw new LeashError("store_failed", `No migration from leash schema version ${version}.`);
       await client.query(migration);
     }
     await client.query(

@@ -22,7 +22,8 @@ import type { PostgresTables } from "./postgres-tables.js";
 import { openPool } from "./open-pool.js";
 
 /** Where a {@link PostgresStore} connects: a connection string (the store makes and ends its pool) or a pool of yours. */
-export type PostgresConnection = { connectionString: string; pool?: undefined } | { pool: PostgresPool; connectionString?: undefined };
+export type PostgresConnection =
+  { connectionString: string; pool?: undefined } | { pool: PostgresPool; connectionString?: undefined };
 
 /** Options of a {@link PostgresStore}. */
 export interface PostgresStoreOptions {
@@ -38,27 +39,38 @@ function isPool(value: unknown): value is PostgresPool {
 
 function checkConnection(connection: unknown): { connectionString: string } | { pool: PostgresPool } {
   if (typeof connection !== "object" || connection === null) {
-    throw new LeashError("invalid_option", "Expected `{ connectionString }` or `{ pool }` to connect PostgresStore to.");
+    throw new LeashError(
+      "invalid_option",
+      "Expected `{ connectionString }` or `{ pool }` to connect PostgresStore to.",
+    );
   }
   const { connectionString, pool } = connection as { connectionString?: unknown; pool?: unknown };
   if (connectionString !== undefined && pool !== undefined) {
     throw new LeashError("invalid_option", "Expected either `connectionString` or `pool`, not both.");
   }
   if (pool !== undefined) {
-    if (!isPool(pool)) throw new LeashError("invalid_option", "Expected `pool` to be a pg Pool (with `connect`, `query` and `end`).");
+    if (!isPool(pool))
+      throw new LeashError("invalid_option", "Expected `pool` to be a pg Pool (with `connect`, `query` and `end`).");
     return { pool };
   }
   if (typeof connectionString !== "string" || connectionString.length === 0) {
-    throw new LeashError("invalid_option", "Expected `connectionString` to be a non-empty string (is DATABASE_URL set?).");
+    throw new LeashError(
+      "invalid_option",
+      "Expected `connectionString` to be a non-empty string (is DATABASE_URL set?).",
+    );
   }
   return { connectionString };
 }
 
 function staleTrail(runId: string, error: unknown): StateError {
-  return new StateError("stale_state", `Another writer extended the audit trail of run \`${runId}\` at the same place: nothing was written.`, {
-    cause: error,
-    details: { runId },
-  });
+  return new StateError(
+    "stale_state",
+    `Another writer extended the audit trail of run \`${runId}\` at the same place: nothing was written.`,
+    {
+      cause: error,
+      details: { runId },
+    },
+  );
 }
 
 /**
@@ -85,9 +97,11 @@ export class PostgresStore implements RunStore, AuditSink {
   /** `schema` may be given in the first argument (`{ connectionString, schema }`) or in the second. */
   constructor(connection: PostgresConnection & PostgresStoreOptions, options: PostgresStoreOptions = {}) {
     this.#connection = checkConnection(connection);
-    if (typeof options !== "object" || options === null) throw new LeashError("invalid_option", "Expected the PostgresStore options to be an object.");
+    if (typeof options !== "object" || options === null)
+      throw new LeashError("invalid_option", "Expected the PostgresStore options to be an object.");
     const given = [connection.schema, options.schema].filter((schema) => schema !== undefined);
-    if (given.length === 2 && given[0] !== given[1]) throw new LeashError("invalid_option", "Expected one `schema`, not two different ones.");
+    if (given.length === 2 && given[0] !== given[1])
+      throw new LeashError("invalid_option", "Expected one `schema`, not two different ones.");
     this.#tables = postgresTables(given[0] ?? "public");
   }
 
@@ -116,7 +130,10 @@ export class PostgresStore implements RunStore, AuditSink {
     const writes = this.#written.plan(state, null);
     const rows = runRows(state, writes);
     const runExists = (cause?: unknown): StateError =>
-      new StateError("run_exists", `Run \`${state.runId}\` exists already.`, { details: { runId: state.runId }, ...(cause === undefined ? {} : { cause }) });
+      new StateError("run_exists", `Run \`${state.runId}\` exists already.`, {
+        details: { runId: state.runId },
+        ...(cause === undefined ? {} : { cause }),
+      });
     const pool = await this.#open();
     await inTransaction(pool, `creating run \`${state.runId}\``, async (client) => {
       if (!(await insertRun(client, this.#tables, rows))) throw runExists();
@@ -130,7 +147,12 @@ export class PostgresStore implements RunStore, AuditSink {
   /** The stored state of a run, put back together from its header and steps and checked (`RunState.fromParts`), or `null`. */
   async load(runId: string): Promise<RunState | null> {
     const pool = await this.#open();
-    const result = await queryOnce(pool, `loading run \`${runId}\``, selectRuns(this.#tables, "WHERE runs.run_id = $1"), [runId]);
+    const result = await queryOnce(
+      pool,
+      `loading run \`${runId}\``,
+      selectRuns(this.#tables, "WHERE runs.run_id = $1"),
+      [runId],
+    );
     const row = result.rows[0];
     return row === undefined ? null : assembleRun(row);
   }
@@ -185,10 +207,19 @@ export class PostgresStore implements RunStore, AuditSink {
   async read(runId?: string): Promise<AuditRecord[]> {
     const pool = await this.#open();
     if (runId !== undefined) {
-      const result = await queryOnce(pool, `reading the trail of run \`${runId}\``, `SELECT run_id, seq, record FROM ${this.#tables.audit} WHERE run_id = $1 ORDER BY seq`, [runId]);
+      const result = await queryOnce(
+        pool,
+        `reading the trail of run \`${runId}\``,
+        `SELECT run_id, seq, record FROM ${this.#tables.audit} WHERE run_id = $1 ORDER BY seq`,
+        [runId],
+      );
       return result.rows.map((row) => parseStoredRecord(row.record, row.run_id, row.seq));
     }
-    const result = await queryOnce(pool, "reading the trail", `SELECT run_id, seq, record FROM ${this.#tables.audit} ORDER BY position`);
+    const result = await queryOnce(
+      pool,
+      "reading the trail",
+      `SELECT run_id, seq, record FROM ${this.#tables.audit} ORDER BY position`,
+    );
     return inSeqOrder(result.rows.map((row) => parseStoredRecord(row.record, row.run_id, row.seq)));
   }
 

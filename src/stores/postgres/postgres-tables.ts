@@ -32,10 +32,19 @@ export interface PostgresTables {
  * prefix because the default schema, `public`, is shared with the application's own tables.
  */
 export function postgresTables(schema: string): PostgresTables {
-  if (typeof schema !== "string" || schema.length === 0 || schema.includes("\0") || Buffer.byteLength(schema, "utf8") > MAX_IDENTIFIER_BYTES) {
-    throw new LeashError("invalid_option", `Expected \`schema\` to be a PostgreSQL schema name of 1 to ${MAX_IDENTIFIER_BYTES} bytes without NUL.`, {
-      details: { schema: typeof schema === "string" ? schema : String(schema) },
-    });
+  if (
+    typeof schema !== "string" ||
+    schema.length === 0 ||
+    schema.includes("\0") ||
+    Buffer.byteLength(schema, "utf8") > MAX_IDENTIFIER_BYTES
+  ) {
+    throw new LeashError(
+      "invalid_option",
+      `Expected \`schema\` to be a PostgreSQL schema name of 1 to ${MAX_IDENTIFIER_BYTES} bytes without NUL.`,
+      {
+        details: { schema: typeof schema === "string" ? schema : String(schema) },
+      },
+    );
   }
   const quotedSchema = quoteIdentifier(schema);
   return {

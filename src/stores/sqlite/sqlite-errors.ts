@@ -42,7 +42,11 @@ export function isKeyViolation(error: unknown): boolean {
 export function toLeashError(error: unknown, operation: SqliteOperation): LeashError {
   if (isLeashError(error)) return error;
   const code = driverCode(error) ?? "unknown";
-  const details = { path: operation.path, driverCode: code, ...(operation.runId === undefined ? {} : { runId: operation.runId }) };
+  const details = {
+    path: operation.path,
+    driverCode: code,
+    ...(operation.runId === undefined ? {} : { runId: operation.runId }),
+  };
   const about = operation.runId === undefined ? "" : ` of run \`${operation.runId}\``;
   if (operation.compareAndSet === true && isBusy(error)) {
     return new StateError(
@@ -52,8 +56,12 @@ export function toLeashError(error: unknown, operation: SqliteOperation): LeashE
     );
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new LeashError("store_failed", `The SQLite store \`${operation.path}\` failed in ${operation.method}${about}: ${message} (${code}).`, {
-    details,
-    cause: error,
-  });
+  return new LeashError(
+    "store_failed",
+    `The SQLite store \`${operation.path}\` failed in ${operation.method}${about}: ${message} (${code}).`,
+    {
+      details,
+      cause: error,
+    },
+  );
 }

@@ -35,7 +35,9 @@ export class SqliteRuns {
     this.#insert = database.prepare(
       "INSERT INTO runs (run_id, position, status, revision, state, updated_at) VALUES (?, (SELECT coalesce(max(position), 0) + 1 FROM runs), ?, ?, ?, ?)",
     );
-    this.#update = database.prepare("UPDATE runs SET status = ?, revision = ?, state = ?, updated_at = ? WHERE run_id = ? AND revision = ?");
+    this.#update = database.prepare(
+      "UPDATE runs SET status = ?, revision = ?, state = ?, updated_at = ? WHERE run_id = ? AND revision = ?",
+    );
     this.#upsertStep = database.prepare(
       "INSERT INTO steps (run_id, step_index, step) VALUES (?, ?, ?) ON CONFLICT (run_id, step_index) DO UPDATE SET step = excluded.step",
     );
@@ -72,10 +74,18 @@ export class SqliteRuns {
    */
   update(state: RunState, expectedRevision: number, writes: StepWrites): void {
     const { runId } = state;
-    const changed = this.#update.run(state.status, state.revision, state.headerText(), state.updatedAt, runId, expectedRevision);
+    const changed = this.#update.run(
+      state.status,
+      state.revision,
+      state.headerText(),
+      state.updatedAt,
+      runId,
+      expectedRevision,
+    );
     if (changed.changes === 0) {
       const stored = this.#revisionOf.get(runId);
-      if (stored === undefined) throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
+      if (stored === undefined)
+        throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
       throw new StateError(
         "stale_state",
         `Run \`${runId}\` is at revision ${stored.revision}, not ${expectedRevision}: another process moved it.`,
@@ -105,6 +115,7 @@ export class SqliteRuns {
     // Rows past the last step can only be left by a writer this store object does not know of; a
     // full write deletes them so the rows are exactly the state's steps.
     if (writes.full) this.#deleteStepsFrom.run(runId, state.steps.length);
-    for (let index = writes.from; index < state.steps.length; index++) this.#upsertStep.run(runId, index, state.stepText(index));
+    for (let index = writes.from; index < state.steps.length; index++)
+      this.#upsertStep.run(runId, index, state.stepText(index));
   }
 }

@@ -61,10 +61,14 @@ const WAL_SIZE_LIMIT_BYTES = WAL_AUTOCHECKPOINT_PAGES * 4096;
 function storedVersion(database: Database): number {
   const table = database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'leash_meta'").get();
   if (table === undefined) return 0;
-  const row = database.prepare("SELECT value FROM leash_meta WHERE key = 'schema_version'").get() as { value: unknown } | undefined;
+  const row = database.prepare("SELECT value FROM leash_meta WHERE key = 'schema_version'").get() as
+    { value: unknown } | undefined;
   const version = row === undefined ? 0 : Number(row.value);
   if (!Number.isSafeInteger(version) || version < 0) {
-    throw new LeashError("store_failed", `The leash schema version recorded in the database is not a version: ${JSON.stringify(row?.value)}.`);
+    throw new LeashError(
+      "store_failed",
+      `The leash schema version recorded in the database is not a version: ${JSON.stringify(row?.value)}.`,
+    );
   }
   return version;
 }
@@ -93,11 +97,14 @@ export function migrate(database: Database, path: string): void {
       if (current > SQLITE_SCHEMA_VERSION) throw newer(current);
       for (let version = current; version < SQLITE_SCHEMA_VERSION; version++) {
         const migration = MIGRATIONS[version];
-        if (migration === undefined) throw new LeashError("store_failed", `No migration from leash schema version ${version}.`);
+        if (migration === undefined)
+          throw new LeashError("store_failed", `No migration from leash schema version ${version}.`);
         database.exec(migration);
       }
       database
-        .prepare("INSERT INTO leash_meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+        .prepare(
+          "INSERT INTO leash_meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        )
         .run(String(SQLITE_SCHEMA_VERSION));
     })
     .immediate();
@@ -118,7 +125,10 @@ export function configure(database: Database, busyTimeoutMs: number): void {
     // any process has set it every later open finds it set.
     const mode = database.pragma("journal_mode = WAL", { simple: true });
     if (mode !== "wal") {
-      throw new LeashError("store_failed", `The SQLite database \`${database.name}\` could not be put in WAL mode (it is in ${String(mode)} mode).`);
+      throw new LeashError(
+        "store_failed",
+        `The SQLite database \`${database.name}\` could not be put in WAL mode (it is in ${String(mode)} mode).`,
+      );
     }
   }
   database.pragma("synchronous = FULL");

@@ -49,15 +49,19 @@ function prepare(database: Database.Database, path: string): Prepared {
   const create = database.transaction((state: RunState, writes: StepWrites, records: readonly AuditRecord[]) => {
     const { runId } = state;
     if (runs.holds(runId) || trail.holds(runId)) {
-      throw new StateError("run_exists", `Run \`${runId}\` exists already; a run id is never reused.`, { details: { runId } });
+      throw new StateError("run_exists", `Run \`${runId}\` exists already; a run id is never reused.`, {
+        details: { runId },
+      });
     }
     runs.insert(state, writes);
     trail.insert(records);
   });
-  const save = database.transaction((state: RunState, expectedRevision: number, writes: StepWrites, records: readonly AuditRecord[]) => {
-    runs.update(state, expectedRevision, writes);
-    trail.insert(records);
-  });
+  const save = database.transaction(
+    (state: RunState, expectedRevision: number, writes: StepWrites, records: readonly AuditRecord[]) => {
+      runs.update(state, expectedRevision, writes);
+      trail.insert(records);
+    },
+  );
   const append = database.transaction((records: readonly AuditRecord[]) => trail.insert(records));
   return {
     database,
@@ -103,7 +107,8 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
     if (typeof path !== "string" || path === "") {
       throw new LeashError("invalid_option", 'Expected the SQLite store\'s `path` to be a file name or ":memory:".');
     }
-    if (typeof options !== "object" || options === null) throw new LeashError("invalid_option", "Expected the SQLite store's options to be an object.");
+    if (typeof options !== "object" || options === null)
+      throw new LeashError("invalid_option", "Expected the SQLite store's options to be an object.");
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0 || busyTimeoutMs > 2 ** 31 - 1) {
       throw new LeashError("invalid_option", "Expected `busyTimeoutMs` to be a non-negative integer of milliseconds.");
@@ -189,7 +194,9 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
 
   /** One run's records in `seq` order, or every record (each run's in `seq` order) in the order written. */
   read(runId?: string): Promise<AuditRecord[]> {
-    return this.#do({ method: "read", ...(runId === undefined ? {} : { runId }) }, (prepared) => prepared.trail.read(runId));
+    return this.#do({ method: "read", ...(runId === undefined ? {} : { runId }) }, (prepared) =>
+      prepared.trail.read(runId),
+    );
   }
 
   /** Every record held, in the order written (each run's in `seq` order), read synchronously. */
@@ -219,7 +226,11 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
 
   #open(method: string): Prepared {
     if (this.#prepared === null) {
-      throw new LeashError("store_failed", `The SQLite store \`${this.path}\` is closed; ${method} needs an open store.`, { details: { path: this.path } });
+      throw new LeashError(
+        "store_failed",
+        `The SQLite store \`${this.path}\` is closed; ${method} needs an open store.`,
+        { details: { path: this.path } },
+      );
     }
     return this.#prepared;
   }

@@ -26,7 +26,9 @@ export class SqliteTrail {
   constructor(database: Database, path: string) {
     this.#path = path;
     this.#insert = database.prepare("INSERT INTO audit (run_id, seq, record) VALUES (?, ?, ?)");
-    this.#head = database.prepare("SELECT seq, json_extract(record, '$.digest') AS digest FROM audit WHERE run_id = ? ORDER BY seq DESC LIMIT 1");
+    this.#head = database.prepare(
+      "SELECT seq, json_extract(record, '$.digest') AS digest FROM audit WHERE run_id = ? ORDER BY seq DESC LIMIT 1",
+    );
     this.#ofRun = database.prepare("SELECT run_id, seq, record FROM audit WHERE run_id = ? ORDER BY seq");
     this.#all = database.prepare("SELECT run_id, seq, record FROM audit ORDER BY position");
     this.#holds = database.prepare("SELECT 1 FROM audit WHERE run_id = ? LIMIT 1");
@@ -74,10 +76,14 @@ export class SqliteTrail {
       } catch (error) {
         // The key on (run_id, seq) is the last word when two writers race past the check above.
         if (isKeyViolation(error)) {
-          throw new StateError("stale_state", `The trail of run \`${record.run}\` already holds seq ${record.seq}: another writer moved the chain.`, {
-            details: { runId: record.run, seq: record.seq },
-            cause: error,
-          });
+          throw new StateError(
+            "stale_state",
+            `The trail of run \`${record.run}\` already holds seq ${record.seq}: another writer moved the chain.`,
+            {
+              details: { runId: record.run, seq: record.seq },
+              cause: error,
+            },
+          );
         }
         throw error;
       }
@@ -95,18 +101,26 @@ export class SqliteTrail {
     const row = this.#head.get(runId);
     if (row === undefined) return null;
     if (typeof row.digest !== "string") {
-      throw new LeashError("audit_corrupt", `The last record of run \`${runId}\` in \`${this.#path}\` (seq ${row.seq}) has no digest.`, {
-        details: { path: this.#path, runId, seq: row.seq },
-      });
+      throw new LeashError(
+        "audit_corrupt",
+        `The last record of run \`${runId}\` in \`${this.#path}\` (seq ${row.seq}) has no digest.`,
+        {
+          details: { path: this.#path, runId, seq: row.seq },
+        },
+      );
     }
     return { seq: row.seq, digest: row.digest };
   }
 
   #parse(row: TrailRow): AuditRecord {
     const corrupt = (problem: string): LeashError =>
-      new LeashError("audit_corrupt", `Record ${row.seq} of run \`${row.run_id}\` in \`${this.#path}\` is not an audit record: ${problem}.`, {
-        details: { path: this.#path, runId: row.run_id, seq: row.seq },
-      });
+      new LeashError(
+        "audit_corrupt",
+        `Record ${row.seq} of run \`${row.run_id}\` in \`${this.#path}\` is not an audit record: ${problem}.`,
+        {
+          details: { path: this.#path, runId: row.run_id, seq: row.seq },
+        },
+      );
     let value: unknown;
     try {
       value = JSON.parse(row.record);
@@ -115,7 +129,8 @@ export class SqliteTrail {
     }
     const record = parseAuditRecord(value);
     if (typeof record === "string") throw corrupt(record);
-    if (record.run !== row.run_id || record.seq !== row.seq) throw corrupt(`it says run \`${record.run}\` seq ${record.seq}`);
+    if (record.run !== row.run_id || record.seq !== row.seq)
+      throw corrupt(`it says run \`${record.run}\` seq ${record.seq}`);
     return record;
   }
 }
