@@ -74,17 +74,15 @@ withPostgres("Worker on PostgreSQL", (url) => {
       const { effects, remove } = setUp();
       const stores = [open(), open(), open()];
       try {
-        const workers = stores
-          .slice(1)
-          .map(
-            (store) =>
-              new Worker({
-                agent: workerAgent({ store, effectsFile: effects, delayMs: 5 }),
-                store,
-                pollMs: 20,
-                logger: recordingLogger(),
-              }),
-          );
+        const workers = stores.slice(1).map(
+          (store) =>
+            new Worker({
+              agent: workerAgent({ store, effectsFile: effects, delayMs: 5 }),
+              store,
+              pollMs: 20,
+              logger: recordingLogger(),
+            }),
+        );
         const running = workers.map((worker) => worker.start());
         const runIds = await approvedRuns(workerAgent({ store: stores[0]!, effectsFile: effects }), stores[0]!, 6);
         await until(async () => (await stores[0]!.list({ status: "completed" })).length === 6);
