@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
+import Database from "better-sqlite3";
 import { SqliteStore } from "../stores/sqlite/index.js";
 import { CliError } from "./cli-error.js";
 
@@ -20,6 +21,25 @@ export function isSqliteFile(path: string): boolean {
 }
 
 /**
+ * Whether a SQLite file holds leash's tables, looked up on a read-only connection: opening a store
+ * creates its tables, which a command that only reads must not do to another program's database.
+ */
+function holdsLeashTables(path: string): boolean {
+  let database: Database.Database | undefined;
+  try {
+    database = new Database(path, { readonly: true, fileMustExist: true });
+    const row = database
+      .prepare("SELECT count(*) AS count FROM sqlite_master WHERE type = 'table' AND name = 'leash_meta'")
+      .get() as { count: number } | undefined;
+    return (row?.count ?? 0) > 0;
+  } catch (error) {
+    throw new CliError("db_unreadable", `Could not read ${path}: ${(error as Error).message}`);
+  } finally {
+    database?.close();
+  }
+}
+
+/**
  * Opens the store of an existing database file. Checked first, because opening a SQLite file that
  * does not exist creates it: `leash runs --db typo.db` must say the file is missing, not list the
  * runs of a new empty database it just made.
@@ -37,6 +57,12 @@ export function openExistingStore(path: string): SqliteStore {
   if (!isFile)
     throw new CliError("db_not_found", `${path} is not a file; give the database of your runs with --db PATH.`);
   if (!isSqliteFile(path)) throw new CliError("not_a_database", `${path} is not a SQLite database.`);
+  if (!holdsLeashTables(path)) {
+    throw new CliError(
+      "not_a_database",
+      `${path} is a SQLite database, but not one of leash's: it has no leash tables.`,
+    );
+  }
   return new SqliteStore(path);
 }
 

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { errorLine, leash, root, tempFolder } from "./cli-helpers.js";
 
 test("an unknown command or option is one line on stderr and exit 2", (t) => {
@@ -49,6 +50,25 @@ test("commands that read a store refuse a missing file, and create none", (t) =>
   const notDb = leash(["runs", "--db", "notes.db"], { cwd: folder.path });
   assert.equal(errorLine(notDb).code, "not_a_database");
   assert.equal(readFileSync(join(folder.path, "notes.db"), "utf8"), "not a database\n");
+});
+
+test("a SQLite database of another program is refused and left without leash tables", (t) => {
+  const folder = tempFolder();
+  t.after(folder.remove);
+  const path = join(folder.path, "app.db");
+  const database = new Database(path);
+  database.exec("CREATE TABLE orders (id INTEGER PRIMARY KEY)");
+  database.close();
+  const result = leash(["runs", "--db", "app.db"], { cwd: folder.path });
+  assert.equal(result.status, 2);
+  assert.equal(errorLine(result).code, "not_a_database");
+  const after = new Database(path, { readonly: true });
+  const tables = after.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+  after.close();
+  assert.deepEqual(
+    tables.map((table) => table.name),
+    ["orders"],
+  );
 });
 
 test("no stack trace unless LEASH_DEBUG=1", (t) => {
