@@ -151,3 +151,40 @@ test("a resume whose trail lacks the state's head record is refused (audit_trunc
     (error) => isLeashError(error, "audit_truncated"),
   );
 });
+
+test("a crash after an approved call's claim is durable, before the call, runs the call once at resume", async () => {
+  // A store that loses power at one chosen save: the process stops there, as a crash would.
+  class PowerCut extends MemoryStore {
+    saves = 0;
+    cutAt = Number.POSITIVE_INFINITY;
+    override save(...args: Parameters<MemoryStore["save"]>): Promise<void> {
+      this.saves += 1;
+      if (this.saves === this.cutAt) return Promise.reject(new Error("power lost"));
+      return super.save(...args);
+    }
+  }
+  const store = new PowerCut();
+  const written: string[] = [];
+  const policy = new Policy({ allowEffects: ["read", "write"] });
+  const save = tool({ name: "save", effect: "write", execute: () => written.push("the report") });
+  const writer: Planner = (state) => (state.steps.length === 0 ? Decision.act("save", {}) : Decision.finish("ok"));
+  const first = new Agent({ tools: [save], planner: writer, policy, store });
+  const paused = await first.run("save");
+  // The claim is the next save; the one after it would make the call's intent durable.
+  store.cutAt = store.saves + 2;
+  await assert.rejects(
+    first.resume(paused.runId, { approvals: [Approval.grant(paused.pending!.digest, "allen")] }),
+    /power lost/,
+  );
+  assert.deepEqual(written, []);
+  const claimed = (await store.load(paused.runId)) as RunState;
+  assert.equal(claimed.status, "running");
+  assert.equal(claimed.steps[0]?.approval?.approver, "allen");
+
+  const second = new Agent({ tools: [save], planner: writer, policy, store });
+  const done = await second.resume(paused.runId);
+  assert.equal(done.status, "completed");
+  assert.equal(done.steps[0]?.outcome, "executed");
+  assert.deepEqual(written, ["the report"]);
+  assert.deepEqual(verifyAudit(store.records), []);
+});
