@@ -248,7 +248,15 @@ test("approvals for a run that is not awaiting approval are refused (stale_state
   const store = new MemoryStore();
   let release: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => (release = resolve));
-  const slow = tool({ name: "slow", execute: async () => gate.then(() => "ok") });
+  let started: () => void = () => undefined;
+  const inFlight = new Promise<void>((resolve) => (started = resolve));
+  const slow = tool({
+    name: "slow",
+    execute: async () => {
+      started();
+      return gate.then(() => "ok");
+    },
+  });
   const agent = new Agent({
     tools: [slow],
     store,
@@ -256,7 +264,7 @@ test("approvals for a run that is not awaiting approval are refused (stale_state
       state.steps.length === 0 ? { type: "act", tool: "slow", args: {} } : { type: "finish", answer: null },
   });
   const running = agent.run("wait", { runId: "busy" });
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await inFlight;
   await assert.rejects(agent.resume("busy", { approvals: [Approval.grant("2".repeat(64), "allen")] }), (error) =>
     isLeashError(error, "stale_state"),
   );
