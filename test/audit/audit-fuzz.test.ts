@@ -5,36 +5,21 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeRecord, type AuditHead, type AuditRecord } from "../../src/audit/audit-record.js";
+import type { AuditRecord } from "../../src/audit/audit-record.js";
 import { readAudit, readAuditPrefix } from "../../src/audit/read-audit.js";
 import { verifyAudit } from "../../src/audit/verify-audit.js";
 import { isLeashError } from "../../src/errors/index.js";
 import { canonicalJson } from "../../src/json/index.js";
-import { jsonlOf, seededRandom, temporaryDirectory, timeOf } from "./audit-test-helpers.js";
+import { RUNS, interleavedTrail, jsonlOf, seededRandom, temporaryDirectory } from "./audit-test-helpers.js";
 
+// Data with escapes, non-ASCII text and numbers in exponent form, where a flipped bit has most to break.
 function fuzzTrail(): AuditRecord[] {
-  const heads = new Map<string, AuditHead>();
-  const records: AuditRecord[] = [];
-  for (let step = 0; step < 8; step++) {
-    for (const run of ["alpha", "beta", "gamma"]) {
-      const data = {
-        step,
-        text: `line one\nline two \u001f tab\t "quoted" €😀`,
-        numbers: [1e30, 1.5e-7, -0.25, step * 1000],
-        nested: { ok: step % 2 === 0, none: null, list: [] },
-      };
-      const record = makeRecord(
-        run,
-        heads.get(run) ?? null,
-        step === 0 ? "run_started" : "tool_ended",
-        data,
-        timeOf(records.length),
-      );
-      heads.set(run, { seq: record.seq, digest: record.digest });
-      records.push(record);
-    }
-  }
-  return records;
+  return interleavedTrail(RUNS, 8, (_run, step) => ({
+    step,
+    text: `line one\nline two \u001f tab\t "quoted" €😀`,
+    numbers: [1e30, 1.5e-7, -0.25, step * 1000],
+    nested: { ok: step % 2 === 0, none: null, list: [] },
+  }));
 }
 
 test(

@@ -1,4 +1,3 @@
-export { seededRandom } from "../../src/bench/seeded-random.js";
 // Helpers shared by the audit tests: trails of several interleaved runs, a seeded PRNG, temporary files.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,6 +7,8 @@ import assert from "node:assert/strict";
 import { makeRecord, type AuditHead, type AuditRecord } from "../../src/audit/audit-record.js";
 import type { AuditProblem } from "../../src/audit/verify-audit.js";
 
+export { seededRandom } from "../../src/bench/seeded-random.js";
+
 export const RUNS = ["alpha", "beta", "gamma"] as const;
 
 /** The time of the n-th record, fixed so that trails are the same byte for byte on every run. */
@@ -15,24 +16,32 @@ export function timeOf(index: number): string {
   return new Date(Date.UTC(2026, 0, 1, 12, 0, 0) + index * 1000).toISOString();
 }
 
+/** The data of the records of {@link interleavedTrail} unless told otherwise: a start, then tool results. */
+function lookupData(run: string, step: number): unknown {
+  return step === 0
+    ? { nonce: `${run}-nonce-${step}`, goal: "Find the page about spans." }
+    : {
+        step,
+        tool: "lookup",
+        args: { topic: step % 2 === 0 ? "spans" : "ids" },
+        result: { text: `page ${step}`, score: step / 8 },
+      };
+}
+
 /**
  * A trail of several runs whose records interleave round-robin (alpha 0, beta 0, gamma 0, alpha 1, ...),
- * with data of several shapes.
+ * with data of several shapes (or the data `dataOf` gives for each run and step).
  */
-export function interleavedTrail(runs: readonly string[] = RUNS, perRun = 6): AuditRecord[] {
+export function interleavedTrail(
+  runs: readonly string[] = RUNS,
+  perRun = 6,
+  dataOf: (run: string, step: number) => unknown = lookupData,
+): AuditRecord[] {
   const heads = new Map<string, AuditHead>();
   const records: AuditRecord[] = [];
   for (let step = 0; step < perRun; step++) {
     for (const run of runs) {
-      const data =
-        step === 0
-          ? { nonce: `${run}-nonce-${step}`, goal: "Find the page about spans." }
-          : {
-              step,
-              tool: "lookup",
-              args: { topic: step % 2 === 0 ? "spans" : "ids" },
-              result: { text: `page ${step}`, score: step / 8 },
-            };
+      const data = dataOf(run, step);
       const record = makeRecord(
         run,
         heads.get(run) ?? null,

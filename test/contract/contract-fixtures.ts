@@ -1,7 +1,8 @@
 // What the store contract suite builds its cases from: plain states and chains of records made
 // through the public API, and a small agent whose one write needs a person's approval.
-import { Agent, Decision, Policy, RunState, isLeashError, makeRecord, tool } from "../../src/index.js";
+import { Agent, Decision, Policy, RunState, isLeashError, makeRecord } from "../../src/index.js";
 import type { AuditHead, AuditRecord, AuditSink, ErrorCode, Planner, RunStatus, RunStore } from "../../src/index.js";
+import { writeTextTool } from "../helpers/text-tool.js";
 
 /** What each implementation hands the suite: a fresh, empty store and how to remove it. */
 export interface StoreUnderTest {
@@ -88,17 +89,10 @@ export const writerPlanner: Planner = (state) =>
 
 /** An agent on the store (as store and sink) whose one write pauses for approval; `written` counts its effect. */
 export function writerAgent(store: RunStore & AuditSink, written: string[]): Agent {
-  const save = tool({
+  const save = writeTextTool({
     name: "save",
-    parameters: {
-      type: "object",
-      properties: { text: { type: "string" } },
-      required: ["text"],
-      additionalProperties: false,
-    },
-    effect: "write",
-    execute: ({ text }) => {
-      written.push(typeof text === "string" ? text : JSON.stringify(text));
+    onWrite: (text) => {
+      written.push(text);
       return "saved";
     },
   });

@@ -1,5 +1,6 @@
 import { Decision, tool } from "../../src/index.js";
 import type { Planner } from "../../src/index.js";
+import { writeTextTool } from "../helpers/text-tool.js";
 
 export const PAGES: Record<string, string> = {
   spans: "A chunk's text is a slice of its source.",
@@ -33,17 +34,10 @@ export const lookupPlanner: Planner = (state) => {
 
 /** The seed's `save` tool: a write tool that records what it wrote. */
 export function saveTool(written: string[], options: { idempotent?: boolean } = {}) {
-  return tool({
+  return writeTextTool({
     name: "save",
-    parameters: {
-      type: "object",
-      properties: { text: { type: "string" } },
-      required: ["text"],
-      additionalProperties: false,
-    },
-    effect: "write",
     ...(options.idempotent === undefined ? {} : { idempotent: options.idempotent }),
-    execute: ({ text }: { text: string }) => {
+    onWrite: (text) => {
       written.push(text);
       return "saved";
     },

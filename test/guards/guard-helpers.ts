@@ -1,5 +1,6 @@
 import { Agent, Decision, Policy, allow, block, tool } from "../../src/index.js";
 import type { AgentOptions, Guard, Planner, Verdict } from "../../src/index.js";
+import { writeTextTool } from "../helpers/text-tool.js";
 
 /** A read tool whose answer holds a secret, and a write tool that records what it wrote. */
 export function notebook() {
@@ -13,18 +14,11 @@ export function notebook() {
       return "The code is 4711.";
     },
   });
-  const write = tool({
+  const write = writeTextTool({
     name: "write",
     description: "Write a line in the notebook.",
-    parameters: {
-      type: "object",
-      properties: { text: { type: "string" } },
-      required: ["text"],
-      additionalProperties: false,
-    },
-    effect: "write",
-    execute: ({ text }) => {
-      written.push(text as string);
+    onWrite: (text) => {
+      written.push(text);
       return "written";
     },
   });

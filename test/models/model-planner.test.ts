@@ -4,25 +4,19 @@ import { Agent, Approval, Policy, isLeashError, tool, trace } from "../../src/in
 import type { Guard, ModelClient, ModelResponse, Skill } from "../../src/index.js";
 import { modelPlanner } from "../../src/models/model-planner.js";
 import { says, scriptedModel } from "../../src/testing/index.js";
+import { writeTextTool } from "../helpers/text-tool.js";
 
 const none = { inputTokens: 0, outputTokens: 0 };
 
 function shelf() {
   const written: string[] = [];
   const read = tool({ name: "read", description: "Read the shelf.", execute: () => "three books" });
-  const write = tool({
+  const write = writeTextTool({
     name: "write",
     description: "Write a label.",
-    parameters: {
-      type: "object",
-      properties: { text: { type: "string" } },
-      required: ["text"],
-      additionalProperties: false,
-    },
-    effect: "write",
-    execute: ({ text }) => {
-      written.push(text as string);
-      return `labelled ${text as string}`;
+    onWrite: (text) => {
+      written.push(text);
+      return `labelled ${text}`;
     },
   });
   const other = tool({ name: "other", description: "Not for this skill.", execute: () => "other" });
