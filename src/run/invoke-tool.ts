@@ -75,6 +75,9 @@ export async function invokeTool(
     principal: state.principal,
     signal: controller.signal,
     idempotencyKey: step.idempotencyKey,
+    // The revision the intent was saved at: every claim bumps it by compare-and-set, so a later
+    // claimer's calls always carry a larger token than a stalled process's late call.
+    fencingToken: state.revision,
   };
   let end: CallEnd;
   try {

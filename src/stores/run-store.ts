@@ -13,6 +13,44 @@ export interface SaveOptions {
 }
 
 /**
+ * Who gave an answer recorded out of process, as far as the channel can tell: for the command line,
+ * the operating-system user and host that ran it. Recorded beside the approver's name in the state and
+ * in the `approval_answered` audit record; it says where an answer came from, not who typed the name.
+ */
+export interface AnswerOrigin {
+  /** The channel the answer came through, e.g. `"cli"`. */
+  via: string;
+  /** The operating-system user that gave it. */
+  user: string;
+  /** The host it was given on. */
+  host: string;
+}
+
+/** Options of {@link RunStore.answer}. */
+export interface AnswerOptions {
+  /** Where the answer came from; recorded with it. */
+  origin?: AnswerOrigin;
+}
+
+/** A stored run whose saved state cannot be read back, as {@link RunStore.list} reports it. */
+export interface UnreadableRun {
+  runId: string;
+  /** Why it cannot be read (`invalid_state`, `unsupported_version`, ...). */
+  error: Error;
+}
+
+/** Options of {@link RunStore.list}. */
+export interface ListOptions {
+  /** Only runs of this status (`awaiting_approval` is the inbox). */
+  status?: RunStatus;
+  /**
+   * Called once for each stored run whose state cannot be read; such a run is left out of the list
+   * instead of failing the whole listing.
+   */
+  onUnreadable?: (problem: UnreadableRun) => void;
+}
+
+/**
  * Where run states are kept between steps, processes and machines. Saves are compare-and-set on
  * `revision`: the caller passes the revision it loaded and a state whose `revision` is one more, and
  * a store whose row moved on since refuses with `StateError` `stale_state`, changing nothing.
@@ -24,13 +62,16 @@ export interface RunStore {
   load(runId: string): Promise<RunState | null>;
   /** Compare-and-set on `revision`; see {@link SaveOptions}. */
   save(state: RunState, options: SaveOptions): Promise<void>;
-  /** The stored runs, optionally only those of a status (`awaiting_approval` is the inbox). */
-  list(options?: { status?: RunStatus }): Promise<RunState[]>;
+  /**
+   * The stored runs, optionally only those of a status (`awaiting_approval` is the inbox). A run whose
+   * state cannot be read is left out and reported to `onUnreadable`; it never fails the listing.
+   */
+  list(options?: ListOptions): Promise<RunState[]>;
   /**
    * Records a person's answer to the pending request of a paused run, for a later `resume(runId)`.
    * Refused with `stale_state` unless the run awaits approval and the digest is the pending one.
    */
-  answer(runId: string, approval: Approval): Promise<RunState>;
+  answer(runId: string, approval: Approval, options?: AnswerOptions): Promise<RunState>;
   /** Releases what the store holds open. */
   close(): Promise<void>;
 }

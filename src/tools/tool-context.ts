@@ -13,4 +13,11 @@ export interface ToolContext {
    * that dedupes (a payment API, an idempotent insert) can recognise a repeat after a crash.
    */
   readonly idempotencyKey: string;
+  /**
+   * Grows with every claim of the run (a resume, a worker's lease, a crash recovery): a call made
+   * under a later claim always carries a larger token than any call of an earlier one. A downstream
+   * system that keeps the largest token it has seen for a run can refuse a late call from a process
+   * that lost the run (a stalled worker whose lease lapsed).
+   */
+  readonly fencingToken: number;
 }
