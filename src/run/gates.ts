@@ -5,7 +5,7 @@ import type { Tool } from "../tools/tool.js";
 import type { ActDecision } from "../decisions/decision.js";
 import { askGuards, saidLine } from "../guards/ask-guards.js";
 import type { ActiveRun } from "./active-run.js";
-import { runLimitReached } from "./limit-checks.js";
+import { callLimitReached } from "./limit-checks.js";
 
 /** What the gates decided about one act step. */
 export type GateResult =
@@ -90,14 +90,7 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
     });
     return { type: "deny", outcome: "blocked", code: "blocked", message: `${verdict.guard}: ${verdict.why}` };
   }
-  const reached = runLimitReached(run);
+  const reached = callLimitReached(run, found, restart);
   if (reached !== undefined) return { type: "stop", reason: reached };
-  if (!restart) {
-    const { maxToolCalls, maxCost } = run.state.limits;
-    if (maxToolCalls !== undefined && run.state.toolCalls >= maxToolCalls)
-      return { type: "stop", reason: "max_tool_calls" };
-    if (maxCost !== undefined && run.state.usage.cost + found.cost > maxCost)
-      return { type: "stop", reason: "max_cost" };
-  }
   return { type: "pass", tool: found };
 }

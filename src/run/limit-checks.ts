@@ -1,4 +1,5 @@
 import type { StopReason } from "../limits/limits.js";
+import type { Tool } from "../tools/tool.js";
 import type { ActiveRun } from "./active-run.js";
 
 /** Whether the run was cancelled or ran out of time: checked before every call. */
@@ -19,5 +20,37 @@ export function modelLimitReached(run: ActiveRun): StopReason | undefined {
   const { maxCost, maxTokens } = run.state.limits;
   if (maxTokens !== undefined && run.state.usage.tokens >= maxTokens) return "max_tokens";
   if (maxCost !== undefined && run.state.usage.cost >= maxCost) return "max_cost";
+  return undefined;
+}
+
+/**
+ * Whether a tool call may be charged and started now: not cancelled, within the running time, and,
+ * unless it is a crash-recovery restart of a call already charged, within `maxToolCalls` and with
+ * room for its declared cost under `maxCost`. Checked at the gates and again right before the charge,
+ * in the same synchronous stretch, so a cancel or a limit that lands while a person decides counts.
+ */
+export function callLimitReached(run: ActiveRun, tool: Tool, restart: boolean): StopReason | undefined {
+  const reached = runLimitReached(run);
+  if (reached !== undefined || restart) return reached;
+  const { maxToolCalls, maxCost } = run.state.limits;
+  if (maxToolCalls !== undefined && run.state.toolCalls >= maxToolCalls) return "max_tool_calls";
+  if (maxCost !== undefined && run.state.usage.cost + tool.cost > maxCost) return "max_cost";
+  return undefined;
+}
+
+/**
+ * Whether the planner may be asked again: not cancelled, within the running time, fewer than
+ * `maxSteps` decisions, the tokens below `maxTokens`, and the spend not past `maxCost` (a planner
+ * may be a model, whose own usage is known only after it is asked; a free planner can still finish
+ * a run whose tools spent exactly `maxCost`).
+ */
+export function plannerLimitReached(run: ActiveRun): StopReason | undefined {
+  const reached = runLimitReached(run);
+  if (reached !== undefined) return reached;
+  const { maxSteps, maxTokens, maxCost } = run.state.limits;
+  const { steps, usage } = run.state;
+  if (maxSteps !== undefined && steps.length >= maxSteps) return "max_steps";
+  if (maxTokens !== undefined && usage.tokens >= maxTokens) return "max_tokens";
+  if (maxCost !== undefined && usage.cost > maxCost) return "max_cost";
   return undefined;
 }

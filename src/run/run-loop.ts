@@ -11,7 +11,7 @@ import { askPlanner } from "./ask-planner.js";
 import { passGates } from "./gates.js";
 import { invokeTool } from "./invoke-tool.js";
 import { judgeAnswer } from "./judge-answer.js";
-import { runLimitReached } from "./limit-checks.js";
+import { callLimitReached, plannerLimitReached, runLimitReached } from "./limit-checks.js";
 
 /** How a run ends, when it does. */
 type Ending =
@@ -57,6 +57,13 @@ function deny(run: ActiveRun, step: Step, outcome: NonNullable<Step["outcome"]>,
   });
 }
 
+/** Ends the run at a step a limit or a cancel kept from starting. */
+function stopStep(run: ActiveRun, step: Step, reason: StopReason): Promise<RunState> {
+  step.outcome = "stopped";
+  step.error = { code: reason, message: `The run reached ${reason} before the call could start.` };
+  return end(run, { status: "stopped", reason });
+}
+
 /**
  * Takes one act step through the gates, the approval and the call. Returns the run's end if the
  * step ended it (a limit, a failure, a pause), else `undefined` to go on.
@@ -73,9 +80,7 @@ export async function actStep(
       deny(run, step, gates.outcome, gates.code, gates.message);
       return undefined;
     case "stop":
-      step.outcome = "stopped";
-      step.error = { code: gates.reason, message: `The run reached ${gates.reason} before the call could start.` };
-      return end(run, { status: "stopped", reason: gates.reason });
+      return stopStep(run, step, gates.reason);
     case "fail":
       step.outcome = "blocked";
       step.error = { code: gates.failure.code, message: gates.failure.message };
@@ -86,7 +91,11 @@ export async function actStep(
       assertNever(gates, "gate result");
   }
   const approval = await approvalGate(run, step, gates.tool, options.answer);
+  // A cancel or a limit may have landed while a person decided: checked again before a pause is
+  // saved and, below, in the same synchronous stretch as the charge, so nothing slips in between.
   if (approval.type === "pause") {
+    const reached = runLimitReached(run);
+    if (reached !== undefined) return stopStep(run, step, reached);
     state.status = "awaiting_approval";
     state.pending = approval.request;
     state.pendingHistory = approval.history;
@@ -103,18 +112,10 @@ export async function actStep(
     return undefined;
   }
   if (approval.approval !== undefined) step.approval = approval.approval;
+  const reached = callLimitReached(run, gates.tool, options.restart);
+  if (reached !== undefined) return stopStep(run, step, reached);
   const failure = await invokeTool(run, step, gates.tool, options.restart);
   if (failure !== undefined) return end(run, { status: "failed", failure });
-  return undefined;
-}
-
-/** The steps-and-tokens limits checked before the planner is asked again. */
-function plannerLimitReached(run: ActiveRun): StopReason | undefined {
-  const reached = runLimitReached(run);
-  if (reached !== undefined) return reached;
-  const { maxSteps, maxTokens } = run.state.limits;
-  if (maxSteps !== undefined && run.state.steps.length >= maxSteps) return "max_steps";
-  if (maxTokens !== undefined && run.state.usage.tokens >= maxTokens) return "max_tokens";
   return undefined;
 }
 

@@ -1,0 +1,99 @@
+// A cancel or a limit that lands while an async approver is deciding keeps the call from starting.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Agent, Approval, Decision, Policy, verifyAudit } from "../../src/index.js";
+import type { ApprovalRequest, Planner } from "../../src/index.js";
+import { writeTextTool } from "../helpers/text-tool.js";
+import { manualClock } from "./helpers.js";
+
+const payPlanner: Planner = (state) =>
+  state.steps.length === 0 ? Decision.act("pay", { text: "10" }) : Decision.finish(state.steps[0]?.outcome ?? null);
+
+/** An approver that grants, but only when the test lets it answer. */
+function heldApprover() {
+  let asked: (request: ApprovalRequest) => void = () => undefined;
+  const wasAsked = new Promise<ApprovalRequest>((resolve) => (asked = resolve));
+  let answer: () => void = () => undefined;
+  const mayAnswer = new Promise<void>((resolve) => (answer = resolve));
+  const approver = async (request: ApprovalRequest) => {
+    asked(request);
+    await mayAnswer;
+    return Approval.grant(request.digest, "allen");
+  };
+  return { approver, wasAsked, answer };
+}
+
+test("a cancel that lands while an async approver decides keeps the call from starting", async () => {
+  const paid: string[] = [];
+  const held = heldApprover();
+  const agent = new Agent({
+    tools: [writeTextTool({ name: "pay", onWrite: (text) => paid.push(text) })],
+    planner: payPlanner,
+    policy: new Policy({ allowEffects: ["read", "write"] }),
+    approver: held.approver,
+  });
+  const running = agent.run("pay 10", { runId: "late-cancel" });
+  await held.wasAsked;
+  const cancelled = agent.cancel("late-cancel");
+  held.answer();
+  const state = await running;
+  assert.equal((await cancelled).status, "stopped");
+  assert.deepEqual(paid, []);
+  assert.equal(state.status, "stopped");
+  assert.equal(state.stopReason, "cancelled");
+  assert.equal(state.steps[0]?.outcome, "stopped");
+  assert.equal(state.toolCalls, 0);
+  const events = agent.audit.records?.map((record) => record.event) ?? [];
+  assert.ok(events.includes("approval_answered"), "the approver's answer is still audited");
+  assert.ok(!events.includes("tool_started"));
+  assert.deepEqual(verifyAudit(agent.audit.records ?? []), []);
+});
+
+test("a maxDurationMs that passes while the approver decides keeps the call from starting", async () => {
+  const paid: string[] = [];
+  const time = manualClock();
+  const agent = new Agent({
+    tools: [writeTextTool({ name: "pay", onWrite: (text) => paid.push(text) })],
+    planner: payPlanner,
+    policy: new Policy({ allowEffects: ["read", "write"] }),
+    clock: time.clock,
+    limits: { maxDurationMs: 1_000 },
+    approver: (request) => {
+      time.advance(5_000);
+      return Promise.resolve(Approval.grant(request.digest, "allen"));
+    },
+  });
+  const state = await agent.run("pay 10");
+  assert.deepEqual(paid, []);
+  assert.equal(state.status, "stopped");
+  assert.equal(state.stopReason, "max_duration");
+  assert.equal(state.steps[0]?.outcome, "stopped");
+  assert.ok(agent.audit.records?.some((record) => record.event === "approval_answered"));
+});
+
+test("a cancel that lands while the approver decides to wait ends the run instead of pausing it", async () => {
+  let asked: () => void = () => undefined;
+  const wasAsked = new Promise<void>((resolve) => (asked = resolve));
+  let answer: () => void = () => undefined;
+  const mayAnswer = new Promise<void>((resolve) => (answer = resolve));
+  const agent = new Agent({
+    tools: [writeTextTool({ name: "pay", onWrite: () => "paid" })],
+    planner: payPlanner,
+    policy: new Policy({ allowEffects: ["read", "write"] }),
+    approver: async () => {
+      asked();
+      await mayAnswer;
+      return null;
+    },
+  });
+  const running = agent.run("pay 10", { runId: "late-pause" });
+  await wasAsked;
+  const cancelled = agent.cancel("late-pause");
+  answer();
+  const state = await running;
+  await cancelled;
+  assert.equal(state.status, "stopped");
+  assert.equal(state.stopReason, "cancelled");
+  assert.equal(state.pending, undefined);
+  assert.equal(state.steps[0]?.outcome, "stopped");
+});
