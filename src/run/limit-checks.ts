@@ -40,9 +40,10 @@ export function callLimitReached(run: ActiveRun, tool: Tool, restart: boolean): 
 
 /**
  * Whether the planner may be asked again: not cancelled, within the running time, fewer than
- * `maxSteps` decisions, the tokens below `maxTokens`, and the spend not past `maxCost` (a planner
- * may be a model, whose own usage is known only after it is asked; a free planner can still finish
- * a run whose tools spent exactly `maxCost`).
+ * `maxSteps` decisions, the tokens below `maxTokens`, and the spend within `maxCost`. A planner whose
+ * last decision was paid for (its `usage` had a cost) is a model, asked only while the spend is below
+ * `maxCost`; a free planner is asked until the spend has passed it, so it can still finish a run
+ * whose tools spent exactly `maxCost`.
  */
 export function plannerLimitReached(run: ActiveRun): StopReason | undefined {
   const reached = runLimitReached(run);
@@ -51,6 +52,9 @@ export function plannerLimitReached(run: ActiveRun): StopReason | undefined {
   const { steps, usage } = run.state;
   if (maxSteps !== undefined && steps.length >= maxSteps) return "max_steps";
   if (maxTokens !== undefined && usage.tokens >= maxTokens) return "max_tokens";
-  if (maxCost !== undefined && usage.cost > maxCost) return "max_cost";
+  if (maxCost !== undefined) {
+    const paying = (steps.at(-1)?.decision.usage?.cost ?? 0) > 0;
+    if (paying ? usage.cost >= maxCost : usage.cost > maxCost) return "max_cost";
+  }
   return undefined;
 }

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Decision, Policy, tool, verifyAudit } from "../../src/index.js";
+import { Agent, Decision, Policy, isLeashError, tool, verifyAudit } from "../../src/index.js";
+import { scriptedModel, says } from "../../src/testing/index.js";
 import type { Planner } from "../../src/index.js";
 import { manualClock } from "./helpers.js";
 
@@ -223,4 +224,48 @@ test("a done criterion that throws or returns junk fails the run with done_faile
   assert.equal((await throwing.run("x")).failure?.code, "done_failed");
   const junk = new Agent({ tools: [], planner: () => Decision.finish("x"), done: () => 42 as never });
   assert.equal((await junk.run("x")).failure?.code, "done_failed");
+});
+
+test("max_cost stops a paying planner: it is not asked once its spend has passed the limit", async () => {
+  let asked = 0;
+  const agent = new Agent({
+    tools: [counter([])],
+    planner: () => {
+      asked += 1;
+      // Each decision names no tool: no tool call's cost check ever runs.
+      return Decision.act("missing", {}, { usage: { tokens: 10, cost: 1 } });
+    },
+    limits: { maxCost: 1, maxSteps: 10 },
+  });
+  const state = await agent.run("tick forever");
+  assert.equal(state.status, "stopped");
+  assert.equal(state.stopReason, "max_cost");
+  assert.equal(asked, 1);
+  assert.equal(state.usage.cost, 1);
+});
+
+test("max_cost and max_tokens refuse a model call once the spend has reached them", async () => {
+  const model = scriptedModel(
+    says.text("one", { usage: { inputTokens: 60, outputTokens: 40 } }),
+    says.text("two", { usage: { inputTokens: 60, outputTokens: 40 } }),
+  );
+  let refused: unknown;
+  const agent = new Agent({
+    tools: [counter([])],
+    planner: async (_state, _tools, context) => {
+      const request = { system: "", messages: [{ role: "user" as const, content: "hi" }], tools: [] };
+      await context.callModel(model, request);
+      try {
+        await context.callModel(model, request);
+      } catch (error) {
+        refused = error;
+      }
+      return Decision.act("tick", {});
+    },
+    limits: { maxTokens: 100 },
+  });
+  const state = await agent.run("ask twice");
+  assert.equal(model.requests.length, 1);
+  assert.ok(isLeashError(refused, "limit_reached"));
+  assert.equal(state.stopReason, "max_tokens");
 });
