@@ -17,6 +17,18 @@ import { AgentEmitter } from "./agent-events.js";
 import type { AgentOptions } from "./agent-options.js";
 import { buildCore, compileSkill } from "./agent-options.js";
 
+/** The run id a resume names, when it names one; anything else is refused later with a clear error. */
+function runIdOf(target: unknown): string | undefined {
+  if (typeof target === "string") return target;
+  if (typeof target !== "object" || target === null) return undefined;
+  try {
+    const { runId } = target as { runId?: unknown };
+    return typeof runId === "string" ? runId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What `agent.do` returns: the outcome of the last attempt. */
 export interface SkillOutcome<O> {
   done: boolean;
@@ -41,6 +53,8 @@ export class Agent {
   readonly #core: AgentCore;
   readonly #events = new AgentEmitter();
   readonly #active = new Map<string, { run: ActiveRun; done: Promise<RunState> }>();
+  /** Run ids this agent is starting, resuming or driving: one driver per run in one agent. */
+  readonly #driving = new Set<string>();
 
   constructor(options: AgentOptions) {
     this.#core = buildCore(options);
@@ -66,6 +80,21 @@ export class Agent {
   }
 
   async #start(goal: string, options: InternalRunOptions): Promise<RunState> {
+    const given = typeof options === "object" && options !== null ? options.runId : undefined;
+    if (typeof given === "string" && this.#driving.has(given)) {
+      throw new StateError("run_exists", `Run \`${given}\` is being run by this agent already; a run id is never reused.`, {
+        details: { runId: given },
+      });
+    }
+    if (typeof given === "string") this.#driving.add(given);
+    try {
+      return await this.#startReserved(goal, options);
+    } finally {
+      if (typeof given === "string") this.#driving.delete(given);
+    }
+  }
+
+  async #startReserved(goal: string, options: InternalRunOptions): Promise<RunState> {
     const run = await prepareRun(this.#core, goal, options);
     const signal = options.signal;
     const onAbort = (): void => run.controller.abort(signal?.reason);
@@ -97,6 +126,23 @@ export class Agent {
    * @example await agent.resume(paused.runId, { approvals: [Approval.grant(paused.pending!.digest, "allen")] });
    */
   async resume(target: string | RunState, options: ResumeOptions = {}): Promise<RunState> {
+    const runId = runIdOf(target);
+    if (runId !== undefined && (this.#driving.has(runId) || this.#active.has(runId))) {
+      throw new StateError(
+        "stale_state",
+        `Run \`${runId}\` is being driven by this agent; it cannot be resumed until that ends.`,
+        { details: { runId } },
+      );
+    }
+    if (runId !== undefined) this.#driving.add(runId);
+    try {
+      return await this.#resume(target, options);
+    } finally {
+      if (runId !== undefined) this.#driving.delete(runId);
+    }
+  }
+
+  async #resume(target: string | RunState, options: ResumeOptions): Promise<RunState> {
     const plan = await planResume(this.#core, target, options, (name) => this.#skill(name));
     if (plan.type === "unchanged") return plan.state;
     const { run } = plan;

@@ -19,9 +19,40 @@ type Ending =
   | { status: "stopped"; reason: StopReason }
   | { status: "failed"; failure: Failure };
 
+/**
+ * Gives a step the run left open (a pending approval, a call saved before a crash) an outcome and its
+ * record as the run ends: `interrupted` (with `tool_ended`) for a call that started and never ended,
+ * `stopped` (with `step_denied`) for a step that never started.
+ */
+function closeOpenStep(run: ActiveRun, step: Step, code: string): void {
+  const { decision } = step;
+  if (decision.type === "act" && (step.starts ?? 0) > 0) {
+    step.outcome = "interrupted";
+    step.error = {
+      code: "interrupted",
+      message: `The run ended (${code}) while \`${decision.tool}\` was started and had not ended; whether it took effect is unknown.`,
+    };
+    run.record("tool_ended", {
+      step: step.index,
+      tool: decision.tool,
+      outcome: "interrupted",
+      resultDigest: null,
+      error: { ...step.error },
+    });
+    return;
+  }
+  deny(run, step, "stopped", code, `The run ended (${code}) before this step could start.`);
+}
+
 /** Ends the run: one `run_ended` record, one durable checkpoint. */
 async function end(run: ActiveRun, ending: Ending): Promise<RunState> {
   const { state } = run;
+  const open = state.steps.at(-1);
+  if (open !== undefined && open.outcome === null) {
+    const code =
+      ending.status === "stopped" ? ending.reason : ending.status === "failed" ? ending.failure.code : "completed";
+    closeOpenStep(run, open, code);
+  }
   state.status = ending.status;
   state.pending = undefined;
   state.pendingHistory = undefined;

@@ -13,11 +13,14 @@ import {
   verifyAudit,
 } from "../../src/index.js";
 import type { RunState } from "../../src/index.js";
+import { agentDrivingContract } from "./agent-driving-contract.js";
 import { refusedWith, withStore, writerAgent } from "./contract-fixtures.js";
 import type { MakeStore } from "./contract-fixtures.js";
 
 /** The agent-level tests of the store contract, defined inside the caller's `describe`. */
 export function agentContract(makeStore: MakeStore): void {
+  agentDrivingContract(makeStore);
+
   test("an agent run on the store leaves a state and a trail that agree", () =>
     withStore(makeStore, async (store) => {
       const lookup = tool({

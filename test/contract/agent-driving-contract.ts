@@ -1,0 +1,134 @@
+// The part of the agent contract about who drives a run: one driver at a time in one agent, a
+// cancel that closes the open step, and fencing tokens that grow with every claim.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Agent, Decision, Policy, tool, verifyAudit } from "../../src/index.js";
+import type { AuditSink, Planner, RunStore, ToolContext } from "../../src/index.js";
+import { refusedWith, withStore, writerAgent } from "./contract-fixtures.js";
+import type { MakeStore } from "./contract-fixtures.js";
+
+const callOnce: Planner = (state) =>
+  state.steps.length === 0 ? Decision.act("call", {}) : Decision.finish(state.steps[0]?.outcome ?? null);
+
+/** A read tool whose calls wait until released; `started` resolves at each start with its context. */
+function heldTool(options: { idempotent: boolean }) {
+  const contexts: ToolContext[] = [];
+  const waiting: ((context: ToolContext) => void)[] = [];
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held = tool({
+    name: "call",
+    parameters: { type: "object", properties: {} },
+    idempotent: options.idempotent,
+    execute: async (_args, context) => {
+      contexts.push(context);
+      waiting.shift()?.(context);
+      await released;
+      return "done";
+    },
+  });
+  const nextStart = (): Promise<ToolContext> => new Promise((resolve) => waiting.push(resolve));
+  return { held, contexts, nextStart, release };
+}
+
+function agentOn(store: RunStore & AuditSink, held: ReturnType<typeof heldTool>["held"]): Agent {
+  return new Agent({ tools: [held], planner: callOnce, store, audit: store });
+}
+
+/** The agent-driving tests of the store contract, defined inside the caller's `describe`. */
+export function agentDrivingContract(makeStore: MakeStore): void {
+  test("resume of a run the same agent is still driving is refused (stale_state) and changes nothing", () =>
+    withStore(makeStore, async (store) => {
+      const call = heldTool({ idempotent: true });
+      const agent = agentOn(store, call.held);
+      const started = call.nextStart();
+      const running = agent.run("call once", { runId: "driven" });
+      await started;
+      const before = (await store.load("driven"))?.toJSON();
+      const trail = await store.read("driven");
+      await assert.rejects(agent.resume("driven"), (error: unknown) => {
+        assert.ok(refusedWith("stale_state")(error));
+        assert.match((error as Error).message, /being driven by this agent/);
+        return true;
+      });
+      assert.deepEqual((await store.load("driven"))?.toJSON(), before);
+      assert.deepEqual(await store.read("driven"), trail);
+      call.release();
+      const state = await running;
+      assert.equal(state.status, "completed");
+      assert.equal(call.contexts.length, 1);
+    }));
+
+  test("the same run id run twice at once in one agent: one runs, the other is refused (run_exists)", () =>
+    withStore(makeStore, async (store) => {
+      const call = heldTool({ idempotent: true });
+      const agent = agentOn(store, call.held);
+      const first = agent.run("call once", { runId: "twice" });
+      const second = agent.run("call once", { runId: "twice" });
+      await assert.rejects(second, refusedWith("run_exists"));
+      call.release();
+      assert.equal((await first).status, "completed");
+      assert.equal(call.contexts.length, 1);
+      assert.deepEqual(verifyAudit(await store.read("twice")), []);
+    }));
+
+  test("cancel of a stored paused run ends its pending step stopped, with a step_denied record", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      const paused = await writerAgent(store, written).run("save the report", { runId: "paused-cancel" });
+      assert.equal(paused.status, "awaiting_approval");
+      const state = await writerAgent(store, written).cancel("paused-cancel");
+      assert.equal(state.status, "stopped");
+      assert.equal(state.stopReason, "cancelled");
+      assert.equal(state.steps[0]?.outcome, "stopped");
+      assert.equal(state.pending, undefined);
+      const trail = await store.read("paused-cancel");
+      const denied = trail.find((record) => record.event === "step_denied");
+      assert.deepEqual((denied?.data as { step?: number; outcome?: string }).outcome, "stopped");
+      assert.equal(trail.at(-1)?.event, "run_ended");
+      assert.deepEqual((await store.load("paused-cancel"))?.toJSON(), state.toJSON());
+      assert.deepEqual(verifyAudit(trail), []);
+      assert.deepEqual(written, []);
+    }));
+
+  test("cancel of a crashed run ends the call that started and never ended interrupted, with a tool_ended record", () =>
+    withStore(makeStore, async (store) => {
+      const call = heldTool({ idempotent: false });
+      const started = call.nextStart();
+      void agentOn(store, call.held).run("call once", { runId: "crashed-cancel" });
+      await started;
+      // Another process (the first one is "dead": its call never returns) cancels the run.
+      const state = await agentOn(store, heldTool({ idempotent: false }).held).cancel("crashed-cancel");
+      assert.equal(state.status, "stopped");
+      assert.equal(state.steps[0]?.outcome, "interrupted");
+      const trail = await store.read("crashed-cancel");
+      const ended = trail.filter((record) => record.event === "tool_ended");
+      assert.equal(ended.length, 1);
+      assert.equal((ended[0]?.data as { outcome?: string }).outcome, "interrupted");
+      assert.deepEqual((await store.load("crashed-cancel"))?.toJSON(), state.toJSON());
+      assert.deepEqual(verifyAudit(trail), []);
+    }));
+
+  test("the fencing token grows with every claim: a crash-recovery restart carries a larger token", () =>
+    withStore(makeStore, async (store) => {
+      const first = heldTool({ idempotent: true });
+      const firstStart = first.nextStart();
+      const stalledRun = agentOn(store, first.held).run("call once", { runId: "fenced" });
+      const stalled = await firstStart;
+      const second = heldTool({ idempotent: true });
+      second.release();
+      const state = await agentOn(store, second.held).resume("fenced");
+      assert.equal(state.status, "completed");
+      const restarted = second.contexts[0];
+      assert.ok(restarted !== undefined);
+      assert.equal(restarted.idempotencyKey, stalled.idempotencyKey);
+      assert.ok(
+        restarted.fencingToken > stalled.fencingToken,
+        `restart token ${restarted.fencingToken} must exceed ${stalled.fencingToken}`,
+      );
+      // The stalled process's late save is refused, and its call carried the smaller token.
+      first.release();
+      await assert.rejects(stalledRun, refusedWith("stale_state"));
+      assert.deepEqual((await store.load("fenced"))?.toJSON(), state.toJSON());
+    }));
+}
