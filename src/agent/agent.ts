@@ -2,6 +2,7 @@ import type { AuditSink } from "../audit/audit-sink.js";
 import type { AuditRecord } from "../audit/audit-record.js";
 import { LeashError, StateError } from "../errors/index.js";
 import { ActiveRun } from "../run/active-run.js";
+import { containFailure } from "../run/contain-failure.js";
 import type { AgentCore, CompiledSkill } from "../run/agent-core.js";
 import type { ResumeOptions } from "../run/resume-run.js";
 import { MAX_STARTS, planResume } from "../run/resume-run.js";
@@ -110,7 +111,10 @@ export class Agent {
   async #drive(run: ActiveRun, body: () => Promise<RunState>): Promise<RunState> {
     const { runId } = run.state;
     // The run is registered before its body starts: a planner's very first call may already cancel it.
-    const done = Promise.resolve().then(body);
+    // Whatever the body throws ends the run failed and saved (containFailure), never `running`.
+    const done = Promise.resolve()
+      .then(body)
+      .catch((error: unknown) => containFailure(run, error));
     this.#active.set(runId, { run, done });
     try {
       return await done;

@@ -32,6 +32,7 @@ export const ERROR_CODES = [
   "model_failed",
   "guard_failed",
   "limit_reached",
+  "internal_error",
   // Testing helpers.
   "script_exhausted",
   "script_unfinished",

@@ -21,6 +21,8 @@ export class ActiveRun {
   readonly skill: CompiledSkill | undefined;
   readonly controller = new AbortController();
   forcedEnd: ForcedEnd | undefined;
+  /** Whether the last checkpoint failed (a store down, a race lost): set for the driver's containment. */
+  checkpointFailed = false;
   /** The planner's door to a model for this run, made once. */
   readonly callModel: PlannerContext["callModel"] = makeCallModel(this);
   #unwritten: AuditRecord[] = [];
@@ -107,16 +109,28 @@ export class ActiveRun {
     const { store, audit, storeIsSink } = this.core;
     const expectedRevision = this.#savedRevision;
     this.state.revision = expectedRevision + 1;
-    if (store !== undefined && storeIsSink) {
-      if (this.#stored) await store.save(this.state, { expectedRevision, records });
-      else await store.create(this.state, { records });
-    } else {
-      if (records.length > 0) await audit.append(records);
-      if (store !== undefined) {
-        if (this.#stored) await store.save(this.state, { expectedRevision });
-        else await store.create(this.state);
+    // A failed write leaves what it did not write to be written again, so a run that ends after a
+    // failure still carries an unbroken chain.
+    let written = false;
+    try {
+      if (store !== undefined && storeIsSink) {
+        if (this.#stored) await store.save(this.state, { expectedRevision, records });
+        else await store.create(this.state, { records });
+      } else {
+        if (records.length > 0) await audit.append(records);
+        written = true;
+        if (store !== undefined) {
+          if (this.#stored) await store.save(this.state, { expectedRevision });
+          else await store.create(this.state);
+        }
       }
+    } catch (error) {
+      this.state.revision = expectedRevision;
+      if (!written) this.#unwritten = records.concat(this.#unwritten);
+      this.checkpointFailed = true;
+      throw error;
     }
+    this.checkpointFailed = false;
     this.#stored = true;
     this.#savedRevision = this.state.revision;
   }

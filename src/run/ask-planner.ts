@@ -4,6 +4,7 @@ import { isLeashError, messageOf } from "../errors/index.js";
 import type { Failure } from "../state/run-state.js";
 import type { PlannerContext } from "./agent-core.js";
 import type { ActiveRun, ForcedEnd } from "./active-run.js";
+import { raceAbort } from "./race-abort.js";
 
 /** What asking the planner gave: a checked decision, a failure, or an end forced inside `callModel`. */
 export type PlannerResult =
@@ -24,14 +25,19 @@ export async function askPlanner(run: ActiveRun): Promise<PlannerResult> {
     context.skill = { name: skill.name, description: skill.description ?? "" };
     if (skill.output !== undefined) context.skill.output = structuredClone(skill.output);
   }
-  let raw: unknown;
-  try {
-    raw = await run.core.planner(run.state.copy(), run.tools.describe(), context);
-  } catch (error) {
+  // A planner that ignores its signal cannot keep a cancel from ending the run: its late answer is dropped.
+  const asked = await raceAbort(
+    () => run.core.planner(run.state.copy(), run.tools.describe(), context),
+    run.controller.signal,
+  );
+  if (asked.type === "aborted") return { type: "forced", end: run.forcedEnd ?? { type: "stop", reason: "cancelled" } };
+  if (asked.type === "threw") {
     if (run.forcedEnd !== undefined) return { type: "forced", end: run.forcedEnd };
-    const code = isLeashError(error, "model_failed") ? "model_failed" : "planner_failed";
-    return { type: "fail", failure: { code, message: `The planner failed: ${messageOf(error)}` } };
+    if (run.controller.signal.aborted) return { type: "forced", end: { type: "stop", reason: "cancelled" } };
+    const code = isLeashError(asked.error, "model_failed") ? "model_failed" : "planner_failed";
+    return { type: "fail", failure: { code, message: `The planner failed: ${messageOf(asked.error)}` } };
   }
+  const raw: unknown = asked.value;
   // A block or a limit inside callModel ends the run even when the planner caught the error.
   if (run.forcedEnd !== undefined) return { type: "forced", end: run.forcedEnd };
   let decision: Decision;

@@ -1,10 +1,11 @@
-import { LeashError, messageOf } from "../errors/index.js";
+import { LeashError, isLeashError, messageOf } from "../errors/index.js";
 import { digestOfJson, isJsonObject, toJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
 import type { ModelClient, ModelRequest, ModelResponse, Price } from "../models/model-client.js";
 import { askGuards, saidLine } from "../guards/ask-guards.js";
 import type { ActiveRun } from "./active-run.js";
 import { modelLimitReached } from "./limit-checks.js";
+import { raceAbort } from "./race-abort.js";
 
 /** Options of one `ctx.callModel` call. */
 export interface CallModelOptions {
@@ -80,18 +81,31 @@ export function makeCallModel(run: ActiveRun) {
       throw new LeashError("limit_reached", `The model was not called: the run reached ${reached}.`);
     }
     const sent = toJson(request, "the model request") as unknown as ModelRequest;
+    const requestDigest = digestOfJson(sent);
+    const { signal } = run.controller;
     const before = await askGuards(run.core.guards, "beforeModel", run.work(), structuredClone(sent));
     if (before.type !== "allow") return refuse(run, "beforeModel", before);
 
+    // A model call that ignores its signal cannot keep a cancel from ending the run.
+    const answered = await raceAbort(() => client.generate(structuredClone(sent), { signal }), signal);
     let response: ModelResponse;
     try {
-      response = parseModelResponse(
-        await client.generate(structuredClone(sent), { signal: run.controller.signal }),
-        client.name,
-      );
+      if (answered.type === "aborted") throw new LeashError("limit_reached", "The run was cancelled.");
+      if (answered.type === "threw") throw answered.error;
+      response = parseModelResponse(answered.value, client.name);
     } catch (error) {
-      if (error instanceof LeashError && error.code === "model_failed") throw error;
-      throw new LeashError("model_failed", `Model \`${client.name}\` failed: ${messageOf(error)}`, { cause: error });
+      // A failed call charges nothing, but it is recorded before the failure goes on.
+      if (signal.aborted) {
+        const message = `The call of model \`${client.name}\` was aborted: the run was cancelled.`;
+        run.record("model_failed", { model: client.name, code: "limit_reached", message, requestDigest });
+        run.forcedEnd ??= { type: "stop", reason: "cancelled" };
+        throw new LeashError("limit_reached", message);
+      }
+      const failure = isLeashError(error, "model_failed")
+        ? (error as LeashError)
+        : new LeashError("model_failed", `Model \`${client.name}\` failed: ${messageOf(error)}`, { cause: error });
+      run.record("model_failed", { model: client.name, code: failure.code, message: failure.message, requestDigest });
+      throw failure;
     }
     const { inputTokens, outputTokens } = response.usage;
     const cost = (inputTokens * price.input + outputTokens * price.output) / 1e6;
@@ -100,7 +114,7 @@ export function makeCallModel(run: ActiveRun) {
     run.record("model_called", {
       model: client.name,
       usage: { inputTokens, outputTokens, tokens: inputTokens + outputTokens, cost },
-      requestDigest: digestOfJson(sent),
+      requestDigest,
       responseDigest: digestOfJson(response),
       ...((options.recordText ?? run.core.recordModelText)
         ? { request: sent as unknown as Json, response: response as unknown as Json }

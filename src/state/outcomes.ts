@@ -52,7 +52,8 @@ export type FailureCode =
   | "answer_rejected"
   | "model_blocked"
   | "model_failed"
-  | "guard_failed";
+  | "guard_failed"
+  | "internal_error";
 
 /** Every failure code. */
 export const FAILURE_CODES: readonly FailureCode[] = [
@@ -63,4 +64,5 @@ export const FAILURE_CODES: readonly FailureCode[] = [
   "model_blocked",
   "model_failed",
   "guard_failed",
+  "internal_error",
 ];
