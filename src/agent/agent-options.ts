@@ -4,6 +4,7 @@ import type { AuditSink } from "../audit/audit-sink.js";
 import { MemoryAuditSink } from "../audit/memory-audit-sink.js";
 import { LeashError } from "../errors/index.js";
 import type { Guard } from "../guards/guard.js";
+import { checkGuard } from "../guards/guard.js";
 import type { Limits } from "../limits/limits.js";
 import { checkLimits } from "../limits/limits.js";
 import { Policy } from "../policy/policy.js";
@@ -105,14 +106,8 @@ export function buildCore(options: AgentOptions): AgentCore {
   };
   (["approver", "done", "clock", "randomId"] as const).forEach(optional);
   const guards = options.guards ?? [];
-  if (
-    !Array.isArray(guards) ||
-    !guards.every(
-      (guard) => typeof guard === "object" && guard !== null && typeof guard.name === "string" && guard.name !== "",
-    )
-  ) {
-    fail("Expected `guards` to be an array of guards, each with a non-empty `name`.");
-  }
+  if (!Array.isArray(guards)) fail("Expected `guards` to be an array of guards, each with a non-empty `name`.");
+  guards.forEach(checkGuard);
   const name = options.name ?? "agent";
   if (typeof name !== "string" || name === "") fail("Expected `name` to be a non-empty string.");
   const maxArgumentsSize = options.maxArgumentsSize ?? 1_000_000;

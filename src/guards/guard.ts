@@ -1,3 +1,4 @@
+import { LeashError } from "../errors/index.js";
 import type { Json } from "../json/index.js";
 import type { ModelRequest, ModelResponse } from "../models/model-client.js";
 import type { ToolDescription } from "../tools/tool.js";
@@ -49,3 +50,31 @@ export interface Guard {
 
 /** The four points where guards are asked. */
 export type GuardPoint = "beforeModel" | "afterModel" | "beforeTool" | "afterTool";
+
+/** The four hooks a guard may have, in the order a run meets them. */
+export const GUARD_POINTS: readonly GuardPoint[] = ["beforeModel", "afterModel", "beforeTool", "afterTool"];
+
+/**
+ * Checks one guard when an agent is built: an object with a non-empty string `name`, whose hooks are
+ * functions or absent. A hook that is there but not a function would silently guard nothing.
+ *
+ * @throws LeashError `invalid_option`, naming the guard and the hook.
+ */
+export function checkGuard(guard: unknown, index: number): Guard {
+  if (typeof guard !== "object" || guard === null)
+    throw new LeashError("invalid_option", `Expected \`guards[${index}]\` to be a guard object.`);
+  const { name } = guard as { name?: unknown };
+  if (typeof name !== "string" || name === "")
+    throw new LeashError("invalid_option", `Expected \`guards[${index}]\` to have a non-empty string \`name\`.`);
+  for (const point of GUARD_POINTS) {
+    const hook = (guard as Record<string, unknown>)[point];
+    if (hook !== undefined && typeof hook !== "function") {
+      throw new LeashError(
+        "invalid_option",
+        `Expected \`${point}\` of guard \`${name}\` to be a function (or absent); it is ${hook === null ? "null" : typeof hook}, which would guard nothing.`,
+        { details: { guard: name, hook: point } },
+      );
+    }
+  }
+  return guard as Guard;
+}
