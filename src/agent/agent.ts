@@ -83,9 +83,13 @@ export class Agent {
   async #start(goal: string, options: InternalRunOptions): Promise<RunState> {
     const given = typeof options === "object" && options !== null ? options.runId : undefined;
     if (typeof given === "string" && this.#driving.has(given)) {
-      throw new StateError("run_exists", `Run \`${given}\` is being run by this agent already; a run id is never reused.`, {
-        details: { runId: given },
-      });
+      throw new StateError(
+        "run_exists",
+        `Run \`${given}\` is being run by this agent already; a run id is never reused.`,
+        {
+          details: { runId: given },
+        },
+      );
     }
     if (typeof given === "string") this.#driving.add(given);
     try {

@@ -102,7 +102,7 @@ export function makeCallModel(run: ActiveRun) {
         throw new LeashError("limit_reached", message);
       }
       const failure = isLeashError(error, "model_failed")
-        ? (error as LeashError)
+        ? error
         : new LeashError("model_failed", `Model \`${client.name}\` failed: ${messageOf(error)}`, { cause: error });
       run.record("model_failed", { model: client.name, code: failure.code, message: failure.message, requestDigest });
       throw failure;

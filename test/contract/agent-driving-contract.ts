@@ -2,7 +2,7 @@
 // cancel that closes the open step, and fencing tokens that grow with every claim.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Decision, Policy, tool, verifyAudit } from "../../src/index.js";
+import { Agent, Decision, tool, verifyAudit } from "../../src/index.js";
 import type { AuditSink, Planner, RunStore, ToolContext } from "../../src/index.js";
 import { refusedWith, withStore, writerAgent } from "./contract-fixtures.js";
 import type { MakeStore } from "./contract-fixtures.js";

@@ -79,6 +79,7 @@ for (const [what, thrown] of [
       {
         tools: [],
         planner: () => {
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- odd thrown values are the point
           throw thrown();
         },
       },
@@ -93,6 +94,7 @@ for (const [what, thrown] of [
         tools: [],
         planner: () => Decision.finish("ok"),
         done: () => {
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- odd thrown values are the point
           throw thrown();
         },
       },
@@ -108,6 +110,7 @@ for (const [what, thrown] of [
       planner: callThenFinish,
       policy: new Policy({ allowEffects: ["read", "write"] }),
       approver: () => {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- odd thrown values are the point
         throw thrown();
       },
       store,
@@ -179,6 +182,7 @@ test("when the checkpoint that ends a broken run fails too, run rejects with a L
         parameters: { type: "object", properties: {} },
         execute: () => {
           failSaves = true;
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- odd thrown values are the point
           throw revokedProxy();
         },
       }),
