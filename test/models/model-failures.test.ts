@@ -1,7 +1,7 @@
 // A model call that fails is recorded; one that hangs cannot keep a cancel from ending the run.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Decision, MemoryStore, verifyAudit } from "../../src/index.js";
+import { Agent, Decision, MemoryStore, isLeashError, verifyAudit } from "../../src/index.js";
 import type { AuditRecord, ModelClient, ModelRequest } from "../../src/index.js";
 import { digestOfJson } from "../../src/json/index.js";
 import { modelPlanner } from "../../src/models/model-planner.js";
@@ -122,4 +122,37 @@ test("a planner's late answer after a cancel is ignored", async () => {
   assert.equal(cancelled.status, "stopped");
   assert.equal(state.answer, undefined);
   assert.equal(state.steps.length, 0);
+});
+
+test("a planner that calls a model after its run was cancelled is refused and the ended run is not touched", async () => {
+  let asked: () => void = () => undefined;
+  const wasAsked = new Promise<void>((resolve) => (asked = resolve));
+  let goOn: () => void = () => undefined;
+  const late = new Promise<void>((resolve) => (goOn = resolve));
+  let lateCall: Promise<unknown> | undefined;
+  const model: ModelClient = {
+    name: "Late",
+    generate: () => Promise.resolve({ calls: [], text: "hi", usage: { inputTokens: 1, outputTokens: 1 } }),
+  };
+  const agent = new Agent({
+    tools: [],
+    planner: async (_state, _tools, context) => {
+      asked();
+      await late;
+      lateCall = context.callModel(model, ask);
+      await lateCall.catch(() => undefined);
+      return Decision.finish("late");
+    },
+  });
+  const running = agent.run("late", { runId: "late-model" });
+  await wasAsked;
+  const cancelled = await agent.cancel("late-model");
+  const head = cancelled.auditHead;
+  goOn();
+  await running;
+  while (lateCall === undefined) await new Promise((resolve) => setImmediate(resolve));
+  await assert.rejects(lateCall, (error: unknown) => isLeashError(error, "limit_reached"));
+  assert.deepEqual(cancelled.auditHead, head);
+  assert.deepEqual(cancelled.usage, { tokens: 0, cost: 0 });
+  assert.equal(agent.audit.records?.at(-1)?.event, "run_ended");
 });
