@@ -196,3 +196,21 @@ test("when the checkpoint that ends a broken run fails too, run rejects with a L
     return true;
   });
 });
+
+test("text that is not well-formed UTF-16 (a decision's reason, a guard's why, a tool's error) never leaves a run running", async () => {
+  const lone = "bad \uD800 text";
+  const cases: Omit<AgentOptions, "store" | "audit">[] = [
+    {
+      tools: [tool({ name: "call", parameters: { type: "object" }, execute: () => "x" })],
+      planner: (state) =>
+        state.steps.length === 0 ? Decision.act("call", {}, { reason: lone }) : Decision.finish("ok"),
+    },
+    {
+      tools: [tool({ name: "call", parameters: { type: "object" }, execute: () => "x" })],
+      planner: callThenFinish,
+      guards: [{ name: "odd", beforeTool: () => ({ type: "block", why: lone }) }],
+    },
+    { tools: [throwingTool(() => new Error(lone))], planner: callThenFinish },
+  ];
+  for (const [index, options] of cases.entries()) await endsSaved(options, `lone-${index}`);
+});
