@@ -88,8 +88,13 @@ function deny(run: ActiveRun, step: Step, outcome: NonNullable<Step["outcome"]>,
   });
 }
 
-/** Ends the run at a step a limit or a cancel kept from starting. */
+/**
+ * Ends the run at a step a limit or a cancel kept from starting. A restart of a call that started
+ * before a crash is left open, for the end to close as `interrupted`: its first start may have
+ * taken effect.
+ */
 function stopStep(run: ActiveRun, step: Step, reason: StopReason): Promise<RunState> {
+  if ((step.starts ?? 0) > 0) return end(run, { status: "stopped", reason });
   step.outcome = "stopped";
   step.error = { code: reason, message: `The run reached ${reason} before the call could start.` };
   return end(run, { status: "stopped", reason });

@@ -1,7 +1,7 @@
 // A cancel or a limit that lands while an async approver is deciding keeps the call from starting.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Approval, Decision, Policy, verifyAudit } from "../../src/index.js";
+import { Agent, Approval, Decision, MemoryStore, Policy, allow, tool, verifyAudit } from "../../src/index.js";
 import type { ApprovalRequest, Planner } from "../../src/index.js";
 import { writeTextTool } from "../helpers/text-tool.js";
 import { manualClock } from "./helpers.js";
@@ -96,4 +96,38 @@ test("a cancel that lands while the approver decides to wait ends the run instea
   assert.equal(state.stopReason, "cancelled");
   assert.equal(state.pending, undefined);
   assert.equal(state.steps[0]?.outcome, "stopped");
+});
+
+test("a crash-recovery restart that a cancel keeps from starting leaves its step interrupted, not stopped", async () => {
+  const store = new MemoryStore();
+  let started: () => void = () => undefined;
+  const inFlight = new Promise<void>((resolve) => (started = resolve));
+  const hangs = tool({
+    name: "call",
+    idempotent: true,
+    execute: () => {
+      started();
+      return new Promise(() => undefined);
+    },
+  });
+  const planner: Planner = (state) =>
+    state.steps.length === 0 ? Decision.act("call", {}) : Decision.finish(state.steps[0]?.outcome ?? null);
+  void new Agent({ tools: [hangs], planner, store }).run("call", { runId: "restart-cancel" });
+  await inFlight;
+  let restarts = 0;
+  const again = tool({ name: "call", idempotent: true, execute: () => ++restarts });
+  let cancelled: Promise<unknown> | undefined;
+  const resumer: Agent = new Agent({
+    tools: [again],
+    planner,
+    store,
+    // The cancel lands while the restart passes its gates.
+    guards: [{ name: "cancels", beforeTool: () => ((cancelled = resumer.cancel("restart-cancel")), allow()) }],
+  });
+  const state = await resumer.resume("restart-cancel");
+  await cancelled;
+  assert.equal(restarts, 0);
+  assert.equal(state.stopReason, "cancelled");
+  assert.equal(state.steps[0]?.outcome, "interrupted");
+  assert.deepEqual((await store.load("restart-cancel"))?.toJSON(), state.toJSON());
 });
