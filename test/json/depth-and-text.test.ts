@@ -65,7 +65,9 @@ describe("toJson can bound the size", () => {
     assert.throws(
       () => toJson(value, "v", { maxSize: size - 1 }),
       (error: unknown) =>
-        isLeashError(error, "not_json") && error.details.reason === "too_large" && error.message.includes(String(size - 1)),
+        isLeashError(error, "not_json") &&
+        error.details.reason === "too_large" &&
+        error.message.includes(String(size - 1)),
     );
   });
 
