@@ -85,7 +85,9 @@ class Walk {
   ) {}
 
   refuse(path: string, problem: string, reason: NotJsonReason = "not_json"): never {
-    const where = path === "$" ? "" : ` at ${path}`;
+    // A path deep down is long: the message keeps its two ends, the details keep all of it.
+    const short = path.length > 100 ? `${path.slice(0, 40)}…${path.slice(-40)}` : path;
+    const where = path === "$" ? "" : ` at ${short}`;
     throw new LeashError("not_json", `Expected ${this.what} to be JSON, but${where} it holds ${problem}.`, {
       details: { path, reason },
     });

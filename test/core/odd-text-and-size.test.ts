@@ -129,3 +129,20 @@ test("an answer nested 2,500 deep fails the run with invalid_decision, and the s
   assert.match(state.failure?.message ?? "", /256/);
   assert.ok((await store.load("deep-answer")) instanceof RunState);
 });
+
+test("a saved state with a value nested too deep is refused with invalid_state naming the depth, at any depth", async () => {
+  const state = await new Agent({ tools: [], planner: () => Decision.finish("a") }).run("x");
+  const text = JSON.stringify(state.toJSON());
+  for (const depth of [300, 2_500, 200_000]) {
+    const deep = text.replace('"answer":"a"', `"answer":${"[".repeat(depth)}${"]".repeat(depth)}`);
+    assert.notEqual(deep, text);
+    assert.throws(
+      () => RunState.fromJSON(deep),
+      (error: unknown) =>
+        error instanceof LeashError &&
+        error.code === "invalid_state" &&
+        error.message.includes("256") &&
+        error.message.length < 1_000,
+    );
+  }
+});
