@@ -137,3 +137,37 @@ test("an Approval is frozen once made: changing it afterwards changes nothing", 
   }, TypeError);
   assert.equal(approval.granted, true);
 });
+
+test("an Approval given to resume is read once: the state and the trail record the same answer", async () => {
+  const written: string[] = [];
+  const save = writeTextTool({ name: "save", onWrite: (text) => void written.push(text) });
+  const store = new MemoryStore();
+  const agent = new Agent({
+    tools: [save],
+    planner: (state) =>
+      state.steps.length === 0
+        ? Decision.act("save", { text: "pay 10" })
+        : Decision.finish(state.steps[0]?.outcome ?? null),
+    policy: new Policy({ allowEffects: ["read", "write"] }),
+    store,
+    audit: store,
+  });
+  const paused = await agent.run("pay", { runId: "flip" });
+  let reads = 0;
+  const flipping = new Proxy(Approval.grant(paused.pending!.digest, "allen"), {
+    get(target, property, receiver) {
+      if (property !== "granted") return Reflect.get(target, property, receiver) as unknown;
+      reads += 1;
+      return reads === 1;
+    },
+  });
+  const state = await agent.resume("flip", { approvals: [flipping] });
+  assert.equal(reads, 1);
+  assert.equal(state.steps[0]?.approval?.granted, true);
+  const answered = (await store.read("flip")).filter((record) => record.event === "approval_answered");
+  assert.deepEqual(
+    answered.map((record) => (record.data as { granted?: boolean }).granted),
+    [true],
+  );
+  assert.deepEqual(written, ["pay 10"]);
+});
