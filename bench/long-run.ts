@@ -2,11 +2,14 @@
  * The long-run benchmark: whether a step costs the same at step 40,000 as at step 1,000, i.e. whether
  * the total cost of a run grows linearly with its steps. One run of the largest N is driven by a
  * planner that reads `state.steps.length` only, through one read tool, with no store (the memory
- * sink) and no approvals. The planner stamps the time at each call, so the time of every step is
+ * sink) or a MemoryStore, and no approvals. The planner stamps the time at each call, so the time of every step is
  * known; the table gives, at each N, the median over the runs of the mean time of the steps in a
  * window ending at N (garbage collection included), and the ratio to the smallest N.
  *
- *   npx tsx bench/long-run.ts [--steps 1000,4000,40000] [--runs 5] [--window 500] [--json] [--no-save]
+ *   npx tsx bench/long-run.ts [--steps 1000,4000,40000] [--runs 5] [--window 500] [--store none|memory] [--json] [--no-save]
+ *
+ * With `--store memory` the run is kept in a MemoryStore (store and sink) instead of no store; the
+ * results are then written as `long-run-memory.md` / `.json`.
  *
  * Exits 1 when the step at the largest N costs more than 3 times the step at 4,000 (the target).
  */
@@ -16,7 +19,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { Agent, Decision, tool } from "../src/index.js";
+import { Agent, Decision, MemoryStore, tool } from "../src/index.js";
 
 const { values } = parseArgs({
   options: {
@@ -24,9 +27,11 @@ const { values } = parseArgs({
     runs: { type: "string", default: "5" },
     window: { type: "string", default: "500" },
     json: { type: "boolean", default: false },
+    store: { type: "string", default: "none" },
     "no-save": { type: "boolean", default: false },
   },
 });
+if (values.store !== "none" && values.store !== "memory") throw new Error("Expected --store none or memory.");
 const points = values.steps
   .split(",")
   .map(Number)
@@ -56,6 +61,7 @@ async function oneRun(): Promise<Float64Array> {
       return step < last ? Decision.act("read", {}) : Decision.finish(step);
     },
     limits: { maxSteps: last + 1, maxToolCalls: last, maxDurationMs: 3_600_000 },
+    ...(values.store === "memory" ? { store: new MemoryStore() } : {}),
   });
   const state = await agent.run("a long run");
   if (state.status !== "completed") throw new Error(`The run ended ${state.status}: ${state.failure?.message ?? ""}`);
@@ -99,15 +105,16 @@ const table = [
     `${worst <= target ? "met" : "missed"} (${worst.toFixed(2)}×).`,
   "",
 ].join("\n");
-const command = `npx tsx bench/long-run.ts --steps ${points.join(",")} --runs ${runs} --window ${window}`;
-const result = { steps: points, runs, window, rows, ratios, target, met: worst <= target, machine };
+const command = `npx tsx bench/long-run.ts --steps ${points.join(",")} --runs ${runs} --window ${window} --store ${values.store}`;
+const name = values.store === "memory" ? "long-run-memory" : "long-run";
+const result = { store: values.store, steps: points, runs, window, rows, ratios, target, met: worst <= target, machine };
 process.stdout.write(values.json ? JSON.stringify(result, null, 2) + "\n" : table);
 if (!values["no-save"]) {
   const folder = join(dirname(fileURLToPath(import.meta.url)), "results");
   mkdirSync(folder, { recursive: true });
   const date = new Date().toISOString();
   const heading = `# The cost of a step in a long run\n\n\`${command}\`, ${date}.\n\nMachine: ${machine}.\n\n`;
-  writeFileSync(join(folder, "long-run.md"), heading + table);
-  writeFileSync(join(folder, "long-run.json"), JSON.stringify({ date, command, result }, null, 2) + "\n");
+  writeFileSync(join(folder, `${name}.md`), heading + table);
+  writeFileSync(join(folder, `${name}.json`), JSON.stringify({ date, command, result }, null, 2) + "\n");
 }
 process.exitCode = worst <= target ? 0 : 1;
