@@ -48,7 +48,8 @@ export async function askGuards(
     try {
       const read: unknown = guard.name;
       if (typeof read === "string") name = read.toWellFormed();
-      const hook: unknown = guard[point];
+      // Read once and called as a method of the guard below, so a class's `this` is kept.
+      const hook = (guard as unknown as Record<GuardPoint, unknown>)[point];
       if (typeof hook !== "function") continue;
       const [first, second] = subject;
       verdict = await (hook as Hook).call(guard, { ...work }, first, second);

@@ -62,6 +62,7 @@ export function isJson(value: unknown): value is Json {
 }
 
 // Characters that JSON.stringify writes as an escape: two characters, or six for \u00XX.
+// eslint-disable-next-line no-control-regex -- control characters are exactly what JSON escapes
 const ESCAPED = /["\\\u0000-\u001f]/g;
 const SHORT_ESCAPES = new Set(['"', "\\", "\b", "\f", "\n", "\r", "\t"]);
 

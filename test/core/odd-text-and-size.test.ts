@@ -68,6 +68,7 @@ test("a planner or guard that throws an odd value fails the run with its code an
   const planned = await new Agent({
     tools: [page],
     planner: () => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- an odd thrown value is the point
       throw proxy;
     },
   }).run("plan");

@@ -2,7 +2,7 @@
 // a getter that answers differently on a second read changes nothing.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Approval, Decision, MemoryStore, Policy, RunState, block, tool } from "../../src/index.js";
+import { Agent, Approval, Decision, MemoryStore, Policy, RunState, tool } from "../../src/index.js";
 import type { Guard, Planner } from "../../src/index.js";
 import { writeTextTool } from "../helpers/text-tool.js";
 
@@ -25,7 +25,7 @@ test("a decision's usage is read once: a cost getter cannot bypass maxCost or re
   const page = tool({ name: "page", cost: 1, execute: () => "text" });
   const planner: Planner = (state) =>
     state.steps.length === 0
-      ? ({ type: "act", tool: "page", args: {}, usage: usage.value } as Decision)
+      ? ({ type: "act", tool: "page", args: {}, usage: usage.value } as unknown as Decision)
       : Decision.finish(state.usage.cost);
   const agent = new Agent({ tools: [page], planner, limits: { maxCost: 5 } });
   const state = await agent.run("spend");
@@ -35,7 +35,7 @@ test("a decision's usage is read once: a cost getter cannot bypass maxCost or re
 });
 
 test("a decision's tool is read once: a getter cannot save a state that no store can load", async () => {
-  const decision = twoFaced("tool", "page", 42, { type: "act", args: {} });
+  const decision = twoFaced<unknown>("tool", "page", 42, { type: "act", args: {} });
   const page = tool({ name: "page", execute: () => "text" });
   const store = new MemoryStore();
   const planner: Planner = (state) =>
