@@ -107,7 +107,17 @@ const table = [
 ].join("\n");
 const command = `npx tsx bench/long-run.ts --steps ${points.join(",")} --runs ${runs} --window ${window} --store ${values.store}`;
 const name = values.store === "memory" ? "long-run-memory" : "long-run";
-const result = { store: values.store, steps: points, runs, window, rows, ratios, target, met: worst <= target, machine };
+const result = {
+  store: values.store,
+  steps: points,
+  runs,
+  window,
+  rows,
+  ratios,
+  target,
+  met: worst <= target,
+  machine,
+};
 process.stdout.write(values.json ? JSON.stringify(result, null, 2) + "\n" : table);
 if (!values["no-save"]) {
   const folder = join(dirname(fileURLToPath(import.meta.url)), "results");
