@@ -2,9 +2,9 @@
  * The long-run benchmark: whether a step costs the same at step 40,000 as at step 1,000, i.e. whether
  * the total cost of a run grows linearly with its steps. One run of the largest N is driven by a
  * planner that reads `state.steps.length` only, through one read tool, with no store (the memory
- * sink) or a MemoryStore, and no approvals. The planner stamps the time at each call, so the time of every step is
- * known; the table gives, at each N, the median over the runs of the mean time of the steps in a
- * window ending at N (garbage collection included), and the ratio to the smallest N.
+ * sink) or a MemoryStore, and no approvals. The planner stamps the time at each call, so the time of
+ * every step is known; the table gives, at each N, the median over the runs of the median step and of the mean step
+ * (garbage collection included) in a window ending at N, each with its ratio to N = 4,000.
  *
  *   npx tsx bench/long-run.ts [--steps 1000,4000,40000] [--runs 5] [--window 500] [--store none|memory] [--json] [--no-save]
  *
@@ -88,21 +88,27 @@ const rows = points.map((n, index) => ({
   medianUs: median(perRunMedian[index]!),
 }));
 const ratios = rows.map((row) => row.meanUs / rows[base]!.meanUs);
+const medianRatios = rows.map((row) => row.medianUs / rows[base]!.medianUs);
 const target = 3;
-const worst = ratios.at(-1) ?? 1;
+// Both measures must be within the target: the median step, and the mean with garbage collection.
+const worst = Math.max(ratios.at(-1) ?? 1, medianRatios.at(-1) ?? 1);
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}, load ${loadavg()
   .map((load) => load.toFixed(2))
   .join(" ")}`;
+const baseSteps = rows[base]!.steps.toLocaleString("en");
 const table = [
-  `| steps so far (N) | time per step near N, µs (mean of the ${window} steps before N, median of ${runs} runs) | median step, µs | ratio to N = ${rows[base]!.steps} |`,
-  "| ---: | ---: | ---: | ---: |",
+  `Each figure is the median over ${runs} runs; a step's time is measured over the ${window} steps before N.`,
+  "",
+  `| steps so far (N) | median step, µs | ratio to N = ${baseSteps} | mean step (garbage collection included), µs | ratio to N = ${baseSteps} |`,
+  "| ---: | ---: | ---: | ---: | ---: |",
   ...rows.map(
     (row, index) =>
-      `| ${row.steps.toLocaleString("en")} | ${row.meanUs.toFixed(1)} | ${row.medianUs.toFixed(1)} | ${ratios[index]!.toFixed(2)} |`,
+      `| ${row.steps.toLocaleString("en")} | ${row.medianUs.toFixed(1)} | ${medianRatios[index]!.toFixed(2)} | ` +
+      `${row.meanUs.toFixed(1)} | ${ratios[index]!.toFixed(2)} |`,
   ),
   "",
-  `Target: a step at N = ${last.toLocaleString("en")} costs at most ${target}× a step at N = ${rows[base]!.steps.toLocaleString("en")}: ` +
-    `${worst <= target ? "met" : "missed"} (${worst.toFixed(2)}×).`,
+  `Target: a step at N = ${last.toLocaleString("en")} costs at most ${target}× a step at N = ${baseSteps}: ` +
+    `${worst <= target ? "met" : "missed"} (${worst.toFixed(2)}× at worst).`,
   "",
 ].join("\n");
 const command = `npx tsx bench/long-run.ts --steps ${points.join(",")} --runs ${runs} --window ${window} --store ${values.store}`;
@@ -114,6 +120,7 @@ const result = {
   window,
   rows,
   ratios,
+  medianRatios,
   target,
   met: worst <= target,
   machine,
