@@ -121,9 +121,13 @@ export function parseDecision(value: unknown): Decision {
   };
   if (typeof value !== "object" || value === null)
     return wrong(`expected a Decision, got ${value === null ? "null" : typeof value}.`);
-  const raw = snapshotFields(value, ["type", "tool", "args", "reason", "answer", "usage"], (message) =>
-    wrong(`${message}.`),
-  );
+  const onThrow = (message: string): never => wrong(`${message}.`);
+  const head = snapshotFields(value, ["type", "usage"], onThrow);
+  // Only the fields of the decision's own type are read, each once.
+  const raw = {
+    ...head,
+    ...snapshotFields(value, head.type === "act" ? ["tool", "args", "reason"] : ["answer"], onThrow),
+  };
   let usage: Usage | undefined;
   if (raw.usage !== undefined) {
     usage = parseUsage(raw.usage);
