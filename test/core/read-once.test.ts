@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { Agent, Approval, Decision, MemoryStore, Policy, RunState, tool } from "../../src/index.js";
 import type { Guard, Planner } from "../../src/index.js";
 import { writeTextTool } from "../helpers/text-tool.js";
+import { says, scriptedModel } from "../../src/testing/index.js";
 
 /** An object whose `key` answers `first` on the first read and `later` on every read after it. */
 function twoFaced<T>(key: string, first: T, later: T, base: Record<string, unknown> = {}) {
@@ -170,4 +171,28 @@ test("an Approval given to resume is read once: the state and the trail record t
     [true],
   );
   assert.deepEqual(written, ["pay 10"]);
+});
+
+test("a price given to callModel is read once: an input price that reads 1 and then -1e9 charges 1 per million", async () => {
+  const model = scriptedModel(
+    { name: "Everyday" },
+    says.handBack("done", { usage: { inputTokens: 1_000_000, outputTokens: 0 } }),
+  );
+  const price = twoFaced("input", 1, -1e9, { output: 0 });
+  const agent = new Agent({
+    tools: [],
+    planner: async (_state, _tools, ctx) => {
+      await ctx.callModel(
+        model,
+        { system: "s", messages: [{ role: "user", content: "q" }], tools: [] },
+        {
+          price: price.value as never,
+        },
+      );
+      return Decision.finish("ok");
+    },
+  });
+  const state = await agent.run("ask");
+  assert.equal(price.counter.reads, 1);
+  assert.equal(state.usage.cost, 1);
 });
