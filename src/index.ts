@@ -75,5 +75,5 @@ export type { Trace } from "./trace/trace.js";
 
 export { LeashError, StateError, isLeashError, ERROR_CODES } from "./errors/index.js";
 export type { ErrorCode } from "./errors/index.js";
-export { canonicalJson, toJson } from "./json/index.js";
+export { canonicalJson, toJson, MAX_JSON_DEPTH } from "./json/index.js";
 export type { Json, JsonObject } from "./json/index.js";

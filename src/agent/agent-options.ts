@@ -39,6 +39,11 @@ export interface AgentOptions {
   randomId?: () => string;
   /** The largest canonical JSON size of one call's arguments, in characters. Default 1,000,000. */
   maxArgumentsSize?: number;
+  /**
+   * The largest JSON size of one tool result, in characters. A larger result is a `tool_error` step
+   * (error code `result_too_large`) and is neither kept nor recorded. Default 1,000,000.
+   */
+  maxResultSize?: number;
   /** Whether `model_called` records carry the full request and response. Default false (digests only). */
   recordModelText?: boolean;
 }
@@ -113,6 +118,9 @@ export function buildCore(options: AgentOptions): AgentCore {
   const maxArgumentsSize = options.maxArgumentsSize ?? 1_000_000;
   if (!Number.isSafeInteger(maxArgumentsSize) || maxArgumentsSize < 2)
     fail("Expected `maxArgumentsSize` to be an integer of at least 2.");
+  const maxResultSize = options.maxResultSize ?? 1_000_000;
+  if (!Number.isSafeInteger(maxResultSize) || maxResultSize < 4)
+    fail("Expected `maxResultSize` to be an integer of at least 4.");
   const skills = new Map<string, CompiledSkill>();
   for (const skill of options.skills ?? []) {
     const compiled = compileSkill(skill, tools);
@@ -136,6 +144,7 @@ export function buildCore(options: AgentOptions): AgentCore {
     clock: options.clock ?? (() => new Date()),
     randomId: options.randomId ?? randomUUID,
     maxArgumentsSize,
+    maxResultSize,
     recordModelText: options.recordModelText === true,
   };
 }

@@ -1,4 +1,5 @@
 import { LeashError } from "../errors/index.js";
+import { snapshotFields } from "../decisions/decision.js";
 import { isDigest } from "../json/index.js";
 import type { Json } from "../json/index.js";
 import type { Effect } from "../tools/tool.js";
@@ -40,7 +41,14 @@ export class Approval {
   readonly approver: string;
   readonly note: string | undefined;
 
-  constructor(digest: string, options: { granted: boolean; approver: string; note?: string }) {
+  constructor(digest: string, given: { granted: boolean; approver: string; note?: string }) {
+    // Each option is read exactly once: a getter cannot answer one thing to the check and another to use.
+    const options =
+      typeof given === "object" && given !== null
+        ? (snapshotFields(given, ["granted", "approver", "note"], (message) => {
+            throw new LeashError("invalid_option", `Expected an approval's options to be readable, but ${message}.`);
+          }) as { granted: boolean; approver: string; note?: string })
+        : given;
     if (!isDigest(digest)) {
       throw new LeashError("invalid_option", "Expected the approval's `digest` to be 64 lowercase hex digits.");
     }
@@ -53,10 +61,19 @@ export class Approval {
     if (options.note !== undefined && typeof options.note !== "string") {
       throw new LeashError("invalid_option", "Expected `note` to be a string.");
     }
+    // Text given as data goes into the trail as it is, so it must be well-formed: refused, not repaired.
+    if (!options.approver.isWellFormed() || (options.note !== undefined && !options.note.isWellFormed())) {
+      throw new LeashError(
+        "not_json",
+        "Expected the approval's `approver` and `note` to be well-formed text, but one holds a lone surrogate.",
+      );
+    }
     this.digest = digest;
     this.granted = options.granted;
     this.approver = options.approver;
     this.note = options.note;
+    // An answer is checked once and used as checked: nothing may change it afterwards.
+    Object.freeze(this);
   }
 
   /** An approval of the request with this digest. */
@@ -69,12 +86,17 @@ export class Approval {
     return new Approval(digest, note === undefined ? { granted: false, approver } : { granted: false, approver, note });
   }
 
-  /** Rebuilds an approval from its saved form (checked, never cast). */
+  /**
+   * Rebuilds an approval from its saved form, or from any object with its fields (an `Approval` given
+   * by an approver included): each field is read exactly once, then checked; never cast.
+   */
   static fromJSON(value: unknown): Approval {
     if (typeof value !== "object" || value === null) {
       throw new LeashError("invalid_option", "Expected an approval object.");
     }
-    const raw = value as Record<string, unknown>;
+    const raw = snapshotFields(value, ["digest", "granted", "approver", "note"], (message) => {
+      throw new LeashError("invalid_option", `Expected an approval object that can be read, but ${message}.`);
+    });
     return new Approval(raw.digest as string, {
       granted: raw.granted as boolean,
       approver: raw.approver as string,

@@ -1,6 +1,6 @@
 import type { Json } from "../json/index.js";
-import { isJsonObject, toJson } from "../json/index.js";
-import { LeashError } from "../errors/index.js";
+import { toJson } from "../json/index.js";
+import { LeashError, isLeashError, messageOf } from "../errors/index.js";
 
 /** Tokens and money spent by model calls. */
 export interface Usage {
@@ -52,46 +52,112 @@ export const Decision = {
   },
 };
 
-function isUsage(value: unknown): value is Usage {
-  if (!isJsonObject(value)) return false;
-  const { tokens, cost } = value as Record<string, unknown>;
-  return (
-    typeof tokens === "number" &&
-    Number.isFinite(tokens) &&
-    tokens >= 0 &&
-    typeof cost === "number" &&
-    Number.isFinite(cost) &&
-    cost >= 0
-  );
+/**
+ * The largest `tokens` or `cost` one usage may report. A bound keeps the run's sums finite and exact
+ * (a sum of safe integers stays JSON), whatever a planner or a model client reports.
+ */
+export const MAX_USAGE = Number.MAX_SAFE_INTEGER;
+
+type Fields = Record<string, unknown>;
+
+/**
+ * Reads each named field of a value exactly once into a plain object. Everything leash takes from
+ * user code is read this way and then only the snapshot is checked and used: a getter that answers
+ * differently on a second read cannot make what is used differ from what was checked. A getter that
+ * throws (or a revoked Proxy) makes `onThrow` decide.
+ */
+export function snapshotFields(value: object, keys: readonly string[], onThrow: (message: string) => never): Fields {
+  const out: Fields = {};
+  for (const key of keys) {
+    try {
+      out[key] = (value as Fields)[key];
+    } catch (error) {
+      onThrow(`reading \`${key}\` threw: ${messageOf(error)}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Checks a usage (`{ tokens, cost }`) reported by user code, reading each field once, and returns a
+ * clean copy; `undefined` when it is not a usage of finite numbers from 0 to {@link MAX_USAGE}.
+ */
+export function parseUsage(value: unknown): Usage | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  let fields: Fields;
+  try {
+    fields = snapshotFields(value, ["tokens", "cost"], (message) => {
+      throw new Error(message);
+    });
+  } catch {
+    return undefined;
+  }
+  const { tokens, cost } = fields;
+  const fine = (number: unknown): number is number =>
+    typeof number === "number" && Number.isFinite(number) && number >= 0 && number <= MAX_USAGE;
+  return fine(tokens) && fine(cost) ? { tokens, cost } : undefined;
+}
+
+// Arguments refused for their shape alone (nested too deep): the decision is kept, with `args` null,
+// and the gates deny its step (`invalid_arguments`) instead of failing the run.
+const refusedArguments = new WeakMap<ActDecision, string>();
+
+/**
+ * Why the arguments of an act decision made by {@link parseDecision} were refused, if they were: they
+ * were nested deeper than `MAX_JSON_DEPTH`. Its step is then denied with outcome `invalid_arguments`.
+ */
+export function argumentsRefusal(decision: ActDecision): string | undefined {
+  return refusedArguments.get(decision);
 }
 
 /**
  * Checks what a planner returned and gives back a clean JSON copy, or throws `invalid_decision`
- * naming what is wrong.
+ * naming what is wrong. Each field is read exactly once, then only that snapshot is checked and used.
+ * Text given as data (`tool`, `reason`) must be well-formed UTF-16: a lone surrogate is refused.
  */
 export function parseDecision(value: unknown): Decision {
   const wrong = (message: string): never => {
     throw new LeashError("invalid_decision", `The planner returned an invalid decision: ${message}`);
   };
   if (typeof value !== "object" || value === null)
-    wrong(`expected a Decision, got ${value === null ? "null" : typeof value}.`);
-  const raw = value as Record<string, unknown>;
-  if (raw.usage !== undefined && !isUsage(raw.usage)) wrong("`usage` must be { tokens, cost } of finite numbers >= 0.");
-  const usage =
-    raw.usage === undefined ? undefined : { tokens: (raw.usage as Usage).tokens, cost: (raw.usage as Usage).cost };
-  const json: (what: string, item: unknown) => Json = (what, item) => {
+    return wrong(`expected a Decision, got ${value === null ? "null" : typeof value}.`);
+  const onThrow = (message: string): never => wrong(`${message}.`);
+  const head = snapshotFields(value, ["type", "usage"], onThrow);
+  // Only the fields of the decision's own type are read, each once.
+  const raw = {
+    ...head,
+    ...snapshotFields(value, head.type === "act" ? ["tool", "args", "reason"] : ["answer"], onThrow),
+  };
+  let usage: Usage | undefined;
+  if (raw.usage !== undefined) {
+    usage = parseUsage(raw.usage);
+    if (usage === undefined) wrong(`\`usage\` must be { tokens, cost } of finite numbers from 0 to ${MAX_USAGE}.`);
+  }
+  const json = (what: string, item: unknown): Json => {
     try {
       return toJson(item, what);
     } catch (error) {
-      return wrong((error as Error).message);
+      return wrong(messageOf(error));
     }
   };
   if (raw.type === "act") {
-    if (typeof raw.tool !== "string") wrong("`tool` must be a string.");
-    if (raw.reason !== undefined && typeof raw.reason !== "string") wrong("`reason` must be a string.");
-    const decision: ActDecision = { type: "act", tool: raw.tool as string, args: json("the arguments", raw.args) };
-    if (raw.reason !== undefined) decision.reason = raw.reason as string;
+    if (typeof raw.tool !== "string") return wrong("`tool` must be a string.");
+    if (!raw.tool.isWellFormed()) return wrong("`tool` must be well-formed text (it holds a lone surrogate).");
+    if (raw.reason !== undefined && typeof raw.reason !== "string") return wrong("`reason` must be a string.");
+    if (typeof raw.reason === "string" && !raw.reason.isWellFormed())
+      return wrong("`reason` must be well-formed text (it holds a lone surrogate).");
+    let args: Json = null;
+    let refusal: string | undefined;
+    try {
+      args = toJson(raw.args, "the arguments");
+    } catch (error) {
+      if (!isLeashError(error, "not_json") || error.details.reason !== "too_deep") return wrong(messageOf(error));
+      refusal = messageOf(error);
+    }
+    const decision: ActDecision = { type: "act", tool: raw.tool, args };
+    if (raw.reason !== undefined) decision.reason = raw.reason;
     if (usage !== undefined) decision.usage = usage;
+    if (refusal !== undefined) refusedArguments.set(decision, refusal);
     return decision;
   }
   if (raw.type === "finish") {

@@ -1,2 +1,10 @@
 export { ERROR_CODES, isErrorCode, type ErrorCode } from "./error-codes.js";
-export { LeashError, StateError, isLeashError, messageOf, assertNever, type ErrorDetails } from "./leash-error.js";
+export {
+  LeashError,
+  StateError,
+  isLeashError,
+  messageOf,
+  assertNever,
+  MAX_MESSAGE_LENGTH,
+  type ErrorDetails,
+} from "./leash-error.js";

@@ -37,22 +37,55 @@ export class StateError extends LeashError {}
 
 /**
  * Whether a value is a {@link LeashError} (from any copy of leash), optionally with a given code.
+ * Never throws, whatever the value (a revoked Proxy, a getter that throws).
  */
 export function isLeashError(value: unknown, code?: ErrorCode): value is LeashError {
   if (typeof value !== "object" || value === null) return false;
-  if ((value as Record<symbol, unknown>)[MARKER] !== true) return false;
-  return code === undefined || (value as { code?: unknown }).code === code;
+  try {
+    if ((value as Record<symbol, unknown>)[MARKER] !== true) return false;
+    return code === undefined || (value as { code?: unknown }).code === code;
+  } catch {
+    return false;
+  }
 }
 
-/** Turns anything thrown into a one-line message, for failures recorded in a state or a trail. */
-export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
+/** The longest text {@link messageOf} gives, in UTF-16 code units (longer text is cut, with "…"). */
+export const MAX_MESSAGE_LENGTH = 4_000;
+
+function describe(error: unknown): string {
   if (typeof error === "string") return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
+  if (typeof error === "symbol" || typeof error === "bigint") return String(error);
+  if (error instanceof Error) {
+    // Read once: a getter may answer differently, or throw, on every read.
+    const message: unknown = error.message;
+    if (typeof message === "string") return message;
+    return `an Error whose message is ${typeof message === "symbol" ? String(message) : `a ${typeof message}`}`;
   }
+  try {
+    const json = JSON.stringify(error);
+    if (json !== undefined) return json;
+  } catch {
+    // Fall through to String().
+  }
+  return String(error);
+}
+
+/**
+ * Turns anything thrown into a message, for failures recorded in a state or a trail. Total: it never
+ * throws (a revoked Proxy, an Error whose `message` getter throws or is not a string, an object whose
+ * `toJSON` and `toString` throw), and its text is always well-formed UTF-16 (a lone surrogate becomes
+ * U+FFFD) and at most {@link MAX_MESSAGE_LENGTH} code units.
+ */
+export function messageOf(error: unknown): string {
+  let text: string;
+  try {
+    text = describe(error);
+  } catch {
+    text = `an unreadable thrown value (${typeof error})`;
+  }
+  if (text === "") text = `an empty message (${typeof error})`;
+  if (text.length > MAX_MESSAGE_LENGTH) text = `${text.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
+  return text.toWellFormed();
 }
 
 /** Marks a branch that the type checker proves unreachable. */

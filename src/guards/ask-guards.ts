@@ -7,35 +7,34 @@ export type GuardResult =
   | { type: "block"; guard: string; why: string }
   | { type: "failed"; guard: string; message: string };
 
-function isVerdict(value: unknown): value is Verdict {
-  if (typeof value !== "object" || value === null) return false;
-  const verdict = value as { type?: unknown; why?: unknown };
-  return verdict.type === "allow" || (verdict.type === "block" && typeof verdict.why === "string");
+/**
+ * Reads a guard's answer once into a plain verdict, or says why it is not one. `type` and `why` are
+ * each read exactly once (a getter that answers "block" and then "allow" cannot let a call through),
+ * and a `why` must be well-formed text: a lone surrogate is refused, as every text given as data is.
+ */
+function readVerdict(value: unknown): Verdict | string {
+  if (typeof value !== "object" || value === null) return "something that is not allow() or block(why)";
+  let type: unknown;
+  let why: unknown;
+  try {
+    type = (value as { type?: unknown }).type;
+    if (type === "block") why = (value as { why?: unknown }).why;
+  } catch (error) {
+    return `a verdict that threw when read (${messageOf(error)})`;
+  }
+  if (type === "allow") return { type: "allow" };
+  if (type !== "block" || typeof why !== "string") return "something that is not allow() or block(why)";
+  if (!why.isWellFormed()) return "block(why) with a `why` that is not well-formed text (a lone surrogate)";
+  return { type: "block", why };
 }
 
-// Called as methods of the guard, so a guard written as a class keeps its `this`.
-function ask(
-  guard: Guard,
-  point: GuardPoint,
-  work: GuardedWork,
-  subject: [unknown, unknown?],
-): Verdict | Promise<Verdict> | undefined {
-  const [first, second] = subject;
-  switch (point) {
-    case "beforeModel":
-      return guard.beforeModel?.(work, first as never);
-    case "afterModel":
-      return guard.afterModel?.(work, first as never);
-    case "beforeTool":
-      return guard.beforeTool?.(work, first as never, second as never);
-    case "afterTool":
-      return guard.afterTool?.(work, first as never, second as never);
-  }
-}
+type Hook = (this: Guard, work: GuardedWork, first: unknown, second?: unknown) => unknown;
 
 /**
  * Asks each guard that has this point, in the order listed; the first block decides. A guard that
- * throws, or answers something that is not a verdict, is a failure, never a silent allow.
+ * throws, or answers something that is not a verdict, is a failure, never a silent allow. The hook and
+ * the guard's name are read once per guard; the hook is called as a method, so a guard written as a
+ * class keeps its `this`.
  */
 export async function askGuards(
   guards: readonly Guard[],
@@ -44,25 +43,24 @@ export async function askGuards(
   ...subject: [unknown, unknown?]
 ): Promise<GuardResult> {
   for (const guard of guards) {
-    if (typeof guard[point] !== "function") continue;
+    let name = "(unnamed)";
     let verdict: unknown;
     try {
-      verdict = await ask(guard, point, { ...work }, subject);
+      const read: unknown = guard.name;
+      if (typeof read === "string") name = read.toWellFormed();
+      // Read once and called as a method of the guard below, so a class's `this` is kept.
+      const hook = (guard as unknown as Record<GuardPoint, unknown>)[point];
+      if (typeof hook !== "function") continue;
+      const [first, second] = subject;
+      verdict = await (hook as Hook).call(guard, { ...work }, first, second);
     } catch (error) {
-      return {
-        type: "failed",
-        guard: guard.name,
-        message: `Guard \`${guard.name}\` threw at ${point}: ${messageOf(error)}`,
-      };
+      return { type: "failed", guard: name, message: `Guard \`${name}\` threw at ${point}: ${messageOf(error)}` };
     }
-    if (!isVerdict(verdict)) {
-      return {
-        type: "failed",
-        guard: guard.name,
-        message: `Guard \`${guard.name}\` answered ${point} with something that is not allow() or block(why).`,
-      };
+    const read = readVerdict(verdict);
+    if (typeof read === "string") {
+      return { type: "failed", guard: name, message: `Guard \`${name}\` answered ${point} with ${read}.` };
     }
-    if (verdict.type === "block") return { type: "block", guard: guard.name, why: verdict.why };
+    if (read.type === "block") return { type: "block", guard: name, why: read.why };
   }
   return { type: "allow" };
 }

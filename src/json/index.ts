@@ -1,3 +1,13 @@
-export { toJson, isJson, isJsonObject, parseJson, type Json, type JsonObject } from "./json-value.js";
+export {
+  toJson,
+  isJson,
+  isJsonObject,
+  parseJson,
+  MAX_JSON_DEPTH,
+  type Json,
+  type JsonObject,
+  type ToJsonOptions,
+  type NotJsonReason,
+} from "./json-value.js";
 export { canonicalJson, canonicalOfJson } from "./canonical-json.js";
 export { sha256Hex, digestOf, digestOfJson, isDigest } from "./digest.js";

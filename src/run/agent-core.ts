@@ -65,6 +65,8 @@ export interface AgentCore {
   randomId: () => string;
   /** The largest canonical size of a tool call's arguments, in characters. */
   maxArgumentsSize: number;
+  /** The largest JSON size of one tool result, in characters. */
+  maxResultSize: number;
   /** Whether `model_called` records carry the full request and response, not only their digests. */
   recordModelText: boolean;
 }

@@ -107,7 +107,9 @@ export async function approvalGate(
   if (given === null || given === undefined) return { type: "pause", request, history };
   let approval: Approval;
   try {
-    approval = given instanceof Approval ? given : Approval.fromJSON(given);
+    // Always rebuilt from one read of each field: an Approval (or a Proxy of one) given back may not
+    // answer the same on a second read.
+    approval = Approval.fromJSON(given);
   } catch (error) {
     run.record("approval_answered", {
       step: step.index,

@@ -3,6 +3,7 @@ import { digestOfJson, isJsonObject, toJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
 import type { ModelClient, ModelRequest, ModelResponse, Price } from "../models/model-client.js";
 import { askGuards, saidLine } from "../guards/ask-guards.js";
+import { snapshotFields } from "../decisions/decision.js";
 import type { ActiveRun } from "./active-run.js";
 import { modelLimitReached } from "./limit-checks.js";
 import { raceAbort } from "./race-abort.js";
@@ -53,14 +54,18 @@ export function parseModelResponse(value: unknown, model: string): ModelResponse
 
 function checkPrice(price: Price | undefined): Price {
   if (price === undefined) return { input: 0, output: 0 };
-  const ok = (value: unknown): boolean => typeof value === "number" && Number.isFinite(value) && value >= 0;
-  if (typeof price !== "object" || price === null || !ok(price.input) || !ok(price.output)) {
+  const refuse = (): never => {
     throw new LeashError(
       "invalid_option",
       "Expected `price` to be { input, output }: money per million tokens, finite and >= 0.",
     );
-  }
-  return price;
+  };
+  if (typeof price !== "object" || price === null) return refuse();
+  // Each field read once, and only the checked copy used: a getter cannot answer a second read otherwise.
+  const { input, output } = snapshotFields(price, ["input", "output"], refuse);
+  const ok = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0;
+  if (!ok(input) || !ok(output)) return refuse();
+  return { input, output };
 }
 
 /**

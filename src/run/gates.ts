@@ -3,6 +3,7 @@ import type { Failure, Step } from "../state/run-state.js";
 import type { Outcome } from "../state/outcomes.js";
 import type { Tool } from "../tools/tool.js";
 import type { ActDecision } from "../decisions/decision.js";
+import { argumentsRefusal } from "../decisions/decision.js";
 import { askGuards, saidLine } from "../guards/ask-guards.js";
 import type { ActiveRun } from "./active-run.js";
 import { callLimitReached } from "./limit-checks.js";
@@ -39,6 +40,15 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
   // never run, and a policy never reasons about arguments that are not what the schema says.
   // The canonical form differs from JSON.stringify's only in key order, so their lengths are equal,
   // and JSON.stringify is the cheaper of the two.
+  const refusal = argumentsRefusal(decision);
+  if (refusal !== undefined) {
+    return {
+      type: "deny",
+      outcome: "invalid_arguments",
+      code: "arguments_too_deep",
+      message: `The arguments of \`${found.name}\` were refused: ${refusal}`,
+    };
+  }
   const size = JSON.stringify(decision.args).length;
   if (size > maxArgumentsSize) {
     return {

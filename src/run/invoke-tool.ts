@@ -1,8 +1,8 @@
 import type { ActDecision } from "../decisions/decision.js";
-import { isLeashError, messageOf } from "../errors/index.js";
+import { isErrorCode, isLeashError, messageOf } from "../errors/index.js";
 import type { Json } from "../json/index.js";
 import { digestOfJson, toJson } from "../json/index.js";
-import type { Failure, Step } from "../state/run-state.js";
+import type { Failure, Step, StepError } from "../state/run-state.js";
 import type { Tool } from "../tools/tool.js";
 import type { ToolContext } from "../tools/tool-context.js";
 import { askGuards, saidLine } from "../guards/ask-guards.js";
@@ -28,6 +28,35 @@ function callWithTimeout(tool: Tool, args: Json, context: ToolContext, controlle
     }, timeoutMs);
   });
   return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Checks what a tool returned, once: JSON ({@link toJson}), nested at most `MAX_JSON_DEPTH` deep, and at
+ * most `maxSize` characters of JSON (counting stops once over, so a huge result is never copied whole).
+ */
+function checkResult(value: unknown, tool: string, maxSize: number): { result: Json } | { error: StepError } {
+  try {
+    return { result: toJson(value, `the result of tool \`${tool}\``, { maxSize }) };
+  } catch (error) {
+    const reason = isLeashError(error, "not_json") ? error.details.reason : undefined;
+    if (reason === "too_large") {
+      const message = `The result of \`${tool}\` is more than the ${maxSize} characters of JSON allowed (maxResultSize).`;
+      return { error: { code: "result_too_large", message } };
+    }
+    return { error: { code: reason === "too_deep" ? "result_too_deep" : "not_json", message: messageOf(error) } };
+  }
+}
+
+// The code of a thrown LeashError, read once (a getter could answer otherwise on a second read); any
+// other thrown value is a plain `tool_error`.
+function thrownCode(error: unknown): string {
+  if (!isLeashError(error)) return "tool_error";
+  try {
+    const code: unknown = error.code;
+    return isErrorCode(code) ? code : "tool_error";
+  } catch {
+    return "tool_error";
+  }
 }
 
 /**
@@ -88,17 +117,17 @@ export async function invokeTool(
 
   let result: Json = null;
   if (end.type === "returned") {
-    try {
-      result = toJson(end.value, `the result of tool \`${tool.name}\``);
-      step.outcome = "executed";
-    } catch (error) {
+    const checked = checkResult(end.value, tool.name, run.core.maxResultSize);
+    if ("error" in checked) {
       step.outcome = "tool_error";
-      step.error = { code: "not_json", message: messageOf(error) };
+      step.error = checked.error;
+    } else {
+      result = checked.result;
+      step.outcome = "executed";
     }
   } else if (end.type === "threw") {
     step.outcome = "tool_error";
-    const code = isLeashError(end.error) ? end.error.code : "tool_error";
-    step.error = { code, message: `\`${tool.name}\` failed: ${messageOf(end.error)}` };
+    step.error = { code: thrownCode(end.error), message: `\`${tool.name}\` failed: ${messageOf(end.error)}` };
   } else {
     step.outcome = "timed_out";
     step.error = { code: "timed_out", message: `\`${tool.name}\` took longer than ${tool.timeoutMs} ms.` };

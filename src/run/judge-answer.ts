@@ -8,7 +8,17 @@ export type AnswerVerdict = { type: "accept" } | { type: "refuse"; why: string }
 
 function asRefusal(value: unknown, who: string): AnswerVerdict {
   if (value === null || value === undefined) return { type: "accept" };
-  if (typeof value === "string") return { type: "refuse", why: value };
+  if (typeof value === "string") {
+    // A refusal is text given as data, and goes into the trail as it is: a lone surrogate is refused.
+    if (value.isWellFormed()) return { type: "refuse", why: value };
+    return {
+      type: "fail",
+      failure: {
+        code: "done_failed",
+        message: `${who} returned a refusal that is not well-formed text (a lone surrogate).`,
+      },
+    };
+  }
   return {
     type: "fail",
     failure: { code: "done_failed", message: `${who} returned ${typeof value}; expected a string (refusal) or null.` },

@@ -83,7 +83,8 @@ export async function planResume(
     throw new LeashError("invalid_option", "Expected the resume options to be an object.");
   const given = options.approvals ?? [];
   if (!Array.isArray(given)) throw new LeashError("invalid_option", "Expected `approvals` to be an array of Approval.");
-  const approvals = given.map((item) => (item instanceof Approval ? item : Approval.fromJSON(item)));
+  // Each rebuilt from one read of its fields: an Approval (or a Proxy of one) may not answer the same twice.
+  const approvals = given.map((item: unknown) => Approval.fromJSON(item));
 
   const resolved = await resolveState(core, target);
   const { fromStore } = resolved;

@@ -1,5 +1,5 @@
-import { StateError } from "../errors/index.js";
-import { isDigest, isJson, isJsonObject } from "../json/index.js";
+import { StateError, messageOf } from "../errors/index.js";
+import { isDigest, isJson, isJsonObject, toJson } from "../json/index.js";
 import { EFFECTS } from "../tools/tool.js";
 import { checkLimits } from "../limits/limits.js";
 import { FAILURE_CODES, OUTCOMES, RUN_STATUSES } from "./outcomes.js";
@@ -16,7 +16,17 @@ function fail(path: string, expected: string): never {
 }
 
 const string: Check = (value, path) => (typeof value === "string" ? undefined : fail(path, "a string"));
-const json: Check = (value, path) => (isJson(value) ? undefined : fail(path, "JSON"));
+const json: Check = (value, path) => {
+  if (isJson(value)) return;
+  // Say why (nested deeper than MAX_JSON_DEPTH, a lone surrogate, ...), not only that it is not JSON.
+  let why = "";
+  try {
+    toJson(value);
+  } catch (error) {
+    why = ` (${messageOf(error).replace(/\.$/, "")})`;
+  }
+  fail(path, `JSON${why}`);
+};
 const count: Check = (value, path) =>
   Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : fail(path, "a non-negative integer");
 const amount: Check = (value, path) =>

@@ -73,6 +73,8 @@ export interface RunStateJson {
   updatedAt: string;
 }
 
+const same = <T>(value: T): T => value;
+
 function cloneJson<T>(value: T): T {
   return structuredClone(value);
 }
@@ -161,7 +163,11 @@ export class RunState {
 
   /** The saved form: a fresh deep copy, plain JSON. */
   toJSON(): RunStateJson {
-    return cloneJson(this.#shallowJson(this.steps));
+    // A planner's copy holds lazy copies (Proxies), which structuredClone refuses: plain arrays first.
+    const json = this.#shallowJson(Array.from(this.steps));
+    json.said = Array.from(this.said);
+    json.ran = Array.from(this.ran);
+    return cloneJson(json);
   }
 
   /**
@@ -215,11 +221,12 @@ export class RunState {
    * copied only when read, so copying a long run costs no more than a short one.
    */
   copy(): RunState {
-    // Field by field rather than one structuredClone: `said` and `ran` hold strings, which need no
-    // deep copy, and they grow with the run.
+    // Field by field rather than one structuredClone, and nothing that grows with the run copied up
+    // front: `steps`, `said` and `ran` are copied element by element as they are read (strings need
+    // no clone), so a copy at step 40,000 costs what it costs at step 10.
     const json = this.#shallowJson([]);
-    json.said = this.said.slice();
-    json.ran = this.ran.slice();
+    json.said = lazyCopy(this.said, same);
+    json.ran = lazyCopy(this.ran, same);
     json.usage = { ...this.usage };
     json.limits = { ...this.limits };
     json.auditHead = this.auditHead === null ? null : { ...this.auditHead };

@@ -4,6 +4,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { agentContract } from "./agent-contract.js";
+import { valuesContract } from "./values-contract.js";
 import { chain, headOf, refusedWith, stateOf, withStore } from "./contract-fixtures.js";
 import type { MakeStore } from "./contract-fixtures.js";
 
@@ -150,5 +151,6 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       }));
 
     agentContract(makeStore);
+    valuesContract(makeStore);
   });
 }

@@ -1,0 +1,104 @@
+// The part of the store contract about odd values: whatever a tool, a planner or a guard gives back,
+// what the store holds can be loaded and listed again, and the trail verifies.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Agent, Decision, RunState, tool, verifyAudit } from "../../src/index.js";
+import type { Planner } from "../../src/index.js";
+import { withStore } from "./contract-fixtures.js";
+import type { MakeStore } from "./contract-fixtures.js";
+
+function nested(depth: number): unknown {
+  let value: unknown = "bottom";
+  for (let level = 0; level < depth; level++) value = [value];
+  return value;
+}
+
+const actThenFinish =
+  (args: unknown = {}): Planner =>
+  (state) =>
+    state.steps.length === 0 ? Decision.act("odd", args) : Decision.finish(state.steps[0]?.outcome ?? null);
+
+/** The values tests of the store contract, defined inside the caller's `describe`. */
+export function valuesContract(makeStore: MakeStore): void {
+  test("a tool result nested 2,500 deep is a tool_error step (result_too_deep); the run completes, loads and lists", () =>
+    withStore(makeStore, async (store) => {
+      const odd = tool({ name: "odd", execute: () => nested(2_500) });
+      const agent = new Agent({ tools: [odd], planner: actThenFinish(), store, audit: store });
+      const state = await agent.run("go deep", { runId: "deep-result" });
+      assert.equal(state.status, "completed");
+      assert.equal(state.steps[0]?.outcome, "tool_error");
+      assert.equal(state.steps[0]?.error?.code, "result_too_deep");
+      assert.equal(state.steps[0]?.result, null);
+      const loaded = await store.load("deep-result");
+      assert.deepEqual(loaded?.toJSON(), state.toJSON());
+      assert.deepEqual(
+        (await store.list()).map((listed) => listed.runId),
+        ["deep-result"],
+      );
+      assert.deepEqual(verifyAudit(await store.read()), []);
+    }));
+
+  test("arguments nested 2,500 deep are an invalid_arguments step; the tool never runs and the run loads", () =>
+    withStore(makeStore, async (store) => {
+      let calls = 0;
+      const odd = tool({
+        name: "odd",
+        execute: () => {
+          calls += 1;
+          return 1;
+        },
+      });
+      const agent = new Agent({ tools: [odd], planner: actThenFinish({ a: nested(2_500) }), store, audit: store });
+      const state = await agent.run("deep arguments", { runId: "deep-args" });
+      assert.equal(calls, 0);
+      assert.equal(state.status, "completed");
+      assert.equal(state.steps[0]?.outcome, "invalid_arguments");
+      assert.equal(state.steps[0]?.error?.code, "arguments_too_deep");
+      assert.match(state.steps[0]?.error?.message ?? "", /256/);
+      assert.deepEqual((await store.load("deep-args"))?.toJSON(), state.toJSON());
+      assert.equal((await store.list()).length, 1);
+      assert.deepEqual(verifyAudit(await store.read()), []);
+    }));
+
+  test("odd thrown values and text with lone surrogates end in a stored state that loads, never a raw error", () =>
+    withStore(makeStore, async (store) => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      const symbolMessage = new Error("x");
+      Object.defineProperty(symbolMessage, "message", { value: Symbol("odd") });
+      const throwingMessage = new Error("x");
+      Object.defineProperty(throwingMessage, "message", {
+        get() {
+          throw new Error("no");
+        },
+      });
+      const unprintable = {
+        toJSON() {
+          throw new Error("no JSON");
+        },
+        toString() {
+          throw new Error("no text");
+        },
+      };
+      const thrown: unknown[] = [proxy, symbolMessage, throwingMessage, unprintable, new Error("lone \ud800")];
+      for (const [index, value] of thrown.entries()) {
+        const odd = tool({
+          name: "odd",
+          execute: () => {
+            throw value;
+          },
+        });
+        const agent = new Agent({ tools: [odd], planner: actThenFinish(), store, audit: store });
+        const runId = `odd-${index}`;
+        const state = await agent.run("throw oddly", { runId });
+        assert.equal(state.status, "completed", runId);
+        assert.equal(state.steps[0]?.outcome, "tool_error");
+        assert.ok(state.steps[0]?.error?.message.isWellFormed());
+        const loaded = await store.load(runId);
+        assert.ok(loaded instanceof RunState);
+        assert.deepEqual(loaded.toJSON(), state.toJSON());
+      }
+      assert.equal((await store.list()).length, thrown.length);
+      assert.deepEqual(verifyAudit(await store.read()), []);
+    }));
+}
