@@ -2,7 +2,8 @@ import type { Approval } from "../approvals/approval.js";
 import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
 import type { SyncReadableAuditSink } from "../audit/audit-sink.js";
 import { MemoryAuditSink } from "../audit/memory-audit-sink.js";
-import { LeashError, StateError } from "../errors/index.js";
+import { checkChain } from "../audit/chain-heads.js";
+import { StateError } from "../errors/index.js";
 import type { RunStatus } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
 import { recordAnswer } from "./record-answer.js";
@@ -114,30 +115,7 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
   }
 
   #checkContinuation(records: readonly AuditRecord[]): void {
-    const heads = new Map<string, AuditHead | null>();
-    for (const record of records) {
-      const head = heads.has(record.run) ? (heads.get(record.run) ?? null) : (this.#heads.get(record.run) ?? null);
-      const expected = head === null ? 0 : head.seq + 1;
-      if (record.seq < expected) {
-        throw new StateError(
-          "stale_state",
-          `Record ${record.seq} of run \`${record.run}\` is in the trail already: another writer moved the chain.`,
-          {
-            details: { runId: record.run, seq: record.seq },
-          },
-        );
-      }
-      if (record.seq > expected || record.prev !== (head?.digest ?? null)) {
-        throw new LeashError(
-          "audit_corrupt",
-          `Record ${record.seq} of run \`${record.run}\` does not continue its chain (expected seq ${expected}).`,
-          {
-            details: { runId: record.run, seq: record.seq },
-          },
-        );
-      }
-      heads.set(record.run, { seq: record.seq, digest: record.digest });
-    }
+    checkChain(records, (runId) => this.#heads.get(runId) ?? null);
   }
 
   read(runId?: string): Promise<AuditRecord[]> {
