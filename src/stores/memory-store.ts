@@ -7,7 +7,8 @@ import { StateError } from "../errors/index.js";
 import type { RunStatus } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
 import { recordAnswer } from "./record-answer.js";
-import type { RunStore, SaveOptions } from "./run-store.js";
+import { checkListOptions, readEach, reportUnreadable } from "./list-runs.js";
+import type { ListOptions, RunStore, SaveOptions } from "./run-store.js";
 
 /** Checks the revision contract of a save, for every store alike. */
 export function checkSaveRevision(state: RunState, options: SaveOptions): void {
@@ -88,11 +89,22 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
     }
   }
 
-  list(options: { status?: RunStatus } = {}): Promise<RunState[]> {
+  /**
+   * The stored runs, optionally only those of a status; a run whose state cannot be read is left out
+   * and reported to `onUnreadable`.
+   */
+  list(options?: ListOptions): Promise<RunState[]> {
     try {
-      const states = [...this.#states.values()]
-        .filter((stored) => options.status === undefined || stored.status === options.status)
-        .map((stored) => RunState.fromJSON(stored.text));
+      const checked = checkListOptions(options);
+      const entries = [...this.#states.entries()].filter(
+        ([, stored]) => checked.status === undefined || stored.status === checked.status,
+      );
+      const { states, unreadable } = readEach(
+        entries,
+        ([runId]) => runId,
+        ([, stored]) => RunState.fromJSON(stored.text),
+      );
+      reportUnreadable(checked, unreadable);
       return Promise.resolve(states);
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));

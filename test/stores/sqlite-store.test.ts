@@ -9,7 +9,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { Agent, Decision, isLeashError, tool } from "../../src/index.js";
 import type { ErrorCode } from "../../src/index.js";
-import { SqliteStore } from "../../src/stores/sqlite/index.js";
+import { SQLITE_SCHEMA_VERSION, SqliteStore } from "../../src/stores/sqlite/index.js";
 import { chain, headOf, stateOf } from "../contract/contract-fixtures.js";
 import { walCommits } from "./wal-commits.js";
 
@@ -51,7 +51,7 @@ describe("SqliteStore", () => {
     assert.deepEqual(JSON.parse(printed), { core: false, sqlite: true });
   });
 
-  test("what is saved survives closing and reopening the file, which is in WAL mode at schema version 1", () =>
+  test("what is saved survives closing and reopening the file, which is in WAL mode at the current schema version", () =>
     withFile(async (path) => {
       const first = new SqliteStore(path);
       const records = chain("kept", 2);
@@ -63,8 +63,28 @@ describe("SqliteStore", () => {
       await second.close();
       const raw = new Database(path);
       assert.equal(raw.pragma("journal_mode", { simple: true }), "wal");
-      assert.deepEqual(raw.prepare("SELECT value FROM leash_meta WHERE key = 'schema_version'").get(), { value: "1" });
+      assert.deepEqual(raw.prepare("SELECT value FROM leash_meta WHERE key = 'schema_version'").get(), {
+        value: String(SQLITE_SCHEMA_VERSION),
+      });
       raw.close();
+    }));
+
+  test("a database of schema version 1 is brought up to date, and its records without a digest column still give the chain's head", () =>
+    withFile(async (path) => {
+      const first = new SqliteStore(path);
+      const records = chain("old", 2);
+      await first.append(records);
+      await first.close();
+      // As a version 1 database holds them: no digest column, so none in the rows.
+      const raw = new Database(path);
+      raw.exec("ALTER TABLE audit DROP COLUMN digest; UPDATE leash_meta SET value = '1' WHERE key = 'schema_version'");
+      raw.close();
+      const second = new SqliteStore(path);
+      const next = chain("old", 1, records[1] ?? null);
+      await second.append(next);
+      await assert.rejects(second.append(next), refused("stale_state"));
+      assert.deepEqual(await second.read("old"), [...records, ...next]);
+      await second.close();
     }));
 
   test("a database from a newer leash is refused (unsupported_version), and so is a file that is not a database", () =>

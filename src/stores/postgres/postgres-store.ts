@@ -3,11 +3,11 @@ import type { AuditRecord } from "../../audit/audit-record.js";
 import type { AuditSink } from "../../audit/audit-sink.js";
 import { checkRecords } from "../../audit/check-records.js";
 import { LeashError, StateError } from "../../errors/index.js";
-import type { RunStatus } from "../../state/outcomes.js";
 import type { RunState } from "../../state/run-state.js";
 import { checkSaveRevision } from "../memory-store.js";
 import { recordAnswer } from "../record-answer.js";
-import type { RunStore, SaveOptions } from "../run-store.js";
+import { checkListOptions, readEach, reportUnreadable } from "../list-runs.js";
+import type { ListOptions, RunStore, SaveOptions } from "../run-store.js";
 import { WrittenSteps } from "../written-steps.js";
 import type { LeaseHolder, LeaseOptions } from "./postgres-lease.js";
 import { insertRecords, inSeqOrder, parseStoredRecord } from "./postgres-audit-rows.js";
@@ -178,14 +178,24 @@ export class PostgresStore implements RunStore, AuditSink {
     this.#written.remember(runId, writes);
   }
 
-  /** The stored runs in the order they were created, optionally only those of a status. */
-  async list(options: { status?: RunStatus } = {}): Promise<RunState[]> {
+  /**
+   * The stored runs in the order they were created, optionally only those of a status. A run whose
+   * state cannot be read is left out and reported to `onUnreadable`: one bad row never fails the listing.
+   */
+  async list(options?: ListOptions): Promise<RunState[]> {
+    const checked = checkListOptions(options);
     const pool = await this.#open();
     const result =
-      options.status === undefined
+      checked.status === undefined
         ? await queryOnce(pool, "listing runs", selectRuns(this.#tables, ""))
-        : await queryOnce(pool, "listing runs", selectRuns(this.#tables, "WHERE runs.status = $1"), [options.status]);
-    return result.rows.map((row) => assembleRun(row));
+        : await queryOnce(pool, "listing runs", selectRuns(this.#tables, "WHERE runs.status = $1"), [checked.status]);
+    const { states, unreadable } = readEach(
+      result.rows,
+      (row) => String(row.run_id),
+      (row) => assembleRun(row),
+    );
+    reportUnreadable(checked, unreadable);
+    return states;
   }
 
   /** Records a person's answer to a paused run's pending request, for a later `resume(runId)`. */

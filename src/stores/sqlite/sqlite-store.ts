@@ -3,12 +3,11 @@ import type { Approval } from "../../approvals/approval.js";
 import type { AuditRecord } from "../../audit/audit-record.js";
 import type { SyncReadableAuditSink } from "../../audit/audit-sink.js";
 import { LeashError, StateError } from "../../errors/index.js";
-import { RUN_STATUSES } from "../../state/outcomes.js";
-import type { RunStatus } from "../../state/outcomes.js";
 import type { RunState } from "../../state/run-state.js";
 import { checkSaveRevision } from "../memory-store.js";
 import { recordAnswer } from "../record-answer.js";
-import type { RunStore, SaveOptions } from "../run-store.js";
+import { checkListOptions, reportUnreadable } from "../list-runs.js";
+import type { ListOptions, RunStore, SaveOptions } from "../run-store.js";
 import { WrittenSteps } from "../written-steps.js";
 import type { StepWrites } from "../written-steps.js";
 import { SqliteCheckpoints } from "./sqlite-checkpoints.js";
@@ -162,15 +161,16 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
     });
   }
 
-  /** The stored runs in the order they were created, optionally only those of a status (`awaiting_approval` is the inbox). */
-  list(options: { status?: RunStatus } = {}): Promise<RunState[]> {
-    return this.#do({ method: "list" }, (prepared) => {
-      const { status } = options;
-      if (status !== undefined && !RUN_STATUSES.includes(status)) {
-        throw new LeashError("invalid_option", `Expected \`status\` to be one of ${RUN_STATUSES.join(", ")}.`);
-      }
-      return prepared.runs.list(status);
-    });
+  /**
+   * The stored runs in the order they were created, optionally only those of a status
+   * (`awaiting_approval` is the inbox). A run whose state cannot be read is left out and reported to
+   * `onUnreadable`, once it has been read: one bad row never fails the listing.
+   */
+  async list(options?: ListOptions): Promise<RunState[]> {
+    const checked = checkListOptions(options);
+    const { states, unreadable } = await this.#do({ method: "list" }, (prepared) => prepared.runs.list(checked.status));
+    reportUnreadable(checked, unreadable);
+    return states;
   }
 
   /**
