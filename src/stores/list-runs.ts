@@ -14,7 +14,7 @@ export function checkListOptions(options: unknown): ListOptions {
   }
   if (onUnreadable !== undefined && typeof onUnreadable !== "function")
     throw new LeashError("invalid_option", "Expected `onUnreadable` to be a function.");
-  return options as ListOptions;
+  return options;
 }
 
 /**

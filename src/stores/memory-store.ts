@@ -8,7 +8,7 @@ import type { RunStatus } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
 import { recordAnswer } from "./record-answer.js";
 import { checkListOptions, readEach, reportUnreadable } from "./list-runs.js";
-import type { ListOptions, RunStore, SaveOptions } from "./run-store.js";
+import type { AnswerOptions, ListOptions, RunStore, SaveOptions } from "./run-store.js";
 
 /** Checks the revision contract of a save, for every store alike. */
 export function checkSaveRevision(state: RunState, options: SaveOptions): void {
@@ -111,8 +111,8 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
     }
   }
 
-  answer(runId: string, approval: Approval): Promise<RunState> {
-    return recordAnswer(this, runId, approval);
+  answer(runId: string, approval: Approval, options?: AnswerOptions): Promise<RunState> {
+    return recordAnswer(this, runId, approval, options);
   }
 
   /**

@@ -21,6 +21,11 @@ export interface StoreUnderTest {
   cleanup(): Promise<void>;
   /** Driver access to the store's rows, when it has any. */
   raw?: RawAccess;
+  /**
+   * How a child process opens the same store (see test/fixtures/stores/open-store.ts), for a store
+   * that other processes can share.
+   */
+  child?: { kind: "sqlite" | "postgres"; location: string; env?: Record<string, string> };
 }
 
 /** Builds a fresh store for one test. */
@@ -29,11 +34,11 @@ export type MakeStore = () => Promise<StoreUnderTest>;
 /** Runs a test body on a fresh store, and removes the store whatever happens. */
 export async function withStore(
   makeStore: MakeStore,
-  body: (store: RunStore & AuditSink, raw: RawAccess | undefined) => Promise<void>,
+  body: (store: RunStore & AuditSink, raw: RawAccess | undefined, child: StoreUnderTest["child"]) => Promise<void>,
 ): Promise<void> {
   const made = await makeStore();
   try {
-    await body(made.store, made.raw);
+    await body(made.store, made.raw, made.child);
   } finally {
     await made.cleanup();
   }

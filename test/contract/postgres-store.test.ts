@@ -23,7 +23,11 @@ function rawAccess(url: string, schema: string): RawAccess {
 withPostgres("PostgresStore contract", (url) => {
   runStoreContract("PostgresStore", () => {
     const made = freshStore(url);
-    return Promise.resolve({ ...made, raw: rawAccess(url, made.schema) });
+    return Promise.resolve({
+      ...made,
+      raw: rawAccess(url, made.schema),
+      child: { kind: "postgres", location: url, env: { LEASH_TEST_SCHEMA: made.schema } },
+    });
   });
 
   const pool = new pg.Pool({ connectionString: url, max: 4 });
@@ -34,6 +38,7 @@ withPostgres("PostgresStore contract", (url) => {
     return Promise.resolve({
       store,
       raw: rawAccess(url, schema),
+      child: { kind: "postgres", location: url, env: { LEASH_TEST_SCHEMA: schema } },
       cleanup: async () => {
         await store.close();
         // The pool is still usable after close: the store did not end it.

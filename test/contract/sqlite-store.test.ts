@@ -32,6 +32,7 @@ runStoreContract("SqliteStore", async () => {
   return {
     store,
     raw: rawAccess(path),
+    child: { kind: "sqlite", location: path },
     cleanup: async () => {
       await store.close();
       rmSync(directory, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import type { RunState } from "../../state/run-state.js";
 import { checkSaveRevision } from "../memory-store.js";
 import { recordAnswer } from "../record-answer.js";
 import { checkListOptions, readEach, reportUnreadable } from "../list-runs.js";
-import type { ListOptions, RunStore, SaveOptions } from "../run-store.js";
+import type { AnswerOptions, ListOptions, RunStore, SaveOptions } from "../run-store.js";
 import { WrittenSteps } from "../written-steps.js";
 import type { LeaseHolder, LeaseOptions } from "./postgres-lease.js";
 import { insertRecords, inSeqOrder, parseStoredRecord } from "./postgres-audit-rows.js";
@@ -199,8 +199,8 @@ export class PostgresStore implements RunStore, AuditSink {
   }
 
   /** Records a person's answer to a paused run's pending request, for a later `resume(runId)`. */
-  answer(runId: string, approval: Approval): Promise<RunState> {
-    return recordAnswer(this, runId, approval);
+  answer(runId: string, approval: Approval, options?: AnswerOptions): Promise<RunState> {
+    return recordAnswer(this, runId, approval, options);
   }
 
   /** Appends records in one transaction: all or none; `stale_state` when one's (run, seq) place is taken. */

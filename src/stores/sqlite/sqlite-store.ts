@@ -7,7 +7,7 @@ import type { RunState } from "../../state/run-state.js";
 import { checkSaveRevision } from "../memory-store.js";
 import { recordAnswer } from "../record-answer.js";
 import { checkListOptions, reportUnreadable } from "../list-runs.js";
-import type { ListOptions, RunStore, SaveOptions } from "../run-store.js";
+import type { AnswerOptions, ListOptions, RunStore, SaveOptions } from "../run-store.js";
 import { WrittenSteps } from "../written-steps.js";
 import type { StepWrites } from "../written-steps.js";
 import { SqliteCheckpoints } from "./sqlite-checkpoints.js";
@@ -177,8 +177,8 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
    * Records a person's answer to the pending request of a paused run, for a later `resume(runId)`;
    * refused with `stale_state` unless the run awaits approval and the digest is the pending one.
    */
-  answer(runId: string, approval: Approval): Promise<RunState> {
-    return recordAnswer(this, runId, approval);
+  answer(runId: string, approval: Approval, options?: AnswerOptions): Promise<RunState> {
+    return recordAnswer(this, runId, approval, options);
   }
 
   /**
