@@ -92,7 +92,7 @@ function decideAnswers(
 ): { answer: Approval; heard: HeardAnswer[] } | null {
   const given = approvals.filter((item) => item.digest === pending.digest);
   const recorded = state.answers.filter((item) => item.digest === pending.digest);
-  const all = [
+  const all: { approval: Approval; json: RecordedAnswer; recorded: boolean }[] = [
     ...given.map((item) => ({ approval: item, json: item.toJSON(), recorded: false })),
     ...recorded.map((json) => ({ approval: Approval.fromJSON(json), json, recorded: true })),
   ];

@@ -13,7 +13,8 @@ import {
   isLeashError,
   verifyAudit,
 } from "../../src/index.js";
-import type { AuditSink, SyncReadableAuditSink } from "../../src/index.js";
+import type { AuditSink } from "../../src/index.js";
+import type { SyncReadableAuditSink } from "../../src/audit/audit-sink.js";
 import { writeTextTool } from "../helpers/text-tool.js";
 import { temporaryDirectory } from "./audit-test-helpers.js";
 
