@@ -222,6 +222,11 @@ export class Worker {
         });
         return "lost";
       }
+      if (isLeashError(error, "store_busy")) {
+        // A busy database is no verdict on the run: it is tried again at the next pass.
+        logger.warn(`The store was busy while resuming run \`${runId}\`; trying again later.`, { worker, runId });
+        return "lost";
+      }
       logger.error(`Resuming run \`${runId}\` failed: ${messageOf(error)}`, { worker, runId, error });
       return "failed";
     }

@@ -21,7 +21,7 @@ import { SqliteTrail } from "./sqlite-trail.js";
 export interface SqliteStoreOptions {
   /**
    * How long a write waits for another process's transaction on the same file before it gives up, in
-   * milliseconds (a save then fails with `stale_state`, anything else with `store_failed`). Default 5000.
+   * milliseconds (it then fails with `store_busy`, and nothing was written). Default 5000.
    */
   busyTimeoutMs?: number;
 }
@@ -85,8 +85,8 @@ function prepare(database: Database.Database, path: string): Prepared {
  * migrates the tables (`runs`, `steps`, `audit`, `leash_meta`), safely when several processes open a
  * new file at the same moment. A run is a row of its header and a row per step, and a save writes
  * only the steps that may have changed, so a step costs the same however long the run. Driver errors
- * never escape: they become `LeashError` `store_failed`, or `stale_state` for a save that could not
- * lock the file within the busy timeout.
+ * never escape: they become `LeashError` `store_failed`, or `store_busy` for a write that could not
+ * lock the file within the busy timeout (a busy database, not a lost race).
  *
  * @example
  * import { SqliteStore } from "leash/sqlite";
