@@ -19,7 +19,8 @@ import { assembleRun, insertRun, runRows, selectRuns, updateRun } from "./postgr
 import { migrate } from "./postgres-schema.js";
 import { postgresTables } from "./postgres-tables.js";
 import type { PostgresTables } from "./postgres-tables.js";
-import { openPool } from "./open-pool.js";
+import { openPool, resolveTimeouts } from "./open-pool.js";
+import type { PostgresTimeouts } from "./open-pool.js";
 
 /** Where a {@link PostgresStore} connects: a connection string (the store makes and ends its pool) or a pool of yours. */
 export type PostgresConnection =
@@ -29,6 +30,12 @@ export type PostgresConnection =
 export interface PostgresStoreOptions {
   /** The schema that holds the store's tables, created when missing; default `public`. */
   schema?: string;
+  /**
+   * How long the pool the store makes (from a `connectionString`) waits to connect and for a
+   * statement, in milliseconds; see {@link PostgresTimeouts} for the defaults. A pool you give is
+   * yours to configure.
+   */
+  timeouts?: PostgresTimeouts;
 }
 
 function isPool(value: unknown): value is PostgresPool {
@@ -88,6 +95,7 @@ function staleTrail(runId: string, error: unknown): StateError {
 export class PostgresStore implements RunStore, AuditSink {
   readonly #tables: PostgresTables;
   readonly #connection: { connectionString: string } | { pool: PostgresPool };
+  readonly #timeouts: Required<PostgresTimeouts>;
   #pool: PostgresPool | undefined;
   #ready: Promise<PostgresPool> | undefined;
   #closed = false;
@@ -103,6 +111,10 @@ export class PostgresStore implements RunStore, AuditSink {
     if (given.length === 2 && given[0] !== given[1])
       throw new LeashError("invalid_option", "Expected one `schema`, not two different ones.");
     this.#tables = postgresTables(given[0] ?? "public");
+    const timeouts = [connection.timeouts, options.timeouts].filter((item) => item !== undefined);
+    if (timeouts.length === 2)
+      throw new LeashError("invalid_option", "Expected `timeouts` in one of the two arguments, not both.");
+    this.#timeouts = resolveTimeouts(timeouts[0]);
   }
 
   /** The schema that holds the store's tables. */
@@ -114,7 +126,10 @@ export class PostgresStore implements RunStore, AuditSink {
   #open(): Promise<PostgresPool> {
     if (this.#closed) return Promise.reject(new LeashError("store_failed", "This PostgresStore was closed."));
     this.#ready ??= (async () => {
-      this.#pool ??= "pool" in this.#connection ? this.#connection.pool : openPool(this.#connection.connectionString);
+      this.#pool ??=
+        "pool" in this.#connection
+          ? this.#connection.pool
+          : openPool(this.#connection.connectionString, this.#timeouts);
       await migrate(this.#pool, this.#tables);
       return this.#pool;
     })().catch((error: unknown) => {
