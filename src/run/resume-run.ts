@@ -2,6 +2,7 @@ import { Approval } from "../approvals/approval.js";
 import type { ApprovalRequest } from "../approvals/approval.js";
 import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
 import { LeashError, StateError } from "../errors/index.js";
+import { toJson } from "../json/index.js";
 import { ENDED_STATUSES } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
 import type { RecordedAnswer, Step } from "../state/run-state.js";
@@ -204,16 +205,8 @@ export async function planResume(
     const { answer, heard } = decided;
     const step = state.steps[pending.step];
     if (step === undefined) throw new StateError("invalid_state", `Run \`${runId}\` has no step ${pending.step}.`);
-    const run = new ActiveRun(core, state, { head, stored: core.store !== undefined, skill });
-    state.status = "running";
-    // The recorded answers move to the trail: those the store could not audit when they were given
-    // (a separate sink) are audited now, with the claim, beside the answers given to this resume.
-    state.answers = [];
-    // The answer is saved with the claim: if this process dies between the claim and the call,
-    // crash recovery runs the approved call once instead of asking the person again.
-    step.approval = answer.toJSON();
     const decision = { approver: answer.approver, granted: answer.granted };
-    await run.claim([
+    const records: [string, unknown][] = [
       ["run_resumed", { reason: "approval", step: pending.step, decidedBy: decision }],
       ...heard.map((item): [string, unknown] => [
         "approval_answered",
@@ -225,7 +218,19 @@ export async function planResume(
           ...item.json,
         },
       ]),
-    ]);
+    ];
+    // Checked before the claim: an answer that cannot be recorded (a note that is not well-formed
+    // text, say) is refused with `not_json` while nothing has been written.
+    for (const [event, data] of records) toJson(data, `the data of audit event \`${event}\``);
+    const run = new ActiveRun(core, state, { head, stored: core.store !== undefined, skill });
+    state.status = "running";
+    // The recorded answers move to the trail: those the store could not audit when they were given
+    // (a separate sink) are audited now, with the claim, beside the answers given to this resume.
+    state.answers = [];
+    // The answer is saved with the claim: if this process dies between the claim and the call,
+    // crash recovery runs the approved call once instead of asking the person again.
+    step.approval = answer.toJSON();
+    await run.claim(records);
     return { type: "approval", run, step, answer };
   }
 

@@ -313,6 +313,47 @@ export function agentContract(makeStore: MakeStore): void {
       assert.deepEqual(verifyAudit(sink.records), []);
     }));
 
+  test("an answer that cannot be recorded (a note with a lone surrogate) is refused by answer() with not_json, and nothing is written, with or without a separate sink", () =>
+    withStore(makeStore, async (store) => {
+      for (const separate of [false, true]) {
+        const sink = new MemoryAuditSink();
+        const written: string[] = [];
+        const save = tool({
+          name: "save",
+          effect: "write",
+          parameters: { type: "object", properties: {} },
+          execute: () => written.push("saved"),
+        });
+        const agent = new Agent({
+          tools: [save],
+          planner: (state) =>
+            state.steps.length === 0 ? Decision.act("save", {}) : Decision.finish(state.steps[0]?.outcome ?? null),
+          policy: new Policy({ allowEffects: ["read", "write"] }),
+          store,
+          audit: separate ? sink : store,
+        });
+        const runId = separate ? "odd-apart" : "odd";
+        const paused = await agent.run("save", { runId });
+        const before = await store.load(runId);
+        const trail = await store.read(runId);
+        await assert.rejects(
+          store.answer(runId, Approval.deny(paused.pending!.digest, "allen", "no \ud800")),
+          refusedWith("not_json"),
+        );
+        assert.deepEqual((await store.load(runId))?.toJSON(), before?.toJSON());
+        assert.deepEqual(await store.read(runId), trail);
+        // Given to resume itself, it is refused before the claim: the run still awaits its answer.
+        await assert.rejects(
+          agent.resume(runId, { approvals: [Approval.grant(paused.pending!.digest, "allen", "ok \udfff")] }),
+          refusedWith("not_json"),
+        );
+        assert.equal((await store.load(runId))?.revision, before?.revision);
+        const done = await agent.resume(runId, { approvals: [Approval.grant(paused.pending!.digest, "allen")] });
+        assert.equal(done.status, "completed");
+        assert.deepEqual(written, ["saved"]);
+      }
+    }));
+
   test("answers recorded at once by several processes (or callers) are all kept; the one denial stops the action", () =>
     withStore(makeStore, async (store, _raw, child) => {
       const written: string[] = [];
