@@ -1,8 +1,9 @@
 import * as nodeFs from "node:fs";
 import { dirname } from "node:path";
 import { LeashError, messageOf } from "../errors/index.js";
-import type { AuditRecord } from "./audit-record.js";
+import type { AuditHead, AuditRecord } from "./audit-record.js";
 import type { SyncReadableAuditSink } from "./audit-sink.js";
+import { checkChain } from "./chain-heads.js";
 import { checkRecords } from "./check-records.js";
 import { parseAuditBytes, tornError, type TornTail } from "./read-audit.js";
 
@@ -36,6 +37,16 @@ export interface JsonlAuditSinkOptions {
 }
 
 const defaultFileSystem: AuditFileSystem = nodeFs;
+
+/** How many times a torn-looking last line is looked at while the file grows, before it is reported torn. */
+const MAX_TORN_LOOKS = 3;
+
+/** A torn-looking last line, and the size of the file when it was seen. */
+interface TornLook {
+  torn: TornTail;
+  problem: string;
+  size: number;
+}
 
 interface Waiter {
   resolve: () => void;
@@ -111,8 +122,11 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
   /**
    * Appends records as JSON lines, in call order, in one write. With `"none"` and `"always"` it writes
    * (and syncs) before it returns and throws on failure; with `"batch"` it writes before it returns and
-   * resolves once a later fsync has covered the write. Records that are not well-formed are refused
-   * with `audit_corrupt` before anything is written.
+   * resolves once a later fsync has covered the write. Records that are not well-formed, or do not
+   * continue their run's chain in the file (a gap, a wrong `prev`), are refused with `audit_corrupt`,
+   * and a record at a seq the file holds already with `StateError` `stale_state` (another writer
+   * moved the chain first), before anything is written. The heads come from reading the file, so
+   * this holds between writers of one process; writers in several processes should share a store.
    */
   append(records: readonly AuditRecord[]): void | Promise<void> {
     if (this.fsync === "batch") {
@@ -170,6 +184,10 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
     if (this.#failure !== null) throw this.#failure;
     const checked = checkRecords(records);
     if (checked.length === 0) return false;
+    // The heads of the runs come from the file as it is now (what other writers appended included),
+    // so a record that does not continue its run's chain is refused before anything is written.
+    this.#refresh();
+    checkChain(checked, (runId) => this.#headOf(runId), { continuesElsewhere: true });
     let text = "";
     for (const record of checked) text += lineOf(record);
     const descriptor = this.#open();
@@ -295,19 +313,28 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
     return this.#descriptor;
   }
 
-  /** Parses what was appended to the file since the last read. */
+  /**
+   * Parses what was appended to the file since the last read. A last line that another process is
+   * still writing looks torn for a moment, so a torn-looking tail is looked at again, but only while
+   * the file keeps growing (at most three looks): a file whose size did not change since the last look
+   * is reported torn at once (`audit_torn`), never read again and again.
+   */
   #refresh(): void {
-    for (let attempt = 1; ; attempt++) {
-      const torn = this.#readNewBytes();
-      if (torn === null) return;
-      // A line that another process is still writing looks torn for a moment: look again before
-      // refusing the trail.
-      if (attempt === 3) throw tornError(this.path, torn.torn, torn.problem);
+    let seen: TornLook | null = null;
+    for (let look = 1; ; look++) {
+      const found = this.#readNewBytes(seen?.size);
+      if (found === null) return;
+      const torn = found === "unchanged" ? (seen as TornLook) : found;
+      if (found === "unchanged" || look === MAX_TORN_LOOKS) throw tornError(this.path, torn.torn, torn.problem);
+      seen = found;
     }
   }
 
-  /** Reads and indexes the whole lines appended since the last read; returns a torn tail, if any. */
-  #readNewBytes(): { torn: TornTail; problem: string } | null {
+  /**
+   * Reads and indexes the whole lines appended since the last read; returns a torn tail, if any, or
+   * `"unchanged"` when the file is still `unchangedSize` bytes long (nothing new to read).
+   */
+  #readNewBytes(unchangedSize?: number): TornLook | "unchanged" | null {
     let descriptor: number;
     try {
       descriptor = this.#fs.openSync(this.path, "r");
@@ -319,6 +346,7 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
     try {
       const { size, dev, ino } = this.#fs.fstatSync(descriptor);
       const identity = `${dev}:${ino}`;
+      if (identity === this.#identity && size === unchangedSize) return "unchanged";
       if (identity !== this.#identity || size < this.#offset) this.#reset(identity);
       this.#tail = null;
       if (size === this.#offset) return null;
@@ -336,12 +364,22 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
       this.#nextLine = parsed.nextLine;
       if (parsed.tail?.type === "record") this.#tail = parsed.tail.record;
       if (parsed.tail?.type !== "torn") return null;
-      return { torn: { ...parsed.tail.torn, offset: base + parsed.tail.torn.offset }, problem: parsed.tail.problem };
+      return {
+        torn: { ...parsed.tail.torn, offset: base + parsed.tail.torn.offset },
+        problem: parsed.tail.problem,
+        size,
+      };
     } catch (error) {
       throw error instanceof LeashError ? error : this.#readError(error);
     } finally {
       this.#fs.closeSync(descriptor);
     }
+  }
+
+  /** The last record of a run in the file as last read, or null. */
+  #headOf(runId: string): AuditHead | null {
+    const last = this.#tail?.run === runId ? this.#tail : this.#byRun.get(runId)?.at(-1);
+    return last === undefined ? null : { seq: last.seq, digest: last.digest };
   }
 
   #keep(record: AuditRecord): void {

@@ -1,6 +1,10 @@
 import type { AuditRecord } from "./audit-record.js";
 import type { SyncReadableAuditSink } from "./audit-sink.js";
+import { checkChain } from "./chain-heads.js";
 import { checkRecords } from "./check-records.js";
+
+// A sink may hold the rest of a run's trail whose start is kept elsewhere.
+const CONTINUES_ELSEWHERE = { continuesElsewhere: true };
 
 /**
  * An audit sink that holds its records in memory: the default sink of an agent, and the one for tests.
@@ -18,11 +22,21 @@ export class MemoryAuditSink implements SyncReadableAuditSink {
   readonly #byRun = new Map<string, AuditRecord[]>();
 
   /**
-   * Appends records in order. Every record is checked first (`audit_corrupt` names the first that is not
-   * a well-formed record), so a call adds all of its records or none.
+   * Appends records in order. Every record is checked first, so a call adds all of its records or
+   * none: `audit_corrupt` names the first that is not a well-formed record, or one that does not
+   * continue its run's chain (a gap, a wrong `prev`); a record at a seq the sink holds already is
+   * `StateError` `stale_state` (another writer moved the chain first: a lost race).
    */
   append(records: readonly AuditRecord[]): void {
     const checked = checkRecords(records);
+    checkChain(
+      checked,
+      (runId) => {
+        const last = this.#byRun.get(runId)?.at(-1);
+        return last === undefined ? null : { seq: last.seq, digest: last.digest };
+      },
+      CONTINUES_ELSEWHERE,
+    );
     for (const record of checked) {
       this.#all.push(record);
       const run = this.#byRun.get(record.run);

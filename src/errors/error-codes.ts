@@ -38,6 +38,7 @@ export const ERROR_CODES = [
   "script_unfinished",
   // Stores.
   "store_failed",
+  "store_busy",
 ] as const;
 
 /** A code of a {@link LeashError}: a snake_case wire value. */

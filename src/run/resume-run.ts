@@ -1,9 +1,11 @@
 import { Approval } from "../approvals/approval.js";
+import type { ApprovalRequest } from "../approvals/approval.js";
 import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
 import { LeashError, StateError } from "../errors/index.js";
+import { toJson } from "../json/index.js";
 import { ENDED_STATUSES } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
-import type { Step } from "../state/run-state.js";
+import type { RecordedAnswer, Step } from "../state/run-state.js";
 import type { AgentCore, CompiledSkill } from "./agent-core.js";
 import { ActiveRun } from "./active-run.js";
 
@@ -66,6 +68,59 @@ function holdsHead(trail: readonly AuditRecord[], head: AuditHead | null): boole
   const record = trail[head.seq];
   if (record?.seq === head.seq && record.digest === head.digest) return true;
   return trail.some((item) => item.seq === head.seq && item.digest === head.digest);
+}
+
+/** An answer a resume heard, and whether the policy lets its approver answer. */
+interface HeardAnswer {
+  json: RecordedAnswer;
+  allowed: boolean;
+  /** Whether it was recorded in the store (`store.answer`) rather than given to this resume. */
+  recorded: boolean;
+}
+
+/**
+ * Decides a pending request from every answer to it: those given to this resume and those recorded
+ * in the store. Safety first: a denial by an allowed approver wins over every grant; a grant decides
+ * only when no allowed approver denied. An answer from someone `policy.mayApprove` refuses decides
+ * nothing (it is audited all the same). Returns null when no answer matches the request, and the
+ * answers to audit with the claim (the given ones and the recorded ones not audited yet).
+ */
+function decideAnswers(
+  core: AgentCore,
+  state: RunState,
+  pending: ApprovalRequest,
+  approvals: readonly Approval[],
+): { answer: Approval; heard: HeardAnswer[] } | null {
+  const given = approvals.filter((item) => item.digest === pending.digest);
+  const recorded = state.answers.filter((item) => item.digest === pending.digest);
+  const all: { approval: Approval; json: RecordedAnswer; recorded: boolean }[] = [
+    ...given.map((item) => ({ approval: item, json: item.toJSON(), recorded: false })),
+    ...recorded.map((json) => ({ approval: Approval.fromJSON(json), json, recorded: true })),
+  ];
+  if (all.length === 0) return null;
+  const judged = all.map((item) => ({
+    ...item,
+    allowed: core.policy.mayApprove(item.approval.approver, structuredClone(pending)),
+  }));
+  const allowed = judged.filter((item) => item.allowed);
+  const answer = (allowed.find((item) => !item.approval.granted) ?? allowed[0])?.approval;
+  if (answer === undefined) {
+    const who = [...new Set(judged.map((item) => item.approval.approver))].join(", ");
+    throw new StateError(
+      "approver_not_allowed",
+      `${who} may not answer this request; the policy's mayApprove refuses.`,
+      {
+        details: { runId: state.runId, approvers: judged.map((item) => item.approval.approver) },
+      },
+    );
+  }
+  const heard = judged
+    .filter((item) => !item.recorded || item.json.audited !== true)
+    .map(({ json, allowed: ok, recorded: fromStore }) => {
+      const { audited: _audited, ...rest } = json;
+      return { json: rest, allowed: ok, recorded: fromStore };
+    });
+  return { answer, heard };
 }
 
 /**
@@ -146,33 +201,37 @@ export async function planResume(
     const pending = state.pending;
     if (pending === undefined)
       throw new StateError("invalid_state", `Run \`${runId}\` awaits approval but has no pending request.`);
-    const recorded = state.answers.map((json) => Approval.fromJSON(json));
-    const matching = [...approvals, ...recorded].filter((item) => item.digest === pending.digest);
-    if (matching.length === 0) return { type: "unchanged", state };
-    // The first answer from someone the policy lets answer; answers from others change nothing.
-    const answer = matching.find((item) => core.policy.mayApprove(item.approver, structuredClone(pending)));
-    if (answer === undefined) {
-      const who = [...new Set(matching.map((item) => item.approver))].join(", ");
-      throw new StateError(
-        "approver_not_allowed",
-        `${who} may not answer this request; the policy's mayApprove refuses.`,
-        {
-          details: { runId, approvers: matching.map((item) => item.approver) },
-        },
-      );
-    }
+    const decided = decideAnswers(core, state, pending, approvals);
+    if (decided === null) return { type: "unchanged", state };
+    const { answer, heard } = decided;
     const step = state.steps[pending.step];
     if (step === undefined) throw new StateError("invalid_state", `Run \`${runId}\` has no step ${pending.step}.`);
+    const decision = { approver: answer.approver, granted: answer.granted };
+    const records: [string, unknown][] = [
+      ["run_resumed", { reason: "approval", step: pending.step, decidedBy: decision }],
+      ...heard.map((item): [string, unknown] => [
+        "approval_answered",
+        {
+          step: pending.step,
+          accepted: item.allowed,
+          ...(item.allowed ? {} : { reason: "approver_not_allowed" }),
+          ...(item.recorded ? { recorded: true } : {}),
+          ...item.json,
+        },
+      ]),
+    ];
+    // Checked before the claim: an answer that cannot be recorded (a note that is not well-formed
+    // text, say) is refused with `not_json` while nothing has been written.
+    for (const [event, data] of records) toJson(data, `the data of audit event \`${event}\``);
     const run = new ActiveRun(core, state, { head, stored: core.store !== undefined, skill });
     state.status = "running";
+    // The recorded answers move to the trail: those the store could not audit when they were given
+    // (a separate sink) are audited now, with the claim, beside the answers given to this resume.
     state.answers = [];
     // The answer is saved with the claim: if this process dies between the claim and the call,
     // crash recovery runs the approved call once instead of asking the person again.
     step.approval = answer.toJSON();
-    await run.claim([
-      ["run_resumed", { reason: "approval", step: pending.step }],
-      ["approval_answered", { step: pending.step, accepted: true, ...answer.toJSON() }],
-    ]);
+    await run.claim(records);
     return { type: "approval", run, step, answer };
   }
 

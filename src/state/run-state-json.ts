@@ -62,11 +62,21 @@ function shape(fields: Record<string, Check>): Check {
 }
 
 const usage = shape({ tokens: amount, cost: amount });
+const boolean: Check = (value, path) => (typeof value === "boolean" ? undefined : fail(path, "a boolean"));
 const approval = shape({
   digest,
-  granted: (v, p) => (typeof v === "boolean" ? undefined : fail(p, "a boolean")),
+  granted: boolean,
   approver: string,
   "note?": string,
+});
+// An answer recorded out of process: an approval, where it came from, and whether it is audited.
+const recordedAnswer = shape({
+  digest,
+  granted: boolean,
+  approver: string,
+  "note?": string,
+  "origin?": shape({ via: string, user: string, host: string }),
+  "audited?": boolean,
 });
 const decision: Check = (value, path) => {
   if (isJsonObject(value) && value.type === "act") {
@@ -117,7 +127,7 @@ const state = shape({
   steps: arrayOf(step),
   "pending?": request,
   "pendingHistory?": digest,
-  answers: arrayOf(approval),
+  answers: arrayOf(recordedAnswer),
   usage,
   toolCalls: count,
   revision: count,

@@ -9,6 +9,17 @@ import { parseRunState } from "./run-state-json.js";
 import { StateError } from "../errors/index.js";
 
 /** The version of the saved form of a {@link RunState}. */
+/**
+ * An answer recorded out of process (`store.answer`): the approval, where it came from when the
+ * channel says so (`origin`, e.g. the command line's operating-system user and host), and whether its
+ * `approval_answered` record is in the trail already (`audited`: the store holds the run's trail, so
+ * the record was written with the answer); otherwise the resume that acts on it writes the record.
+ */
+export interface RecordedAnswer extends ApprovalJson {
+  origin?: { via: string; user: string; host: string };
+  audited?: boolean;
+}
+
 export const RUN_STATE_VERSION = 1;
 
 /** Why a step did not give a result. */
@@ -54,7 +65,7 @@ export interface RunStateJson {
   steps: Step[];
   pending?: ApprovalRequest;
   pendingHistory?: string;
-  answers: ApprovalJson[];
+  answers: RecordedAnswer[];
   usage: Usage;
   toolCalls: number;
   revision: number;
@@ -96,8 +107,11 @@ export class RunState {
   pending: ApprovalRequest | undefined;
   /** The history digest the pending request was bound to. */
   pendingHistory: string | undefined;
-  /** Answers to the pending request recorded out of process (`store.answer`), used by the next resume. */
-  answers: ApprovalJson[];
+  /**
+   * Every answer to the pending request recorded out of process (`store.answer`), in the order
+   * recorded, none replaced or dropped; the next resume acts on them and moves them to the trail.
+   */
+  answers: RecordedAnswer[];
   usage: Usage;
   toolCalls: number;
   revision: number;
@@ -230,7 +244,9 @@ export class RunState {
     json.usage = { ...this.usage };
     json.limits = { ...this.limits };
     json.auditHead = this.auditHead === null ? null : { ...this.auditHead };
-    json.answers = this.answers.map((answer) => ({ ...answer }));
+    json.answers = this.answers.map((answer) =>
+      answer.origin === undefined ? { ...answer } : { ...answer, origin: { ...answer.origin } },
+    );
     if (json.failure !== undefined) json.failure = { ...json.failure };
     if (json.answer !== undefined) json.answer = cloneJson(json.answer);
     if (json.pending !== undefined) json.pending = cloneJson(json.pending);

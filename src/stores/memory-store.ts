@@ -2,11 +2,13 @@ import type { Approval } from "../approvals/approval.js";
 import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
 import type { SyncReadableAuditSink } from "../audit/audit-sink.js";
 import { MemoryAuditSink } from "../audit/memory-audit-sink.js";
-import { LeashError, StateError } from "../errors/index.js";
+import { checkChain } from "../audit/chain-heads.js";
+import { StateError } from "../errors/index.js";
 import type { RunStatus } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
 import { recordAnswer } from "./record-answer.js";
-import type { RunStore, SaveOptions } from "./run-store.js";
+import { checkListOptions, readEach, reportUnreadable } from "./list-runs.js";
+import type { AnswerOptions, ListOptions, RunStore, SaveOptions } from "./run-store.js";
 
 /** Checks the revision contract of a save, for every store alike. */
 export function checkSaveRevision(state: RunState, options: SaveOptions): void {
@@ -87,19 +89,30 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
     }
   }
 
-  list(options: { status?: RunStatus } = {}): Promise<RunState[]> {
+  /**
+   * The stored runs, optionally only those of a status; a run whose state cannot be read is left out
+   * and reported to `onUnreadable`.
+   */
+  list(options?: ListOptions): Promise<RunState[]> {
     try {
-      const states = [...this.#states.values()]
-        .filter((stored) => options.status === undefined || stored.status === options.status)
-        .map((stored) => RunState.fromJSON(stored.text));
+      const checked = checkListOptions(options);
+      const entries = [...this.#states.entries()].filter(
+        ([, stored]) => checked.status === undefined || stored.status === checked.status,
+      );
+      const { states, unreadable } = readEach(
+        entries,
+        ([runId]) => runId,
+        ([, stored]) => RunState.fromJSON(stored.text),
+      );
+      reportUnreadable(checked, unreadable);
       return Promise.resolve(states);
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
 
-  answer(runId: string, approval: Approval): Promise<RunState> {
-    return recordAnswer(this, runId, approval);
+  answer(runId: string, approval: Approval, options?: AnswerOptions): Promise<RunState> {
+    return recordAnswer(this, runId, approval, options);
   }
 
   /**
@@ -114,30 +127,7 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
   }
 
   #checkContinuation(records: readonly AuditRecord[]): void {
-    const heads = new Map<string, AuditHead | null>();
-    for (const record of records) {
-      const head = heads.has(record.run) ? (heads.get(record.run) ?? null) : (this.#heads.get(record.run) ?? null);
-      const expected = head === null ? 0 : head.seq + 1;
-      if (record.seq < expected) {
-        throw new StateError(
-          "stale_state",
-          `Record ${record.seq} of run \`${record.run}\` is in the trail already: another writer moved the chain.`,
-          {
-            details: { runId: record.run, seq: record.seq },
-          },
-        );
-      }
-      if (record.seq > expected || record.prev !== (head?.digest ?? null)) {
-        throw new LeashError(
-          "audit_corrupt",
-          `Record ${record.seq} of run \`${record.run}\` does not continue its chain (expected seq ${expected}).`,
-          {
-            details: { runId: record.run, seq: record.seq },
-          },
-        );
-      }
-      heads.set(record.run, { seq: record.seq, digest: record.digest });
-    }
+    checkChain(records, (runId) => this.#heads.get(runId) ?? null);
   }
 
   read(runId?: string): Promise<AuditRecord[]> {

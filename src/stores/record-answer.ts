@@ -1,40 +1,118 @@
-import type { Approval } from "../approvals/approval.js";
-import { StateError } from "../errors/index.js";
-import type { RunState } from "../state/run-state.js";
-import type { RunStore } from "./run-store.js";
+import { Approval } from "../approvals/approval.js";
+import type { AuditRecord } from "../audit/audit-record.js";
+import { makeRecord } from "../audit/audit-record.js";
+import type { AuditSink } from "../audit/audit-sink.js";
+import { isLeashError, LeashError, StateError } from "../errors/index.js";
+import { toJson } from "../json/index.js";
+import type { RecordedAnswer, RunState } from "../state/run-state.js";
+import type { AnswerOptions, AnswerOrigin, RunStore } from "./run-store.js";
+
+/** How often an answer is tried again when another answer (or save) moved the run in between. */
+const MAX_ATTEMPTS = 100;
+
+function checkOrigin(origin: unknown): AnswerOrigin | undefined {
+  if (origin === undefined) return undefined;
+  const fields = ["via", "user", "host"] as const;
+  if (
+    typeof origin !== "object" ||
+    origin === null ||
+    Object.keys(origin).some((key) => !(fields as readonly string[]).includes(key)) ||
+    fields.some((field) => typeof (origin as Record<string, unknown>)[field] !== "string")
+  ) {
+    throw new LeashError("invalid_option", "Expected `origin` to be `{ via, user, host }`, three strings.");
+  }
+  const { via, user, host } = origin as AnswerOrigin;
+  return { via, user, host };
+}
+
+function checkApproval(approval: unknown): Approval {
+  if (approval instanceof Approval) return approval;
+  return Approval.fromJSON(approval);
+}
 
 /**
  * Records an answer in a store's copy of a paused run, by compare-and-set, for every store alike:
  * the answer is checked against the pending request now, and acted on by the next resume.
+ *
+ * Answers are never replaced or dropped: each one is added to `state.answers`, with its origin. When
+ * the store also holds the run's trail (the agent uses it as its sink), the answer's
+ * `approval_answered` record continues the chain in the same transaction as the state, and the answer
+ * is marked `audited`; with a separate sink the resume that acts on it writes the record. Another
+ * answer recorded at the same moment moves the run: the answer is then checked and tried again on the
+ * run as it is now, so concurrent answers are all kept.
  */
 export async function recordAnswer(
-  store: Pick<RunStore, "load" | "save">,
+  store: Pick<RunStore, "load" | "save"> & Pick<AuditSink, "read">,
+  runId: string,
+  given: Approval,
+  options: AnswerOptions = {},
+): Promise<RunState> {
+  if (typeof options !== "object" || options === null)
+    throw new LeashError("invalid_option", "Expected the options of answer() to be an object.");
+  const approval = checkApproval(given);
+  const origin = checkOrigin(options.origin);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await recordOnce(store, runId, approval, origin);
+    } catch (error) {
+      // A lost compare-and-set while the run still awaits this request: another answer got in first.
+      if (!isLeashError(error, "stale_state") || !error.details.moved || attempt >= MAX_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 5 * Math.min(attempt, 10))));
+    }
+  }
+}
+
+async function recordOnce(
+  store: Pick<RunStore, "load" | "save"> & Pick<AuditSink, "read">,
   runId: string,
   approval: Approval,
+  origin: AnswerOrigin | undefined,
 ): Promise<RunState> {
   const state = await store.load(runId);
   if (state === null)
     throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
-  if (state.status !== "awaiting_approval" || state.pending === undefined) {
+  const pending = state.pending;
+  if (state.status !== "awaiting_approval" || pending === undefined) {
     throw new StateError(
       "stale_state",
       `Run \`${runId}\` is ${state.status}, not awaiting approval: there is nothing to answer.`,
-      {
-        details: { runId, status: state.status },
-      },
+      { details: { runId, status: state.status } },
     );
   }
-  if (state.pending.digest !== approval.digest) {
+  if (pending.digest !== approval.digest) {
     throw new StateError(
       "stale_state",
-      `The answer is for request ${approval.digest.slice(0, 12)}…, but run \`${runId}\` awaits ${state.pending.digest.slice(0, 12)}….`,
+      `The answer is for request ${approval.digest.slice(0, 12)}…, but run \`${runId}\` awaits ${pending.digest.slice(0, 12)}….`,
       { details: { runId } },
     );
   }
+  const answer: RecordedAnswer = approval.toJSON();
+  if (origin !== undefined) answer.origin = origin;
+  // Whichever writes its record (this store now, or the resume later), the answer must be one that
+  // can be recorded: refused here (`not_json`) before anything is written, never at the claim.
+  const data = toJson({ step: pending.step, recorded: true, ...answer }, "the data of audit event `approval_answered`");
+  const now = new Date().toISOString();
+  // The store holds the run's trail when the agent uses it as its sink: the answer's record then
+  // continues that chain, in the same transaction as the state.
+  const last = (await store.read(runId)).at(-1);
+  let records: AuditRecord[] | undefined;
+  if (last !== undefined) {
+    const record = makeRecord(runId, { seq: last.seq, digest: last.digest }, "approval_answered", data, now);
+    records = [record];
+    answer.audited = true;
+    state.auditHead = { seq: record.seq, digest: record.digest };
+  }
   const expectedRevision = state.revision;
-  // One answer per approver: answering again replaces the earlier answer rather than piling up.
-  state.answers = [...state.answers.filter((answer) => answer.approver !== approval.approver), approval.toJSON()];
+  state.answers = [...state.answers, answer];
   state.revision = expectedRevision + 1;
-  await store.save(state, { expectedRevision });
+  state.updatedAt = now;
+  try {
+    await store.save(state, records === undefined ? { expectedRevision } : { expectedRevision, records });
+  } catch (error) {
+    if (isLeashError(error, "stale_state")) {
+      throw new StateError("stale_state", error.message, { details: { runId, moved: true }, cause: error });
+    }
+    throw error;
+  }
   return state;
 }

@@ -17,6 +17,13 @@ const LOST_RACE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "run_not_found",
 ]);
 
+/** Whether a load failed because the stored state cannot be read (not because the store is away). */
+function isUnreadable(error: unknown): error is Error {
+  return (
+    isLeashError(error, "invalid_state") || isLeashError(error, "unsupported_version") || error instanceof RangeError
+  );
+}
+
 /** Whether a run waits on a worker: paused for approval with an answer recorded out of process. */
 function needsApproval(state: RunState): boolean {
   return state.status === "awaiting_approval" && state.answers.length > 0;
@@ -43,6 +50,8 @@ export class Worker {
   readonly #leasing: LeasingStore | undefined;
   /** Runs whose resume failed, with the revision that failed: not tried again until it changes. */
   readonly #failed = new Map<string, number>();
+  /** Runs whose stored state cannot be read, already logged. */
+  readonly #unreadable = new Set<string>();
   #stopping = false;
   #loop: Promise<void> | undefined;
   #pass: Promise<number> | undefined;
@@ -111,7 +120,15 @@ export class Worker {
       if (runId === undefined) break;
       tried.push(runId);
       const outcome = await this.#withLease(store, runId, async () => {
-        const state = await store.load(runId);
+        let state: RunState | null;
+        try {
+          state = await store.load(runId);
+        } catch (error) {
+          if (!isUnreadable(error)) throw error;
+          // Its lease is left to run out, so the run is not taken again at once.
+          this.#skipUnreadable(runId, error);
+          return "failed";
+        }
         // The lease was taken on what the row said a moment ago; the state itself decides.
         if (state === null || !(needsApproval(state) || (recover && state.status === "running"))) return "lost";
         return this.#attempt(state);
@@ -122,7 +139,10 @@ export class Worker {
   }
 
   async #passByClaim(): Promise<number> {
-    const waiting = await this.#options.store.list({ status: "awaiting_approval" });
+    const waiting = await this.#options.store.list({
+      status: "awaiting_approval",
+      onUnreadable: ({ runId, error }) => this.#skipUnreadable(runId, error),
+    });
     let resumed = 0;
     for (const state of waiting) {
       if (this.#stopping) break;
@@ -132,6 +152,16 @@ export class Worker {
       if (outcome === "failed") this.#failed.set(state.runId, state.revision);
     }
     return resumed;
+  }
+
+  /** Leaves out a run whose stored state cannot be read, and says so once per run, not at every pass. */
+  #skipUnreadable(runId: string, error: Error): void {
+    if (this.#unreadable.has(runId)) return;
+    this.#unreadable.add(runId);
+    this.#options.logger.error(
+      `Run \`${runId}\` cannot be read from the store, so it is skipped: ${messageOf(error)}`,
+      { worker: this.id, runId, error },
+    );
   }
 
   /** Holds the lease while `body` runs, renewing it; gives it back unless the run failed (then it runs out, as a back-off). */
@@ -190,6 +220,11 @@ export class Worker {
           runId,
           code: error.code,
         });
+        return "lost";
+      }
+      if (isLeashError(error, "store_busy")) {
+        // A busy database is no verdict on the run: it is tried again at the next pass.
+        logger.warn(`The store was busy while resuming run \`${runId}\`; trying again later.`, { worker, runId });
         return "lost";
       }
       logger.error(`Resuming run \`${runId}\` failed: ${messageOf(error)}`, { worker, runId, error });

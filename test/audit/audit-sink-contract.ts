@@ -1,11 +1,16 @@
 // The contract every audit sink keeps, run by each implementation's test file (as hono's runTest).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { makeRecord, type AuditRecord } from "../../src/audit/audit-record.js";
+import { makeRecord, type AuditHead, type AuditRecord } from "../../src/audit/audit-record.js";
 import type { SyncReadableAuditSink } from "../../src/audit/audit-sink.js";
 import { verifyAudit } from "../../src/audit/verify-audit.js";
 import { isLeashError } from "../../src/errors/index.js";
 import { interleavedTrail } from "./audit-test-helpers.js";
+
+function headOf(record: AuditRecord | undefined): AuditHead {
+  assert.ok(record !== undefined);
+  return { seq: record.seq, digest: record.digest };
+}
 
 /** A sink under test, closed (when it can be) at the end of each test. */
 export type SinkUnderTest = SyncReadableAuditSink & { close?: () => Promise<void> };
@@ -69,6 +74,43 @@ export function auditSinkContract(name: string, makeSink: () => SinkUnderTest): 
           (error: unknown) => isLeashError(error, "audit_corrupt"),
         );
         assert.deepEqual(sink.records, trail.slice(0, 3));
+      }));
+
+    test("refuses a record that does not continue its run's chain before writing anything: a taken seq is stale_state, a gap or a wrong prev audit_corrupt", () =>
+      withSink(makeSink, async (sink) => {
+        const alpha = trail.filter((record) => record.run === "alpha");
+        const beta = trail.filter((record) => record.run === "beta");
+        await sink.append([...alpha.slice(0, 3), beta[0] as AuditRecord]);
+        const refusals: Array<[AuditRecord[], string]> = [
+          // Two writers that read the head at seq 1 both made a seq 2: the second lost the race.
+          [[makeRecord("alpha", headOf(alpha[1]), "run_resumed", {}, "later")], "stale_state"],
+          [[beta[1] as AuditRecord, alpha[4] as AuditRecord], "audit_corrupt"],
+          [[makeRecord("alpha", { seq: 2, digest: "0".repeat(64) }, "run_resumed", {}, "later")], "audit_corrupt"],
+          [[beta[2] as AuditRecord], "audit_corrupt"],
+          [[alpha[3] as AuditRecord, alpha[3] as AuditRecord], "audit_corrupt"],
+        ];
+        for (const [records, code] of refusals) {
+          await assert.rejects(
+            async () => sink.append(records),
+            (error: unknown) => isLeashError(error, code as "stale_state"),
+            `${records.map((record) => `${record.run}/${record.seq}`).join(", ")} should be ${code}`,
+          );
+        }
+        assert.deepEqual(sink.records, [...alpha.slice(0, 3), beta[0]]);
+        await sink.append([alpha[3] as AuditRecord, beta[1] as AuditRecord]);
+        assert.deepEqual(await sink.read("alpha"), alpha.slice(0, 4));
+        assert.deepEqual(verifyAudit(sink.records), []);
+      }));
+
+    test("takes a run it holds nothing of from any seq: the rest of a trail whose start is kept elsewhere", () =>
+      withSink(makeSink, async (sink) => {
+        const gamma = trail.filter((record) => record.run === "gamma");
+        await sink.append(gamma.slice(2, 4));
+        assert.deepEqual(await sink.read("gamma"), gamma.slice(2, 4));
+        await assert.rejects(
+          async () => sink.append([gamma[2] as AuditRecord]),
+          (error: unknown) => isLeashError(error, "stale_state"),
+        );
       }));
 
     test("round-trips data with line ends, U+2028, NUL and keys __proto__ and constructor exactly", () =>

@@ -140,8 +140,8 @@ describe("JsonlAuditSink lines", () => {
     assert.deepEqual(await mine.read(), [...first, ...second, ...third]);
     assert.equal(
       counting.bytesRead(),
-      Buffer.byteLength(jsonlOf([...second, ...third])),
-      "its own first append is not read back",
+      Buffer.byteLength(jsonlOf(second)),
+      "it reads what the other writer appended before its own next append (to know the runs' heads), and never its own appends",
     );
     const before = counting.bytesRead();
     mine.append(fourth);
@@ -209,6 +209,32 @@ describe("JsonlAuditSink lines", () => {
     repairAudit(path);
     sink.append([trail[4] as AuditRecord]);
     assert.deepEqual(readAudit(path), trail.slice(0, 5));
+  });
+
+  test("reports a torn last line at once when the file does not grow: one read, no spinning", async () => {
+    const path = freshPath();
+    fs.writeFileSync(path, jsonlOf(trail.slice(0, 5)).slice(0, -30));
+    let opens = 0;
+    let reads = 0;
+    const counting: AuditFileSystem = {
+      ...fs,
+      openSync: (file, flags) => {
+        opens++;
+        return fs.openSync(file, flags);
+      },
+      readSync: (descriptor, buffer, offset, length, position) => {
+        reads++;
+        return fs.readSync(descriptor, buffer, offset, length, position);
+      },
+    };
+    const sink = new JsonlAuditSink(path, { fileSystem: counting });
+    const torn = (error: unknown): boolean => isLeashError(error, "audit_torn");
+    assert.throws(() => sink.records, torn);
+    await assert.rejects(sink.read("alpha"), torn);
+    assert.throws(() => sink.append([trail[4] as AuditRecord]), torn);
+    // Each of the three calls read the file's bytes once and looked at its size once more.
+    assert.equal(reads, 3, "the torn bytes are read once per call, not again and again");
+    assert.equal(opens, 6);
   });
 
   test("starts a new line after a last record that has no line end", () => {

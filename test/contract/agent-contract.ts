@@ -14,6 +14,7 @@ import {
 } from "../../src/index.js";
 import type { RunState } from "../../src/index.js";
 import { agentDrivingContract } from "./agent-driving-contract.js";
+import { startFixture } from "../stores/fixture-process.js";
 import { refusedWith, withStore, writerAgent } from "./contract-fixtures.js";
 import type { MakeStore } from "./contract-fixtures.js";
 
@@ -63,7 +64,7 @@ export function agentContract(makeStore: MakeStore): void {
       const answered = await store.answer("inbox", Approval.grant(paused.pending!.digest, "allen"));
       assert.equal(answered.revision, paused.revision + 1);
       assert.deepEqual((await store.load("inbox"))?.answers, [
-        { digest: paused.pending!.digest, granted: true, approver: "allen" },
+        { digest: paused.pending!.digest, granted: true, approver: "allen", audited: true },
       ]);
       const done = await agent.resume("inbox");
       assert.equal(done.status, "completed");
@@ -191,5 +192,224 @@ export function agentContract(makeStore: MakeStore): void {
       assert.deepEqual(await store.read(), []);
       assert.deepEqual(verifyAudit(sink.records, { heads: { apart: done.auditHead! } }), []);
       assert.deepEqual((await store.load("apart"))?.toJSON(), done.toJSON());
+    }));
+
+  // ---- Recorded answers: none vanishes, every one is audited, one "no" from an allowed approver
+  // stops the action (issue 8, item 2). ----
+
+  test("every answer recorded with answer() is kept with its origin and audited at once; a denial by an allowed approver wins over every grant", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      const agent = writerAgent(store, written);
+      const paused = await agent.run("pay 10", { runId: "answers" });
+      const digest = paused.pending!.digest;
+      const origin = (user: string) => ({ via: "cli", user, host: "desk" });
+      await store.answer("answers", Approval.grant(digest, "allen"), { origin: origin("allen") });
+      await store.answer("answers", Approval.deny(digest, "bea", "too much"), { origin: origin("bea") });
+      await store.answer("answers", Approval.grant(digest, "allen"));
+      const stored = await store.load("answers");
+      assert.deepEqual(
+        stored?.answers.map((answer) => [answer.approver, answer.granted, answer.origin?.user ?? null]),
+        [
+          ["allen", true, "allen"],
+          ["bea", false, "bea"],
+          ["allen", true, null],
+        ],
+      );
+      const answered = (await store.read("answers")).filter((record) => record.event === "approval_answered");
+      assert.deepEqual(
+        answered.map((record) => {
+          const data = record.data as { approver: string; granted: boolean; origin?: { host: string } };
+          return [data.approver, data.granted, data.origin?.host ?? null];
+        }),
+        [
+          ["allen", true, "desk"],
+          ["bea", false, "desk"],
+          ["allen", true, null],
+        ],
+      );
+      assert.deepEqual(verifyAudit(await store.read()), []);
+      const done = await agent.resume("answers");
+      assert.deepEqual(written, []);
+      assert.equal(done.steps[0]?.outcome, "approval_denied");
+      assert.equal(done.steps[0]?.approval?.approver, "bea");
+      const trail = await store.read("answers");
+      assert.equal(trail.filter((record) => record.event === "approval_answered").length, 3);
+      assert.deepEqual(verifyAudit(trail, { heads: { answers: done.auditHead! } }), []);
+    }));
+
+  test("an answer from someone mayApprove refuses is recorded and audited, and decides nothing", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      const save = tool({
+        name: "save",
+        effect: "write",
+        parameters: { type: "object", properties: {} },
+        execute: () => written.push("saved"),
+      });
+      const agent = new Agent({
+        tools: [save],
+        planner: (state) =>
+          state.steps.length === 0 ? Decision.act("save", {}) : Decision.finish(state.steps[0]?.outcome ?? null),
+        policy: new Policy({ allowEffects: ["read", "write"], mayApprove: (approver) => approver !== "mallory" }),
+        store,
+        audit: store,
+      });
+      const paused = await agent.run("save", { runId: "outsider" });
+      const digest = paused.pending!.digest;
+      await store.answer("outsider", Approval.deny(digest, "mallory"));
+      await assert.rejects(agent.resume("outsider"), refusedWith("approver_not_allowed"));
+      assert.equal((await store.load("outsider"))?.status, "awaiting_approval");
+      await store.answer("outsider", Approval.grant(digest, "allen"));
+      const done = await agent.resume("outsider");
+      assert.equal(done.status, "completed");
+      assert.deepEqual(written, ["saved"]);
+      const approvers = (await store.read("outsider"))
+        .filter((record) => record.event === "approval_answered")
+        .map((record) => (record.data as { approver: string }).approver);
+      assert.deepEqual(approvers, ["mallory", "allen"]);
+    }));
+
+  test("with a separate sink, the resume's claim audits the recorded answers in that sink", () =>
+    withStore(makeStore, async (store) => {
+      const sink = new MemoryAuditSink();
+      const written: string[] = [];
+      const save = tool({
+        name: "save",
+        effect: "write",
+        parameters: { type: "object", properties: {} },
+        execute: () => written.push("saved"),
+      });
+      const agent = new Agent({
+        tools: [save],
+        planner: (state) =>
+          state.steps.length === 0 ? Decision.act("save", {}) : Decision.finish(state.steps[0]?.outcome ?? null),
+        policy: new Policy({ allowEffects: ["read", "write"] }),
+        store,
+        audit: sink,
+      });
+      const paused = await agent.run("save", { runId: "elsewhere" });
+      const digest = paused.pending!.digest;
+      await store.answer("elsewhere", Approval.grant(digest, "allen"), {
+        origin: { via: "cli", user: "allen", host: "desk" },
+      });
+      await store.answer("elsewhere", Approval.deny(digest, "bea"));
+      assert.deepEqual(await store.read("elsewhere"), []);
+      assert.deepEqual(
+        (await store.load("elsewhere"))?.answers.map((answer) => answer.audited ?? false),
+        [false, false],
+      );
+      const done = await agent.resume("elsewhere");
+      assert.deepEqual(written, []);
+      assert.equal(done.steps[0]?.outcome, "approval_denied");
+      const answered = sink.records.filter((record) => record.event === "approval_answered");
+      assert.deepEqual(
+        answered.map((record) => [
+          (record.data as { approver: string }).approver,
+          (record.data as { recorded?: boolean }).recorded,
+        ]),
+        [
+          ["allen", true],
+          ["bea", true],
+        ],
+      );
+      assert.deepEqual(verifyAudit(sink.records), []);
+    }));
+
+  test("an answer that cannot be recorded (a note with a lone surrogate) is refused by answer() with not_json, and nothing is written, with or without a separate sink", () =>
+    withStore(makeStore, async (store) => {
+      for (const separate of [false, true]) {
+        const sink = new MemoryAuditSink();
+        const written: string[] = [];
+        const save = tool({
+          name: "save",
+          effect: "write",
+          parameters: { type: "object", properties: {} },
+          execute: () => written.push("saved"),
+        });
+        const agent = new Agent({
+          tools: [save],
+          planner: (state) =>
+            state.steps.length === 0 ? Decision.act("save", {}) : Decision.finish(state.steps[0]?.outcome ?? null),
+          policy: new Policy({ allowEffects: ["read", "write"] }),
+          store,
+          audit: separate ? sink : store,
+        });
+        const runId = separate ? "odd-apart" : "odd";
+        const paused = await agent.run("save", { runId });
+        const before = await store.load(runId);
+        const trail = await store.read(runId);
+        await assert.rejects(
+          store.answer(runId, Approval.deny(paused.pending!.digest, "allen", "no \ud800")),
+          refusedWith("not_json"),
+        );
+        assert.deepEqual((await store.load(runId))?.toJSON(), before?.toJSON());
+        assert.deepEqual(await store.read(runId), trail);
+        // Given to resume itself, it is refused before the claim: the run still awaits its answer.
+        await assert.rejects(
+          agent.resume(runId, { approvals: [Approval.grant(paused.pending!.digest, "allen", "ok \udfff")] }),
+          refusedWith("not_json"),
+        );
+        assert.equal((await store.load(runId))?.revision, before?.revision);
+        const done = await agent.resume(runId, { approvals: [Approval.grant(paused.pending!.digest, "allen")] });
+        assert.equal(done.status, "completed");
+        assert.deepEqual(written, ["saved"]);
+      }
+    }));
+
+  test("answers recorded at once by several processes (or callers) are all kept; the one denial stops the action", () =>
+    withStore(makeStore, async (store, _raw, child) => {
+      const written: string[] = [];
+      const agent = writerAgent(store, written);
+      const paused = await agent.run("pay 10000", { runId: "crowd" });
+      const digest = paused.pending!.digest;
+      const answers = Array.from({ length: 6 }, (_, index) => ({
+        approver: `person-${index}`,
+        grant: index !== 3,
+      }));
+      if (child === undefined) {
+        await Promise.all(
+          answers.map(({ approver, grant }) =>
+            store.answer("crowd", grant ? Approval.grant(digest, approver) : Approval.deny(digest, approver)),
+          ),
+        );
+      } else {
+        const children = answers.map(({ approver, grant }) =>
+          startFixture(
+            "stores/answer-child.ts",
+            [child.kind, child.location, "crowd", digest, approver, grant ? "grant" : "deny"],
+            child.env,
+          ),
+        );
+        await Promise.all(children.map((process) => process.waitFor((line) => line === "ready")));
+        for (const process of children) process.child.stdin.write("go\n");
+        const reports = await Promise.all(
+          children.map((process) => process.waitFor((line) => line.startsWith("{"), { timeoutMs: 120_000 })),
+        );
+        await Promise.all(children.map((process) => process.exited));
+        assert.deepEqual(
+          reports.map((line) => (JSON.parse(line) as { answered: boolean }).answered),
+          answers.map(() => true),
+          reports.join("\n"),
+        );
+      }
+      const stored = await store.load("crowd");
+      assert.deepEqual(
+        stored?.answers.map((answer) => answer.approver).sort(),
+        answers.map((answer) => answer.approver).sort(),
+      );
+      const done = await agent.resume("crowd");
+      assert.deepEqual(written, []);
+      assert.equal(done.steps[0]?.outcome, "approval_denied");
+      assert.equal(done.steps[0]?.approval?.approver, "person-3");
+      const trail = await store.read("crowd");
+      assert.deepEqual(
+        trail
+          .filter((record) => record.event === "approval_answered")
+          .map((record) => (record.data as { approver: string }).approver)
+          .sort(),
+        answers.map((answer) => answer.approver).sort(),
+      );
+      assert.deepEqual(verifyAudit(await store.read()), []);
     }));
 }

@@ -4,10 +4,28 @@ import { Agent, Decision, Policy, RunState, isLeashError, makeRecord } from "../
 import type { AuditHead, AuditRecord, AuditSink, ErrorCode, Planner, RunStatus, RunStore } from "../../src/index.js";
 import { writeTextTool } from "../helpers/text-tool.js";
 
+/**
+ * Writes straight to a store's tables through its driver, behind the store's back, for the tests
+ * that damage a row: only stores with a driver (SQLite on a file, PostgreSQL) have one.
+ */
+export interface RawAccess {
+  /** Replaces the stored text of a run's state header (its saved form without its steps). */
+  setStateText(runId: string, text: string): Promise<void>;
+  /** Replaces the stored text of one audit record. */
+  setRecordText(runId: string, seq: number, text: string): Promise<void>;
+}
+
 /** What each implementation hands the suite: a fresh, empty store and how to remove it. */
 export interface StoreUnderTest {
   store: RunStore & AuditSink;
   cleanup(): Promise<void>;
+  /** Driver access to the store's rows, when it has any. */
+  raw?: RawAccess;
+  /**
+   * How a child process opens the same store (see test/fixtures/stores/open-store.ts), for a store
+   * that other processes can share.
+   */
+  child?: { kind: "sqlite" | "postgres"; location: string; env?: Record<string, string> };
 }
 
 /** Builds a fresh store for one test. */
@@ -16,11 +34,11 @@ export type MakeStore = () => Promise<StoreUnderTest>;
 /** Runs a test body on a fresh store, and removes the store whatever happens. */
 export async function withStore(
   makeStore: MakeStore,
-  body: (store: RunStore & AuditSink) => Promise<void>,
+  body: (store: RunStore & AuditSink, raw: RawAccess | undefined, child: StoreUnderTest["child"]) => Promise<void>,
 ): Promise<void> {
   const made = await makeStore();
   try {
-    await body(made.store);
+    await body(made.store, made.raw, made.child);
   } finally {
     await made.cleanup();
   }

@@ -4,8 +4,13 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { agentContract } from "./agent-contract.js";
+import { isLeashError, makeRecord, verifyAudit } from "../../src/index.js";
+import type { AuditRecord, ErrorCode } from "../../src/index.js";
+import type { UnreadableRun } from "../../src/stores/run-store.js";
+import { Approval } from "../../src/index.js";
+import { Worker } from "../../src/worker/index.js";
+import { chain, headOf, refusedWith, stateOf, withStore, writerAgent } from "./contract-fixtures.js";
 import { valuesContract } from "./values-contract.js";
-import { chain, headOf, refusedWith, stateOf, withStore } from "./contract-fixtures.js";
 import type { MakeStore } from "./contract-fixtures.js";
 
 export type { MakeStore, StoreUnderTest } from "./contract-fixtures.js";
@@ -148,6 +153,138 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         await store.save(stateOf("paused-1", { revision: 2, status: "running" }), { expectedRevision: 1 });
         assert.deepEqual(await ids({ status: "awaiting_approval" }), ["paused-2"]);
         assert.deepEqual(await ids({ status: "running" }), ["busy", "paused-1"]);
+      }));
+
+    // ---- Chains and unreadable rows: the same rule in every store (issue 8, items 7, 12, 13). ----
+
+    test("append refuses records that break a run's chain before writing anything: a taken seq is stale_state, a gap or a wrong prev audit_corrupt", () =>
+      withStore(makeStore, async (store) => {
+        const records = chain("c1", 3);
+        await store.append(records);
+        const last = records[2] as AuditRecord;
+        const refusals: Array<[AuditRecord[], ErrorCode]> = [
+          [chain("c1", 1, records[1] ?? null, "late"), "stale_state"],
+          [chain("c1", 1, records[0] ?? null, "late"), "stale_state"],
+          [chain("c1", 2, last ?? null).slice(1), "audit_corrupt"],
+          [
+            [makeRecord("c1", { seq: 2, digest: "0".repeat(64) }, "note", {}, "2026-01-01T00:00:00.000Z")],
+            "audit_corrupt",
+          ],
+          [chain("other", 2).slice(1), "audit_corrupt"],
+          [[...chain("fresh", 1), ...chain("c1", 2, last ?? null).slice(1)], "audit_corrupt"],
+        ];
+        for (const [batch, code] of refusals) {
+          await assert.rejects(
+            Promise.resolve().then(() => store.append(batch)),
+            refusedWith(code),
+            `${batch.map((record) => `${record.run}/${record.seq}`).join(", ")} should be ${code}`,
+          );
+        }
+        assert.deepEqual(await store.read(), records);
+        const next = chain("c1", 1, last ?? null);
+        await store.append(next);
+        assert.deepEqual(await store.read("c1"), [...records, ...next]);
+        assert.deepEqual(verifyAudit(await store.read()), []);
+      }));
+
+    test("a save whose records break the run's chain is refused whole: neither the state nor any record is written", () =>
+      withStore(makeStore, async (store) => {
+        const first = chain("c2", 2);
+        await store.create(stateOf("c2", { head: headOf(first) }), { records: first });
+        const gap = chain("c2", 2, first[1] ?? null).slice(1);
+        const wrongLink = [
+          makeRecord("c2", { seq: 1, digest: "f".repeat(64) }, "note", {}, "2026-01-01T00:00:00.000Z"),
+        ];
+        for (const records of [gap, wrongLink]) {
+          await assert.rejects(
+            store.save(stateOf("c2", { revision: 2, goal: "moved", head: headOf(records) }), {
+              expectedRevision: 1,
+              records,
+            }),
+            refusedWith("audit_corrupt"),
+          );
+        }
+        await assert.rejects(
+          store.create(stateOf("c3"), { records: chain("c3", 3).slice(1) }),
+          refusedWith("audit_corrupt"),
+        );
+        assert.equal(await store.load("c3"), null);
+        const loaded = await store.load("c2");
+        assert.equal(loaded?.revision, 1);
+        assert.equal(loaded?.goal, "the goal of c2");
+        assert.deepEqual(await store.read(), first);
+      }));
+
+    test("the head of a run's chain is read from plain columns: a last record whose text is nested 1,500 deep does not wedge the run", (t) =>
+      withStore(makeStore, async (store, raw) => {
+        if (raw === undefined) return t.skip("this store has no driver to write rows behind its back");
+        const records = chain("deep", 2);
+        await store.append(records);
+        const last = records[1] as AuditRecord;
+        const deep = `${"[".repeat(1500)}${"]".repeat(1500)}`;
+        await raw.setRecordText(
+          "deep",
+          1,
+          JSON.stringify({ ...last, data: null }).replace('"data":null', `"data":${deep}`),
+        );
+        const next = chain("deep", 1, last);
+        await store.append(next);
+        const append = (records: AuditRecord[]): Promise<void> => Promise.resolve().then(() => store.append(records));
+        await assert.rejects(append(next), refusedWith("stale_state"));
+        await assert.rejects(append(chain("deep", 2, last, "other").slice(1)), refusedWith("audit_corrupt"));
+      }));
+
+    test("list leaves out a run whose stored state cannot be read, reports it to onUnreadable, and lists the rest", (t) =>
+      withStore(makeStore, async (store, raw) => {
+        if (raw === undefined) return t.skip("this store has no driver to damage a row with");
+        await store.create(stateOf("good-1", { status: "awaiting_approval" }));
+        await store.create(stateOf("bad", { status: "awaiting_approval" }));
+        await store.create(stateOf("good-2", { status: "completed" }));
+        await raw.setStateText("bad", '{"format":"leash.run-state","version":1,"runId":"bad"');
+        const unreadable: UnreadableRun[] = [];
+        const listed = await store.list({ onUnreadable: (problem) => unreadable.push(problem) });
+        assert.deepEqual(listed.map((state) => state.runId).sort(), ["good-1", "good-2"]);
+        assert.deepEqual(
+          unreadable.map((problem) => problem.runId),
+          ["bad"],
+        );
+        assert.ok(isLeashError(unreadable[0]?.error, "invalid_state"), String(unreadable[0]?.error));
+        const inbox = await store.list({
+          status: "awaiting_approval",
+          onUnreadable: (problem) => unreadable.push(problem),
+        });
+        assert.deepEqual(
+          inbox.map((state) => state.runId),
+          ["good-1"],
+        );
+        assert.equal(unreadable.length, 2);
+        // Without a listener the listing still never fails for one bad row.
+        assert.deepEqual((await store.list()).map((state) => state.runId).sort(), ["good-1", "good-2"]);
+        await assert.rejects(store.load("bad"), refusedWith("invalid_state"));
+      }));
+
+    test("a worker's poll skips a run whose stored state cannot be read, logs it once, and resumes the rest", (t) =>
+      withStore(makeStore, async (store, raw) => {
+        if (raw === undefined) return t.skip("this store has no driver to damage a row with");
+        const written: string[] = [];
+        const agent = writerAgent(store, written);
+        for (const runId of ["bad", "good"]) {
+          const paused = await agent.run("save the report", { runId });
+          await store.answer(runId, Approval.grant(paused.pending!.digest, "allen"));
+        }
+        await raw.setStateText("bad", "{ not a state");
+        const errors: string[] = [];
+        const logger = {
+          info: () => undefined,
+          warn: () => undefined,
+          error: (message: string) => errors.push(message),
+        };
+        const worker = new Worker({ agent, store, logger, pollMs: 10 });
+        assert.equal(await worker.runOnce(), 1);
+        assert.equal(await worker.runOnce(), 0);
+        assert.deepEqual(written, ["the report"]);
+        assert.equal((await store.load("good"))?.status, "completed");
+        assert.equal(errors.filter((message) => message.includes("`bad`")).length, 1, errors.join("\n"));
       }));
 
     agentContract(makeStore);

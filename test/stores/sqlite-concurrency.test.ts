@@ -10,7 +10,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { Approval, verifyAudit } from "../../src/index.js";
 import type { RunState } from "../../src/index.js";
-import { SqliteStore } from "../../src/stores/sqlite/index.js";
+import { SQLITE_SCHEMA_VERSION, SqliteStore } from "../../src/stores/sqlite/index.js";
 import { readEffects, storeAgent } from "../fixtures/stores/store-agent.js";
 import { killHard, startFixture } from "./fixture-process.js";
 import type { FixtureProcess } from "./fixture-process.js";
@@ -100,7 +100,9 @@ describe("SqliteStore with eight concurrent processes", () => {
     const raw = new Database(database, { readonly: true });
     try {
       assert.equal(raw.pragma("journal_mode", { simple: true }), "wal");
-      assert.deepEqual(raw.prepare("SELECT key, value FROM leash_meta").all(), [{ key: "schema_version", value: "1" }]);
+      assert.deepEqual(raw.prepare("SELECT key, value FROM leash_meta").all(), [
+        { key: "schema_version", value: String(SQLITE_SCHEMA_VERSION) },
+      ]);
     } finally {
       raw.close();
     }

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { Agent, Decision, isLeashError, tool } from "../../src/index.js";
 import type { ErrorCode } from "../../src/index.js";
-import { SqliteStore } from "../../src/stores/sqlite/index.js";
+import { SQLITE_SCHEMA_VERSION, SqliteStore } from "../../src/stores/sqlite/index.js";
 import { chain, headOf, stateOf } from "../contract/contract-fixtures.js";
 import { walCommits } from "./wal-commits.js";
 
@@ -51,7 +51,7 @@ describe("SqliteStore", () => {
     assert.deepEqual(JSON.parse(printed), { core: false, sqlite: true });
   });
 
-  test("what is saved survives closing and reopening the file, which is in WAL mode at schema version 1", () =>
+  test("what is saved survives closing and reopening the file, which is in WAL mode at the current schema version", () =>
     withFile(async (path) => {
       const first = new SqliteStore(path);
       const records = chain("kept", 2);
@@ -63,8 +63,28 @@ describe("SqliteStore", () => {
       await second.close();
       const raw = new Database(path);
       assert.equal(raw.pragma("journal_mode", { simple: true }), "wal");
-      assert.deepEqual(raw.prepare("SELECT value FROM leash_meta WHERE key = 'schema_version'").get(), { value: "1" });
+      assert.deepEqual(raw.prepare("SELECT value FROM leash_meta WHERE key = 'schema_version'").get(), {
+        value: String(SQLITE_SCHEMA_VERSION),
+      });
       raw.close();
+    }));
+
+  test("a database of schema version 1 is brought up to date, and its records without a digest column still give the chain's head", () =>
+    withFile(async (path) => {
+      const first = new SqliteStore(path);
+      const records = chain("old", 2);
+      await first.append(records);
+      await first.close();
+      // As a version 1 database holds them: no digest column, so none in the rows.
+      const raw = new Database(path);
+      raw.exec("ALTER TABLE audit DROP COLUMN digest; UPDATE leash_meta SET value = '1' WHERE key = 'schema_version'");
+      raw.close();
+      const second = new SqliteStore(path);
+      const next = chain("old", 1, records[1] ?? null);
+      await second.append(next);
+      await assert.rejects(second.append(next), refused("stale_state"));
+      assert.deepEqual(await second.read("old"), [...records, ...next]);
+      await second.close();
     }));
 
   test("a database from a newer leash is refused (unsupported_version), and so is a file that is not a database", () =>
@@ -158,22 +178,18 @@ describe("SqliteStore", () => {
       await store.close();
     }));
 
-  test("a write lock held past the busy timeout: a save is stale_state, other writes store_failed, reads go on", () =>
+  test("a write lock held past the busy timeout: every write is store_busy (not a lost race) and writes nothing, reads go on", () =>
     withFile(async (path) => {
       const store = new SqliteStore(path, { busyTimeoutMs: 50 });
       await store.create(stateOf("locked"));
       const other = new Database(path);
       other.exec("BEGIN IMMEDIATE");
+      const busy = (error: unknown): boolean =>
+        isLeashError(error, "store_busy") && error.details.driverCode === "SQLITE_BUSY";
       try {
-        await assert.rejects(
-          store.save(stateOf("locked", { revision: 2 }), { expectedRevision: 1 }),
-          refused("stale_state"),
-        );
-        await assert.rejects(
-          store.create(stateOf("second")),
-          (error) => isLeashError(error, "store_failed") && error.details.driverCode === "SQLITE_BUSY",
-        );
-        await assert.rejects(store.append(chain("third", 1)), refused("store_failed"));
+        await assert.rejects(store.save(stateOf("locked", { revision: 2 }), { expectedRevision: 1 }), busy);
+        await assert.rejects(store.create(stateOf("second")), busy);
+        await assert.rejects(store.append(chain("third", 1)), busy);
         assert.equal((await store.load("locked"))?.revision, 1);
       } finally {
         other.exec("ROLLBACK");

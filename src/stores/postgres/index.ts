@@ -7,3 +7,5 @@ export type { PostgresConnection, PostgresStoreOptions } from "./postgres-store.
 export type { PostgresPool, PostgresClient, PostgresQueryResult } from "./postgres-pool.js";
 export type { LeaseOptions, LeaseHolder } from "./postgres-lease.js";
 export { POSTGRES_SCHEMA_VERSION } from "./postgres-schema.js";
+export { DEFAULT_POSTGRES_TIMEOUTS } from "./open-pool.js";
+export type { PostgresTimeouts } from "./open-pool.js";

@@ -1,14 +1,58 @@
-import type { AuditRecord } from "../../audit/audit-record.js";
+import type { AuditHead, AuditRecord } from "../../audit/audit-record.js";
+import { checkChain } from "../../audit/chain-heads.js";
 import { parseAuditRecord } from "../../audit/parse-audit-record.js";
 import { LeashError, messageOf } from "../../errors/index.js";
 import { SQLSTATE, sqlState } from "./postgres-errors.js";
 import type { PostgresClient } from "./postgres-pool.js";
 import type { PostgresTables } from "./postgres-tables.js";
 
+/** The `digest` field of a record's stored text, parsed outside SQL, or null. */
+function digestInText(text: unknown): string | null {
+  try {
+    const value: unknown = JSON.parse(String(text));
+    const digest = typeof value === "object" && value !== null ? (value as { digest?: unknown }).digest : undefined;
+    return typeof digest === "string" ? digest : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The last stored record of each of these runs, read in the caller's transaction from plain columns
+ * (no JSON is parsed in SQL, so no record's content can make the query fail).
+ */
+async function storedHeads(
+  client: PostgresClient,
+  tables: PostgresTables,
+  runIds: string[],
+): Promise<Map<string, AuditHead>> {
+  const result = await client.query(
+    `SELECT DISTINCT ON (run_id) run_id, seq, digest, CASE WHEN digest IS NULL THEN record END AS record
+     FROM ${tables.audit} WHERE run_id = ANY($1::text[]) ORDER BY run_id, seq DESC`,
+    [runIds],
+  );
+  const heads = new Map<string, AuditHead>();
+  for (const row of result.rows) {
+    const runId = String(row.run_id);
+    const seq = Number(row.seq);
+    const digest = typeof row.digest === "string" ? row.digest : digestInText(row.record);
+    if (digest === null) {
+      throw new LeashError("audit_corrupt", `The last stored record of run \`${runId}\` (seq ${seq}) has no digest.`, {
+        details: { runId, seq },
+      });
+    }
+    heads.set(runId, { seq, digest });
+  }
+  return heads;
+}
+
 /**
  * Inserts audit records in the caller's transaction, in one statement and in order, so `position`
- * follows each run's seq order. A record whose (run, seq) place is taken is a second writer extending
- * the same chain: `onDuplicate` says what to throw instead of the driver's unique violation.
+ * follows each run's seq order. Each run's records must continue its stored chain, checked before
+ * anything is written: a record at a seq the trail holds already is `stale_state` (another writer
+ * moved the chain), a gap or a wrong `prev` is `audit_corrupt`. A record whose (run, seq) place is
+ * taken by a writer that committed in the meantime is a second writer extending the same chain:
+ * `onDuplicate` says what to throw instead of the driver's unique violation.
  */
 export async function insertRecords(
   client: PostgresClient,
@@ -17,15 +61,18 @@ export async function insertRecords(
   onDuplicate: (error: unknown) => Error,
 ): Promise<void> {
   if (records.length === 0) return;
+  const heads = await storedHeads(client, tables, [...new Set(records.map((record) => record.run))]);
+  checkChain(records, (runId) => heads.get(runId) ?? null);
   try {
     await client.query(
-      `INSERT INTO ${tables.audit} (run_id, seq, record)
-       SELECT run_id, seq, record FROM unnest($1::text[], $2::bigint[], $3::text[]) WITH ORDINALITY AS batch (run_id, seq, record, ordinal)
+      `INSERT INTO ${tables.audit} (run_id, seq, record, digest)
+       SELECT run_id, seq, record, digest FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[]) WITH ORDINALITY AS batch (run_id, seq, record, digest, ordinal)
        ORDER BY ordinal`,
       [
         records.map((record) => record.run),
         records.map((record) => record.seq),
         records.map((record) => JSON.stringify(record)),
+        records.map((record) => record.digest),
       ],
     );
   } catch (error) {

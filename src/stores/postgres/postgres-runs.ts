@@ -128,7 +128,7 @@ export async function updateRun(
  * so that a save committed in between cannot mix two revisions of a run.
  */
 export function selectRuns(tables: PostgresTables, where: string): string {
-  return `SELECT runs.state,
+  return `SELECT runs.run_id, runs.state,
             coalesce((SELECT array_agg(steps.step ORDER BY steps.step_index) FROM ${tables.steps} AS steps WHERE steps.run_id = runs.run_id), '{}') AS steps
           FROM ${tables.runs} AS runs ${where} ORDER BY runs.position`;
 }

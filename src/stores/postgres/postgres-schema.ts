@@ -5,7 +5,7 @@ import { inTransaction } from "./postgres-pool.js";
 import type { PostgresTables } from "./postgres-tables.js";
 
 /** The schema version this leash writes and reads; recorded in the `leash_meta` table. */
-export const POSTGRES_SCHEMA_VERSION = 1;
+export const POSTGRES_SCHEMA_VERSION = 2;
 
 // The first key of the advisory lock that serializes migrations ("leas" in ASCII); the second is a
 // hash of the schema name, so stores in different schemas of one database do not wait on each other.
@@ -51,6 +51,13 @@ function migrations(tables: PostgresTables): readonly string[] {
       record text NOT NULL,
       PRIMARY KEY (run_id, seq)
     );
+    `,
+    // Version 2. Each record's digest in a plain column, so that the head of a run's chain (where
+    // the next record links to) is read without parsing any record in SQL: no record content can make
+    // that query fail. Rows written before it have no digest; their head is read from the record's
+    // text, parsed outside SQL.
+    `
+    ALTER TABLE ${tables.audit} ADD COLUMN digest text;
     `,
   ];
 }

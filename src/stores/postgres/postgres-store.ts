@@ -3,11 +3,11 @@ import type { AuditRecord } from "../../audit/audit-record.js";
 import type { AuditSink } from "../../audit/audit-sink.js";
 import { checkRecords } from "../../audit/check-records.js";
 import { LeashError, StateError } from "../../errors/index.js";
-import type { RunStatus } from "../../state/outcomes.js";
 import type { RunState } from "../../state/run-state.js";
 import { checkSaveRevision } from "../memory-store.js";
 import { recordAnswer } from "../record-answer.js";
-import type { RunStore, SaveOptions } from "../run-store.js";
+import { checkListOptions, readEach, reportUnreadable } from "../list-runs.js";
+import type { AnswerOptions, ListOptions, RunStore, SaveOptions } from "../run-store.js";
 import { WrittenSteps } from "../written-steps.js";
 import type { LeaseHolder, LeaseOptions } from "./postgres-lease.js";
 import { insertRecords, inSeqOrder, parseStoredRecord } from "./postgres-audit-rows.js";
@@ -19,7 +19,8 @@ import { assembleRun, insertRun, runRows, selectRuns, updateRun } from "./postgr
 import { migrate } from "./postgres-schema.js";
 import { postgresTables } from "./postgres-tables.js";
 import type { PostgresTables } from "./postgres-tables.js";
-import { openPool } from "./open-pool.js";
+import { openPool, resolveTimeouts } from "./open-pool.js";
+import type { PostgresTimeouts } from "./open-pool.js";
 
 /** Where a {@link PostgresStore} connects: a connection string (the store makes and ends its pool) or a pool of yours. */
 export type PostgresConnection =
@@ -29,6 +30,12 @@ export type PostgresConnection =
 export interface PostgresStoreOptions {
   /** The schema that holds the store's tables, created when missing; default `public`. */
   schema?: string;
+  /**
+   * How long the pool the store makes (from a `connectionString`) waits to connect and for a
+   * statement, in milliseconds; see {@link PostgresTimeouts} for the defaults. A pool you give is
+   * yours to configure.
+   */
+  timeouts?: PostgresTimeouts;
 }
 
 function isPool(value: unknown): value is PostgresPool {
@@ -88,6 +95,7 @@ function staleTrail(runId: string, error: unknown): StateError {
 export class PostgresStore implements RunStore, AuditSink {
   readonly #tables: PostgresTables;
   readonly #connection: { connectionString: string } | { pool: PostgresPool };
+  readonly #timeouts: Required<PostgresTimeouts>;
   #pool: PostgresPool | undefined;
   #ready: Promise<PostgresPool> | undefined;
   #closed = false;
@@ -103,6 +111,10 @@ export class PostgresStore implements RunStore, AuditSink {
     if (given.length === 2 && given[0] !== given[1])
       throw new LeashError("invalid_option", "Expected one `schema`, not two different ones.");
     this.#tables = postgresTables(given[0] ?? "public");
+    const timeouts = [connection.timeouts, options.timeouts].filter((item) => item !== undefined);
+    if (timeouts.length === 2)
+      throw new LeashError("invalid_option", "Expected `timeouts` in one of the two arguments, not both.");
+    this.#timeouts = resolveTimeouts(timeouts[0]);
   }
 
   /** The schema that holds the store's tables. */
@@ -114,7 +126,10 @@ export class PostgresStore implements RunStore, AuditSink {
   #open(): Promise<PostgresPool> {
     if (this.#closed) return Promise.reject(new LeashError("store_failed", "This PostgresStore was closed."));
     this.#ready ??= (async () => {
-      this.#pool ??= "pool" in this.#connection ? this.#connection.pool : openPool(this.#connection.connectionString);
+      this.#pool ??=
+        "pool" in this.#connection
+          ? this.#connection.pool
+          : openPool(this.#connection.connectionString, this.#timeouts);
       await migrate(this.#pool, this.#tables);
       return this.#pool;
     })().catch((error: unknown) => {
@@ -178,19 +193,29 @@ export class PostgresStore implements RunStore, AuditSink {
     this.#written.remember(runId, writes);
   }
 
-  /** The stored runs in the order they were created, optionally only those of a status. */
-  async list(options: { status?: RunStatus } = {}): Promise<RunState[]> {
+  /**
+   * The stored runs in the order they were created, optionally only those of a status. A run whose
+   * state cannot be read is left out and reported to `onUnreadable`: one bad row never fails the listing.
+   */
+  async list(options?: ListOptions): Promise<RunState[]> {
+    const checked = checkListOptions(options);
     const pool = await this.#open();
     const result =
-      options.status === undefined
+      checked.status === undefined
         ? await queryOnce(pool, "listing runs", selectRuns(this.#tables, ""))
-        : await queryOnce(pool, "listing runs", selectRuns(this.#tables, "WHERE runs.status = $1"), [options.status]);
-    return result.rows.map((row) => assembleRun(row));
+        : await queryOnce(pool, "listing runs", selectRuns(this.#tables, "WHERE runs.status = $1"), [checked.status]);
+    const { states, unreadable } = readEach(
+      result.rows,
+      (row) => String(row.run_id),
+      (row) => assembleRun(row),
+    );
+    reportUnreadable(checked, unreadable);
+    return states;
   }
 
   /** Records a person's answer to a paused run's pending request, for a later `resume(runId)`. */
-  answer(runId: string, approval: Approval): Promise<RunState> {
-    return recordAnswer(this, runId, approval);
+  answer(runId: string, approval: Approval, options?: AnswerOptions): Promise<RunState> {
+    return recordAnswer(this, runId, approval, options);
   }
 
   /** Appends records in one transaction: all or none; `stale_state` when one's (run, seq) place is taken. */

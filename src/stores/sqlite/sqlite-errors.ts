@@ -1,4 +1,4 @@
-import { isLeashError, LeashError, StateError } from "../../errors/index.js";
+import { isLeashError, LeashError } from "../../errors/index.js";
 
 /** What a store was doing when the driver failed, for the message and the mapping of `SQLITE_BUSY`. */
 export interface SqliteOperation {
@@ -8,10 +8,7 @@ export interface SqliteOperation {
   path: string;
   /** The run concerned, when there is one. */
   runId?: string;
-  /**
-   * Whether the operation is a compare-and-set on a run (a save or a claim): a lock not obtained in
-   * time then means another process holds the run, which the caller handles as `stale_state`.
-   */
+  /** Whether the operation is a compare-and-set on a run (a save or a claim). */
   compareAndSet?: boolean;
 }
 
@@ -35,9 +32,10 @@ export function isKeyViolation(error: unknown): boolean {
 
 /**
  * Turns whatever an operation threw into a leash error, so that no raw driver error reaches a caller:
- * leash errors pass unchanged; `SQLITE_BUSY` in a compare-and-set is `stale_state` (another process
- * holds the run: the same answer a lost race gets); any other driver error is `store_failed`, with the
- * driver's error as its cause.
+ * leash errors pass unchanged; `SQLITE_BUSY` (a lock not obtained within the busy timeout) is
+ * `store_busy`: a busy database is not a lost race (two racing writers wait on each other within the
+ * timeout, and the loser's compare-and-set then says `stale_state`); any other driver error is
+ * `store_failed`, with the driver's error as its cause.
  */
 export function toLeashError(error: unknown, operation: SqliteOperation): LeashError {
   if (isLeashError(error)) return error;
@@ -48,10 +46,10 @@ export function toLeashError(error: unknown, operation: SqliteOperation): LeashE
     ...(operation.runId === undefined ? {} : { runId: operation.runId }),
   };
   const about = operation.runId === undefined ? "" : ` of run \`${operation.runId}\``;
-  if (operation.compareAndSet === true && isBusy(error)) {
-    return new StateError(
-      "stale_state",
-      `The ${operation.method}${about} could not lock \`${operation.path}\` within the busy timeout: another process is writing the run.`,
+  if (isBusy(error)) {
+    return new LeashError(
+      "store_busy",
+      `The ${operation.method}${about} could not lock \`${operation.path}\` within the busy timeout: another process held the database that long. Nothing was written; try again.`,
       { details, cause: error },
     );
   }

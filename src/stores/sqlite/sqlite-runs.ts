@@ -1,6 +1,8 @@
 import type { Database, Statement } from "better-sqlite3";
 import { StateError } from "../../errors/index.js";
 import { RunState } from "../../state/run-state.js";
+import { readEach } from "../list-runs.js";
+import type { UnreadableRun } from "../run-store.js";
 import type { StepWrites } from "../written-steps.js";
 
 interface RunRow {
@@ -27,7 +29,7 @@ export class SqliteRuns {
   // Reads of a header and its steps run in one (deferred) transaction: one snapshot of the file, so
   // that a save committed by another process between the two reads cannot mix two revisions.
   readonly #load: (runId: string) => RunState | null;
-  readonly #list: (status: string | undefined) => RunState[];
+  readonly #list: (status: string | undefined) => { states: RunState[]; unreadable: UnreadableRun[] };
 
   constructor(database: Database) {
     this.#exists = database.prepare("SELECT 1 FROM runs WHERE run_id = ?");
@@ -52,7 +54,11 @@ export class SqliteRuns {
     });
     this.#list = database.transaction((status: string | undefined) => {
       const rows = status === undefined ? this.#all.all() : this.#byStatus.all(status);
-      return rows.map((row) => this.#assemble(row));
+      return readEach(
+        rows,
+        (row) => row.run_id,
+        (row) => this.#assemble(row),
+      );
     });
   }
 
@@ -100,8 +106,11 @@ export class SqliteRuns {
     return this.#load(runId);
   }
 
-  /** The stored runs in the order they were created, optionally only those of a status. */
-  list(status: string | undefined): RunState[] {
+  /**
+   * The stored runs in the order they were created, optionally only those of a status, and those
+   * whose state cannot be read (left out of the list).
+   */
+  list(status: string | undefined): { states: RunState[]; unreadable: UnreadableRun[] } {
     return this.#list(status);
   }
 

@@ -2,7 +2,7 @@ import type { Database } from "better-sqlite3";
 import { LeashError } from "../../errors/index.js";
 
 /** The schema version this leash writes and reads; recorded in the `leash_meta` table. */
-export const SQLITE_SCHEMA_VERSION = 1;
+export const SQLITE_SCHEMA_VERSION = 2;
 
 /**
  * The migrations, in order: entry n takes a database from schema version n to n + 1. A migration is
@@ -39,6 +39,13 @@ const MIGRATIONS: readonly string[] = [
     record TEXT NOT NULL,
     UNIQUE (run_id, seq)
   );
+  `,
+  // Version 2. Each record's digest in a plain column, so that the head of a run's chain (where the
+  // next record links to) is read without parsing any record in SQL: no record content (JSON nested
+  // past SQLite's JSON depth, say) can make that query fail. Rows written before it have no digest;
+  // their head is read from the record's text, parsed outside SQL.
+  `
+  ALTER TABLE audit ADD COLUMN digest TEXT;
   `,
 ];
 

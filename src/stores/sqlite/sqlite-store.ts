@@ -3,12 +3,11 @@ import type { Approval } from "../../approvals/approval.js";
 import type { AuditRecord } from "../../audit/audit-record.js";
 import type { SyncReadableAuditSink } from "../../audit/audit-sink.js";
 import { LeashError, StateError } from "../../errors/index.js";
-import { RUN_STATUSES } from "../../state/outcomes.js";
-import type { RunStatus } from "../../state/outcomes.js";
 import type { RunState } from "../../state/run-state.js";
 import { checkSaveRevision } from "../memory-store.js";
 import { recordAnswer } from "../record-answer.js";
-import type { RunStore, SaveOptions } from "../run-store.js";
+import { checkListOptions, reportUnreadable } from "../list-runs.js";
+import type { AnswerOptions, ListOptions, RunStore, SaveOptions } from "../run-store.js";
 import { WrittenSteps } from "../written-steps.js";
 import type { StepWrites } from "../written-steps.js";
 import { SqliteCheckpoints } from "./sqlite-checkpoints.js";
@@ -22,7 +21,7 @@ import { SqliteTrail } from "./sqlite-trail.js";
 export interface SqliteStoreOptions {
   /**
    * How long a write waits for another process's transaction on the same file before it gives up, in
-   * milliseconds (a save then fails with `stale_state`, anything else with `store_failed`). Default 5000.
+   * milliseconds (it then fails with `store_busy`, and nothing was written). Default 5000.
    */
   busyTimeoutMs?: number;
 }
@@ -86,8 +85,8 @@ function prepare(database: Database.Database, path: string): Prepared {
  * migrates the tables (`runs`, `steps`, `audit`, `leash_meta`), safely when several processes open a
  * new file at the same moment. A run is a row of its header and a row per step, and a save writes
  * only the steps that may have changed, so a step costs the same however long the run. Driver errors
- * never escape: they become `LeashError` `store_failed`, or `stale_state` for a save that could not
- * lock the file within the busy timeout.
+ * never escape: they become `LeashError` `store_failed`, or `store_busy` for a write that could not
+ * lock the file within the busy timeout (a busy database, not a lost race).
  *
  * @example
  * import { SqliteStore } from "leash/sqlite";
@@ -162,23 +161,24 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
     });
   }
 
-  /** The stored runs in the order they were created, optionally only those of a status (`awaiting_approval` is the inbox). */
-  list(options: { status?: RunStatus } = {}): Promise<RunState[]> {
-    return this.#do({ method: "list" }, (prepared) => {
-      const { status } = options;
-      if (status !== undefined && !RUN_STATUSES.includes(status)) {
-        throw new LeashError("invalid_option", `Expected \`status\` to be one of ${RUN_STATUSES.join(", ")}.`);
-      }
-      return prepared.runs.list(status);
-    });
+  /**
+   * The stored runs in the order they were created, optionally only those of a status
+   * (`awaiting_approval` is the inbox). A run whose state cannot be read is left out and reported to
+   * `onUnreadable`, once it has been read: one bad row never fails the listing.
+   */
+  async list(options?: ListOptions): Promise<RunState[]> {
+    const checked = checkListOptions(options);
+    const { states, unreadable } = await this.#do({ method: "list" }, (prepared) => prepared.runs.list(checked.status));
+    reportUnreadable(checked, unreadable);
+    return states;
   }
 
   /**
    * Records a person's answer to the pending request of a paused run, for a later `resume(runId)`;
    * refused with `stale_state` unless the run awaits approval and the digest is the pending one.
    */
-  answer(runId: string, approval: Approval): Promise<RunState> {
-    return recordAnswer(this, runId, approval);
+  answer(runId: string, approval: Approval, options?: AnswerOptions): Promise<RunState> {
+    return recordAnswer(this, runId, approval, options);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { AuditHead, AuditRecord } from "../../audit/audit-record.js";
+import { checkChain } from "../../audit/chain-heads.js";
 import { checkRecords } from "../../audit/check-records.js";
 import { parseAuditRecord } from "../../audit/parse-audit-record.js";
 import { LeashError, StateError } from "../../errors/index.js";
@@ -11,23 +12,35 @@ interface TrailRow {
   record: string;
 }
 
+/** The `digest` field of a record's stored text, parsed outside SQL, or null. */
+function digestInText(text: unknown): string | null {
+  try {
+    const value: unknown = JSON.parse(String(text));
+    const digest = typeof value === "object" && value !== null ? (value as { digest?: unknown }).digest : undefined;
+    return typeof digest === "string" ? digest : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The audit table of a {@link SqliteStore}: writes records inside the caller's transaction, refusing
  * any that do not continue their run's chain, and reads them back checked, never cast.
  */
 export class SqliteTrail {
   readonly #path: string;
-  readonly #insert: Statement<[string, number, string]>;
-  readonly #head: Statement<[string], { seq: number; digest: unknown }>;
+  readonly #insert: Statement<[string, number, string, string]>;
+  readonly #head: Statement<[string], { seq: number; digest: unknown; record: unknown }>;
   readonly #ofRun: Statement<[string], TrailRow>;
   readonly #all: Statement<[], TrailRow>;
   readonly #holds: Statement<[string], unknown>;
 
   constructor(database: Database, path: string) {
     this.#path = path;
-    this.#insert = database.prepare("INSERT INTO audit (run_id, seq, record) VALUES (?, ?, ?)");
+    this.#insert = database.prepare("INSERT INTO audit (run_id, seq, record, digest) VALUES (?, ?, ?, ?)");
+    // Plain columns only: no JSON is parsed in SQL, so no record's content can make the lookup fail.
     this.#head = database.prepare(
-      "SELECT seq, json_extract(record, '$.digest') AS digest FROM audit WHERE run_id = ? ORDER BY seq DESC LIMIT 1",
+      "SELECT seq, digest, CASE WHEN digest IS NULL THEN record END AS record FROM audit WHERE run_id = ? ORDER BY seq DESC LIMIT 1",
     );
     this.#ofRun = database.prepare("SELECT run_id, seq, record FROM audit WHERE run_id = ? ORDER BY seq");
     this.#all = database.prepare("SELECT run_id, seq, record FROM audit ORDER BY position");
@@ -48,31 +61,10 @@ export class SqliteTrail {
    */
   insert(records: readonly AuditRecord[]): void {
     const checked = checkRecords(records);
-    const heads = new Map<string, AuditHead | null>();
+    checkChain(checked, (runId) => this.#storedHead(runId));
     for (const record of checked) {
-      const known = heads.has(record.run);
-      const head = known ? (heads.get(record.run) ?? null) : this.#storedHead(record.run);
-      const expectedSeq = head === null ? 0 : head.seq + 1;
-      const expectedPrev = head === null ? null : head.digest;
-      if (record.seq !== expectedSeq || record.prev !== expectedPrev) {
-        const details = { runId: record.run, seq: record.seq, expectedSeq };
-        // A writer that read the head earlier builds on an older seq; anything else (a gap, a link to
-        // another digest, a batch that skips) was never made by the core's chain.
-        if (!known && record.seq < expectedSeq) {
-          throw new StateError(
-            "stale_state",
-            `The trail of run \`${record.run}\` ends at seq ${expectedSeq - 1}, so record ${record.seq} does not continue it: another writer moved the chain.`,
-            { details },
-          );
-        }
-        throw new LeashError(
-          "audit_corrupt",
-          `Record ${record.seq} of run \`${record.run}\` does not continue its chain (expected seq ${expectedSeq} linking to the record before it); nothing was written.`,
-          { details },
-        );
-      }
       try {
-        this.#insert.run(record.run, record.seq, JSON.stringify(record));
+        this.#insert.run(record.run, record.seq, JSON.stringify(record), record.digest);
       } catch (error) {
         // The key on (run_id, seq) is the last word when two writers race past the check above.
         if (isKeyViolation(error)) {
@@ -87,7 +79,6 @@ export class SqliteTrail {
         }
         throw error;
       }
-      heads.set(record.run, { seq: record.seq, digest: record.digest });
     }
   }
 
@@ -100,7 +91,10 @@ export class SqliteTrail {
   #storedHead(runId: string): AuditHead | null {
     const row = this.#head.get(runId);
     if (row === undefined) return null;
-    if (typeof row.digest !== "string") {
+    if (typeof row.digest === "string") return { seq: row.seq, digest: row.digest };
+    // A row written before the digest had a column of its own: its digest is in its text.
+    const digest = digestInText(row.record);
+    if (digest === null) {
       throw new LeashError(
         "audit_corrupt",
         `The last record of run \`${runId}\` in \`${this.#path}\` (seq ${row.seq}) has no digest.`,
@@ -109,7 +103,7 @@ export class SqliteTrail {
         },
       );
     }
-    return { seq: row.seq, digest: row.digest };
+    return { seq: row.seq, digest };
   }
 
   #parse(row: TrailRow): AuditRecord {
