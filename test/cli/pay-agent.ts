@@ -10,8 +10,8 @@ export interface PayAgentOptions {
   reason?: string;
   /** A memo passed in the payment's arguments (model text too). */
   memo?: string;
-  /** What the payment tool records of each call. */
-  paid?: number[];
+  /** Called with each payment the tool makes. */
+  onPay?: (amount: number) => void;
 }
 
 /** An agent on `store` (as store and sink) whose runs wait for approval of a payment. */
@@ -25,7 +25,7 @@ export function payAgent(store: RunStore & AuditSink, options: PayAgentOptions =
     },
     effect: "write",
     execute: ({ amount }) => {
-      options.paid?.push(amount);
+      options.onPay?.(amount);
       return `paid ${amount}`;
     },
   });
