@@ -45,9 +45,9 @@ export function redactedUrl(url: string): string {
  */
 export function storeLocation(options: CommonOptions): StoreLocation {
   const fromEnvironment = process.env[DB_VARIABLE];
-  const db =
-    options.db ?? (fromEnvironment !== undefined && fromEnvironment !== "" ? fromEnvironment : DEFAULT_DB);
-  if (db.trim() === "") throw new CliError("invalid_option", "Expected --db to name a SQLite file or a PostgreSQL URL.");
+  const db = options.db ?? (fromEnvironment !== undefined && fromEnvironment !== "" ? fromEnvironment : DEFAULT_DB);
+  if (db.trim() === "")
+    throw new CliError("invalid_option", "Expected --db to name a SQLite file or a PostgreSQL URL.");
   if (isPostgresUrl(db)) {
     const schema = options.schema ?? "public";
     if (schema.trim() === "") throw new CliError("invalid_option", "Expected --schema to name a PostgreSQL schema.");
@@ -67,7 +67,10 @@ export function storeLocation(options: CommonOptions): StoreLocation {
  */
 export function withCommonOptions(command: Command): Command {
   return command
-    .option("--db <path|url>", `the store: a SQLite file or a postgres:// URL (default: $${DB_VARIABLE}, then ${DEFAULT_DB})`)
+    .option(
+      "--db <path|url>",
+      `the store: a SQLite file or a postgres:// URL (default: $${DB_VARIABLE}, then ${DEFAULT_DB})`,
+    )
     .option("--schema <name>", "the PostgreSQL schema of the store's tables (default: public)")
     .option("--json", "print one JSON document on stdout (for scripts); errors too, on stderr");
 }

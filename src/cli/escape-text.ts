@@ -5,7 +5,9 @@
  * (U+200E/F, U+061C, U+202A-E, U+2066-9: "pay 10000" can be shown as "pay 00001"), the line and
  * paragraph separators, and lone surrogates, which are no text at all.
  */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE =
+  // eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** The short escapes people know; every other unsafe character is written by its code. */
 const NAMED: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };

@@ -55,7 +55,9 @@ async function holdsLeashTables(pool: PgPool, pg: PgModule, schema: string): Pro
  * already: `PostgresStore` creates them on first use, which a command that reads must not do at a
  * mistyped schema. The driver and the store are loaded only here, so that SQLite users need no `pg`.
  */
-export async function openPostgresStore(location: Extract<StoreLocation, { kind: "postgres" }>): Promise<RunStore & AuditSink> {
+export async function openPostgresStore(
+  location: Extract<StoreLocation, { kind: "postgres" }>,
+): Promise<RunStore & AuditSink> {
   const pg = await loadPg();
   const pool = new pg.Pool({ connectionString: location.db, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, max: 4 });
   // An idle connection the server drops makes the pool emit `error`; unheard, it would end the process.

@@ -57,7 +57,10 @@ export function openExistingSqlite(path: string): SqliteStore {
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "ENOENT")
-      throw new CliError("db_not_found", `There is no database at ${path}; give the store of your runs with --db PATH.`);
+      throw new CliError(
+        "db_not_found",
+        `There is no database at ${path}; give the store of your runs with --db PATH.`,
+      );
     throw new CliError("db_unreadable", `Could not read ${path}: ${(error as Error).message}`);
   }
   if (!isFile)
@@ -83,16 +86,17 @@ export async function openExistingStore(location: StoreLocation): Promise<CliSto
 }
 
 /** Runs `body` with the store of an existing database, and closes the store after it, whatever happens. */
-export async function withExistingStore<T>(
-  location: StoreLocation,
-  body: (store: CliStore) => Promise<T>,
-): Promise<T> {
+export async function withExistingStore<T>(location: StoreLocation, body: (store: CliStore) => Promise<T>): Promise<T> {
   const store = await openExistingStore(location);
   try {
     return await body(store);
   } finally {
     await store.close().catch((error: unknown) => {
-      throw new CliError("store_failed", `Could not close ${location.label}: ${(error as Error).message}`, EXIT_FAILURE);
+      throw new CliError(
+        "store_failed",
+        `Could not close ${location.label}: ${(error as Error).message}`,
+        EXIT_FAILURE,
+      );
     });
   }
 }

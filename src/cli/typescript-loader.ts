@@ -52,7 +52,10 @@ export async function registerTypeScript(moduleFile: string, shownPath: string):
     throw new CliError("tsx_not_installed", `Could not load tsx to read ${shownPath}: ${(error as Error).message}`);
   }
   if (typeof register !== "function")
-    throw new CliError("tsx_not_installed", `The tsx installed has no \`register\` in tsx/esm/api: install tsx 4 or later.`);
+    throw new CliError(
+      "tsx_not_installed",
+      `The tsx installed has no \`register\` in tsx/esm/api: install tsx 4 or later.`,
+    );
   (register as () => unknown)();
   registered = true;
 }

@@ -6,43 +6,46 @@ import { errorLine, leash } from "./cli-helpers.js";
 import { eachStore } from "./cli-stores.js";
 import { payAgent } from "./pay-agent.js";
 
-eachStore("approve --digest refuses a request that changed since it was reviewed, and records nothing", async (t, target) => {
-  const agent = payAgent(target.store);
-  const paused = await agent.run("pay the invoice");
-  const reviewed = paused.pending!.digest;
-  const show = leash(["show", paused.runId, ...target.args], { cwd: target.cwd });
-  assert.equal(show.status, 0, show.stderr);
-  assert.ok(show.stdout.includes(`digest: ${reviewed}`), "show prints the full digest to pin");
+eachStore(
+  "approve --digest refuses a request that changed since it was reviewed, and records nothing",
+  async (t, target) => {
+    const agent = payAgent(target.store);
+    const paused = await agent.run("pay the invoice");
+    const reviewed = paused.pending!.digest;
+    const show = leash(["show", paused.runId, ...target.args], { cwd: target.cwd });
+    assert.equal(show.status, 0, show.stderr);
+    assert.ok(show.stdout.includes(`digest: ${reviewed}`), "show prints the full digest to pin");
 
-  // Meanwhile someone else denies it, and the model asks for ten thousand instead.
-  await target.store.answer(paused.runId, Approval.deny(reviewed, "ops"));
-  const changed = await agent.resume(paused.runId);
-  assert.equal(changed.status, "awaiting_approval");
-  assert.notEqual(changed.pending!.digest, reviewed);
+    // Meanwhile someone else denies it, and the model asks for ten thousand instead.
+    await target.store.answer(paused.runId, Approval.deny(reviewed, "ops"));
+    const changed = await agent.resume(paused.runId);
+    assert.equal(changed.status, "awaiting_approval");
+    assert.notEqual(changed.pending!.digest, reviewed);
 
-  for (const verb of ["approve", "deny"]) {
-    const stale = leash([verb, paused.runId, "--as", "noor", "--digest", reviewed.slice(0, 12), ...target.args], {
-      cwd: target.cwd,
-    });
-    assert.equal(stale.status, 2, stale.stderr);
-    assert.equal(errorLine(stale).code, "stale_state");
-  }
-  const after = await target.store.load(paused.runId);
-  assert.deepEqual(
-    after!.answers.map((answer) => answer.approver),
-    [],
-    "nothing was recorded",
-  );
-  assert.equal(after!.revision, changed.revision);
+    for (const verb of ["approve", "deny"]) {
+      const stale = leash([verb, paused.runId, "--as", "noor", "--digest", reviewed.slice(0, 12), ...target.args], {
+        cwd: target.cwd,
+      });
+      assert.equal(stale.status, 2, stale.stderr);
+      assert.equal(errorLine(stale).code, "stale_state");
+    }
+    const after = await target.store.load(paused.runId);
+    assert.deepEqual(
+      after!.answers.map((answer) => answer.approver),
+      [],
+      "nothing was recorded",
+    );
+    assert.equal(after!.revision, changed.revision);
 
-  const pinned = leash(
-    ["approve", paused.runId, "--as", "noor", "--digest", changed.pending!.digest, ...target.args, "--json"],
-    { cwd: target.cwd },
-  );
-  assert.equal(pinned.status, 0, pinned.stderr);
-  const answered = JSON.parse(pinned.stdout) as { answer: { digest: string } };
-  assert.equal(answered.answer.digest, changed.pending!.digest);
-});
+    const pinned = leash(
+      ["approve", paused.runId, "--as", "noor", "--digest", changed.pending!.digest, ...target.args, "--json"],
+      { cwd: target.cwd },
+    );
+    assert.equal(pinned.status, 0, pinned.stderr);
+    const answered = JSON.parse(pinned.stdout) as { answer: { digest: string } };
+    assert.equal(answered.answer.digest, changed.pending!.digest);
+  },
+);
 
 eachStore("a digest prefix must have at least 12 hex digits", async (t, target) => {
   const paused = await payAgent(target.store).run("pay the invoice");
@@ -55,9 +58,12 @@ eachStore("a digest prefix must have at least 12 hex digits", async (t, target) 
     assert.equal(errorLine(refused).code, "invalid_option");
   }
   assert.deepEqual((await target.store.load(paused.runId))!.answers, []);
-  const denied = leash(["deny", paused.runId, "--as", "noor", "--digest", digest.slice(0, 12).toUpperCase(), ...target.args], {
-    cwd: target.cwd,
-  });
+  const denied = leash(
+    ["deny", paused.runId, "--as", "noor", "--digest", digest.slice(0, 12).toUpperCase(), ...target.args],
+    {
+      cwd: target.cwd,
+    },
+  );
   assert.equal(denied.status, 0, denied.stderr);
   assert.match(denied.stdout, new RegExp(`Denied .* digest ${digest}`, "s"));
 });
@@ -78,25 +84,28 @@ function osUser(): string {
   }
 }
 
-eachStore("an answer from the command line records the OS user and host beside the name, and show prints them", async (t, target) => {
-  const paused = await payAgent(target.store).run("pay the invoice");
-  const approve = leash(["approve", paused.runId, "--as", "noor", ...target.args], { cwd: target.cwd });
-  assert.equal(approve.status, 0, approve.stderr);
-  const origin = { via: "cli", user: osUser(), host: hostname() };
-  const state = await target.store.load(paused.runId);
-  const answer = state!.answers[0] as unknown as { approver: string; origin?: unknown };
-  assert.equal(answer.approver, "noor");
-  assert.deepEqual(answer.origin, origin);
-  const audited = (await target.store.read(paused.runId)).filter((record) => record.event === "approval_answered");
-  assert.ok(
-    audited.some((record) => JSON.stringify((record.data as { origin?: unknown }).origin) === JSON.stringify(origin)),
-    "the approval_answered record holds the origin",
-  );
+eachStore(
+  "an answer from the command line records the OS user and host beside the name, and show prints them",
+  async (t, target) => {
+    const paused = await payAgent(target.store).run("pay the invoice");
+    const approve = leash(["approve", paused.runId, "--as", "noor", ...target.args], { cwd: target.cwd });
+    assert.equal(approve.status, 0, approve.stderr);
+    const origin = { via: "cli", user: osUser(), host: hostname() };
+    const state = await target.store.load(paused.runId);
+    const answer = state!.answers[0] as unknown as { approver: string; origin?: unknown };
+    assert.equal(answer.approver, "noor");
+    assert.deepEqual(answer.origin, origin);
+    const audited = (await target.store.read(paused.runId)).filter((record) => record.event === "approval_answered");
+    assert.ok(
+      audited.some((record) => JSON.stringify((record.data as { origin?: unknown }).origin) === JSON.stringify(origin)),
+      "the approval_answered record holds the origin",
+    );
 
-  const show = leash(["show", paused.runId, ...target.args], { cwd: target.cwd });
-  assert.equal(show.status, 0, show.stderr);
-  assert.ok(show.stdout.includes(`approved by noor (via cli: ${origin.user}@${origin.host})`), show.stdout);
-});
+    const show = leash(["show", paused.runId, ...target.args], { cwd: target.cwd });
+    assert.equal(show.status, 0, show.stderr);
+    assert.ok(show.stdout.includes(`approved by noor (via cli: ${origin.user}@${origin.host})`), show.stdout);
+  },
+);
 
 eachStore("approve --json reports the origin it recorded with the answer", async (t, target) => {
   const paused = await payAgent(target.store).run("pay the invoice");

@@ -9,7 +9,9 @@ const REPAINT = "pay 10\u001b[2K\u001b[1G\rpay 10";
 const HOSTILE = `${REPAINT}\u009b31m\u007f\u202eoo001\u202c\u2066x\u2069\u200e\u0007 end\nforged line`;
 
 /** Characters a terminal acts on, or that reorder text, left anywhere in output meant for a screen. */
-const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE =
+  // eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 function assertSafe(output: string, where: string): void {
   const found = UNSAFE.exec(output);
@@ -33,10 +35,9 @@ eachStore("show, runs and approve escape control characters of run data, visibly
   assert.equal(runs.status, 0, runs.stderr);
   assertSafe(runs.stdout, "runs");
 
-  const approve = leash(
-    ["approve", paused.runId, "--as", `noor\u001b[8m`, "--note", `fine\u202e`, ...target.args],
-    { cwd },
-  );
+  const approve = leash(["approve", paused.runId, "--as", `noor\u001b[8m`, "--note", `fine\u202e`, ...target.args], {
+    cwd,
+  });
   assert.equal(approve.status, 0, approve.stderr);
   assertSafe(approve.stdout, "approve");
   assert.ok(approve.stdout.includes("noor\\x1b[8m"), approve.stdout);

@@ -77,7 +77,10 @@ test("resume loads an agent module written in TypeScript without a loader flag",
   assert.equal(started.status, 0, started.stderr);
   const runId = started.stdout.trim();
   assert.equal(leash(["approve", runId, "--as", "noor", "--db", db], { cwd: folder.path }).status, 0);
-  const resume = leash(["resume", runId, "--agent", fixture, "--db", db], { cwd: folder.path, env: { NODE_OPTIONS: "" } });
+  const resume = leash(["resume", runId, "--agent", fixture, "--db", db], {
+    cwd: folder.path,
+    env: { NODE_OPTIONS: "" },
+  });
   assert.equal(resume.status, 0, resume.stderr);
   assert.match(resume.stdout, /it is now completed/);
 });

@@ -13,7 +13,11 @@ import { payAgent } from "./pay-agent.js";
 const anyStoreAgent = join(root, "test", "fixtures", "cli", "any-store-agent.ts");
 
 function payments(file: string): string[] {
-  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((line) => line !== "") : [];
+  return existsSync(file)
+    ? readFileSync(file, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+    : [];
 }
 
 eachStore("every command works on the store --db names", async (t, target) => {
@@ -102,7 +106,7 @@ withPostgres("leash on PostgreSQL", (url) => {
 
   test("a PostgreSQL URL without the pg driver installed is a clear error", () => {
     requireBuiltBin();
-    const hidePg = pathToFileURL(join(root, "test", "fixtures", "cli", "hide-pg.mjs")).href;
+    const hidePg = pathToFileURL(join(root, "test", "fixtures", "hide-pg.mjs")).href;
     const result = spawnSync(process.execPath, ["--import", hidePg, bin, "runs", "--db", url], {
       cwd: root,
       encoding: "utf8",

@@ -41,7 +41,10 @@ eachStore("verify --db verifies the readable runs and reports an unreadable one 
     heads: Record<string, unknown>;
     problems: { run: string; problem: string }[];
   };
-  assert.deepEqual(report.problems.map((problem) => [problem.run, problem.problem]), [[bad.runId, "unreadable_state"]]);
+  assert.deepEqual(
+    report.problems.map((problem) => [problem.run, problem.problem]),
+    [[bad.runId, "unreadable_state"]],
+  );
   assert.ok(good.runId in report.heads, "the readable run is checked against its head");
   assert.equal(report.runs, 2);
 });

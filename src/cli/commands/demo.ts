@@ -28,7 +28,10 @@ function removeSqliteFile(path: string): void {
 function freshDemoFile(path: string, own: boolean, force: boolean): boolean {
   if (!existsSync(path)) return false;
   if (!isSqliteFile(path))
-    throw new CliError("not_a_database", `${path} exists and is not a SQLite database; the demo will not overwrite it.`);
+    throw new CliError(
+      "not_a_database",
+      `${path} exists and is not a SQLite database; the demo will not overwrite it.`,
+    );
   if (!own && !force) {
     throw new CliError(
       "db_exists",

@@ -52,7 +52,9 @@ export function runsCommand(): Command {
       }),
     );
     printErrorLines(
-      unreadable.map((run) => `leash: run ${run.runId} cannot be read, so it is not listed: ${run.message} (${run.code})`),
+      unreadable.map(
+        (run) => `leash: run ${run.runId} cannot be read, so it is not listed: ${run.message} (${run.code})`,
+      ),
     );
     const runs = states.map(summaryOf);
     if (options.json) return printJson({ db: location.label, status: options.status ?? null, runs, unreadable });

@@ -33,7 +33,10 @@ function showFromTrail(runId: string, path: string, json: boolean): void {
     (record) => typeof record === "object" && record !== null && record.run === runId,
   );
   if (records.length === 0)
-    throw new CliError("run_not_found", `No run ${runId} in the trail ${path}; \`leash verify ${path}\` names its runs.`);
+    throw new CliError(
+      "run_not_found",
+      `No run ${runId} in the trail ${path}; \`leash verify ${path}\` names its runs.`,
+    );
   const problems = [...read.problems.filter((problem) => problem.run === null), ...verifyAudit(records)];
   if (json) return printJson({ runId, trail: path, records, problems });
   printLines(recordLines(runId, path, records, problemLines(problems)));

@@ -52,7 +52,9 @@ export function verifyCommand(): Command {
       report = await verifyAt(location, options);
     } else {
       if (!isFile(location.db)) throw new CliError("trail_not_found", `There is no trail or database at ${target}.`);
-      report = isSqliteFile(location.db) ? await verifyAt(location, options) : verifyJsonl(location.db, options.head, options.run);
+      report = isSqliteFile(location.db)
+        ? await verifyAt(location, options)
+        : verifyJsonl(location.db, options.head, options.run);
     }
     if (options.json) printJson({ ...report, ok: report.problems.length === 0 });
     else printLines(reportLines(report));

@@ -171,7 +171,8 @@ export function workerCommand(): Command {
       // The older spelling of `--db postgres://...`: the module is told the URL and finds its schema itself.
       if (options.databaseUrl.trim() === "")
         throw new CliError("invalid_option", "Expected --database-url to be a PostgreSQL connection string.");
-      if (options.db !== undefined) throw new CliError("invalid_option", "Give either --db or --database-url, not both.");
+      if (options.db !== undefined)
+        throw new CliError("invalid_option", "Give either --db or --database-url, not both.");
       location = storeLocation({ ...options, db: options.databaseUrl });
       where = "the PostgreSQL database of --database-url";
     } else {

@@ -102,12 +102,7 @@ export async function runDemo(db: string, tell: Tell): Promise<DemoResult> {
   tell("");
   tell(`3. Noor approves from the command line: leash approve ${runId} --as ${NOOR} --db ${db}`);
   await withStore(db, (store) =>
-    answerRun(
-      store,
-      runId,
-      { granted: true, approver: NOOR, note: "Worn pads; go ahead." },
-      storeLocation({ db }),
-    ),
+    answerRun(store, runId, { granted: true, approver: NOOR, note: "Worn pads; go ahead." }, storeLocation({ db })),
   );
   tell(`   The approval is recorded in the file, as ${NOOR}. No tool ran: approve only records the answer.`);
 
