@@ -29,6 +29,12 @@ function tsxApi(moduleFile: string): string | undefined {
   return undefined;
 }
 
+/** Whether this Node loads TypeScript by stripping its types (`process.features.typescript`). */
+function nativeTypeScript(): boolean {
+  const features = process.features as { typescript?: unknown };
+  return features.typescript === "strip" || features.typescript === "transform";
+}
+
 let registered = false;
 
 /**
@@ -39,6 +45,8 @@ let registered = false;
 export async function registerTypeScript(moduleFile: string, shownPath: string): Promise<void> {
   if (registered || underTsx()) return;
   const api = tsxApi(moduleFile);
+  // A Node that strips types itself (22.18+, 24) may load a simple module without tsx: let it try.
+  if (api === undefined && nativeTypeScript()) return;
   if (api === undefined) {
     throw new CliError(
       "tsx_not_installed",

@@ -4,6 +4,7 @@ import type { RunState, RunStatus } from "../../index.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { withExistingStore } from "../open-store.js";
+import { escapeText } from "../escape-text.js";
 import { unreadableSummary } from "../unreadable-run.js";
 import type { UnreadableSummary } from "../unreadable-run.js";
 import { formatTable, printErrorLines, printJson, printLines, shorten } from "../print.js";
@@ -65,13 +66,16 @@ export function runsCommand(): Command {
           : `No run is ${options.status} in ${location.label}.`,
       ]);
     }
-    const rows = runs.map((run) => [
-      run.runId,
-      run.status,
-      run.skill === null ? shorten(run.goal, 48) : `${run.skill}: ${shorten(run.goal, 36)}`,
-      String(run.steps),
-      run.updatedAt,
-    ]);
+    // Escaped before the columns are measured, so that an escape's width keeps the table aligned.
+    const rows = runs.map((run) =>
+      [
+        run.runId,
+        run.status,
+        run.skill === null ? shorten(run.goal, 48) : `${run.skill}: ${shorten(run.goal, 36)}`,
+        String(run.steps),
+        run.updatedAt,
+      ].map(escapeText),
+    );
     printLines(formatTable([["RUN", "STATUS", "SKILL / GOAL", "STEPS", "UPDATED"], ...rows]));
     if (options.status === "awaiting_approval") {
       printLines([
