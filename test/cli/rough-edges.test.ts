@@ -1,9 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { Agent, Decision, JsonlAuditSink, tool } from "../../src/index.js";
-import { errorLine, leash, root, runTypeScript, tempFolder } from "./cli-helpers.js";
+import { SqliteStore } from "../../src/stores/sqlite/index.js";
+import { payAgent } from "./pay-agent.js";
+import { bin, errorLine, leash, root, runTypeScript, tempFolder } from "./cli-helpers.js";
 
 interface VerifyJson {
   ok: boolean;
@@ -84,3 +87,43 @@ test("resume loads an agent module written in TypeScript without a loader flag",
   assert.equal(resume.status, 0, resume.stderr);
   assert.match(resume.stdout, /it is now completed/);
 });
+
+/** Whether this Node loads TypeScript itself, without tsx (`process.features.typescript`). */
+function nodeStripsTypes(): boolean {
+  return (process.features as { typescript?: unknown }).typescript !== undefined;
+}
+
+test(
+  "an --agent module in TypeScript without tsx installed is a clear error saying what to do",
+  { skip: nodeStripsTypes() ? "this Node loads TypeScript without tsx" : false },
+  async (t) => {
+    // leash installed in an app that has leash's dependencies but not tsx.
+    const app = tempFolder();
+    t.after(app.remove);
+    const installed = join(app.path, "node_modules", "leash");
+    mkdirSync(installed, { recursive: true });
+    cpSync(dirname(dirname(bin)), join(installed, "dist"), { recursive: true });
+    cpSync(join(root, "package.json"), join(installed, "package.json"));
+    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    for (const name of Object.keys(manifest.dependencies))
+      symlinkSync(join(root, "node_modules", name), join(app.path, "node_modules", name), "dir");
+    writeFileSync(join(app.path, "agent.ts"), "export const agent: unknown = undefined;\n");
+    const db = join(app.path, "app.db");
+    const store = new SqliteStore(db);
+    const paused = await payAgent(store).run("pay the invoice");
+    await store.close();
+
+    const result = spawnSync(
+      process.execPath,
+      [join(installed, "dist", "cli", "main.js"), "resume", paused.runId, "--agent", "agent.ts", "--db", db],
+      { cwd: app.path, encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "", LEASH_DEBUG: "" } },
+    );
+    assert.equal(result.status, 2, result.stderr);
+    const error = errorLine({ status: result.status, stdout: result.stdout, stderr: result.stderr });
+    assert.equal(error.code, "tsx_not_installed");
+    assert.match(error.message, /npm install --save-dev tsx/);
+    assert.match(error.message, /compile/);
+  },
+);
