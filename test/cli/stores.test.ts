@@ -78,6 +78,13 @@ test("without --db, LEASH_DB names the store, then ./leash.db", async (t) => {
   assert.match(error.message, /\.\/leash\.db/);
 });
 
+test("--schema is refused with a SQLite file, which has no schemas", async (t) => {
+  const target = openCliStore(t, "sqlite");
+  const result = leash(["runs", ...target.args, "--schema", "billing"], { cwd: target.cwd });
+  assert.equal(result.status, 2);
+  assert.equal(errorLine(result).code, "invalid_option");
+});
+
 test("under --json every error is one JSON object on stderr, with the same exit status", async (t) => {
   const target = openCliStore(t, "sqlite");
   const usage = leash(["runs", "--status", "bogus", "--json"], { cwd: target.cwd });
