@@ -1,36 +1,64 @@
 import { Approval } from "../index.js";
 import type { ApprovalRequest, RunState, RunStore } from "../index.js";
+import { cliOrigin } from "./answer-origin.js";
+import type { AnswerOrigin } from "./answer-origin.js";
 import { CliError } from "./cli-error.js";
+import type { StoreLocation } from "./common-options.js";
 import { findRun } from "./find-run.js";
 import { shortJson } from "./print.js";
+
+/** The shortest digest prefix `--digest` takes: 12 hex digits, 48 bits, too many to match by chance. */
+export const MIN_DIGEST_PREFIX = 12;
 
 /** A person's answer as given on the command line. */
 export interface AnswerInput {
   granted: boolean;
   approver: string;
   note?: string;
+  /** The digest the person reviewed (`--digest`): whole, or a prefix of at least 12 hex digits. */
+  digest?: string;
 }
 
-/** What was recorded: the request answered, the answer, and the run as stored after it. */
+/** What was recorded: the request answered, the answer, where it came from, and the run as stored after it. */
 export interface RecordedAnswer {
   request: ApprovalRequest;
   approval: Approval;
+  origin: AnswerOrigin;
   state: RunState;
+}
+
+/** Checks `--as` and `--digest` before anything is opened; returns the digest prefix in lowercase. */
+export function checkAnswerInput(input: AnswerInput): string | undefined {
+  if (input.approver.trim() === "")
+    throw new CliError("invalid_option", "Expected --as to name the person who answers.");
+  if (input.digest === undefined) return undefined;
+  const digest = input.digest.trim().toLowerCase();
+  if (!/^[0-9a-f]+$/.test(digest) || digest.length < MIN_DIGEST_PREFIX || digest.length > 64) {
+    throw new CliError(
+      "invalid_option",
+      `Expected --digest to be the request's digest, or a prefix of it of at least ${MIN_DIGEST_PREFIX} hex digits, as \`leash show\` prints it.`,
+    );
+  }
+  return digest;
 }
 
 /**
  * Records a person's answer to the request a run waits on, in the store (`store.answer`), bound to
- * the request's digest. It runs no tool: only the app has its tools' code, so the answer is acted on
- * by the next resume (`leash resume --agent`, or a worker), where the app's policy also decides
- * whether this person may approve.
+ * the request's digest and with its origin (the operating-system user and host). With `--digest`, the
+ * answer is for the request the person reviewed: when the pending request is no longer that one, it
+ * is refused with `stale_state` and nothing is recorded; and `store.answer` refuses it too (compare-
+ * and-set on the digest) if the request changes between this look and the write. It runs no tool:
+ * the answer is acted on by the next resume, where the app's policy decides whether this person may
+ * approve.
  */
 export async function answerRun(
   store: RunStore,
   runId: string,
   input: AnswerInput,
-  db: string,
+  location: StoreLocation,
 ): Promise<RecordedAnswer> {
-  const found = await findRun(store, runId, db);
+  const pinned = checkAnswerInput(input);
+  const found = await findRun(store, runId, location);
   const request = found.pending;
   if (found.status !== "awaiting_approval" || request === undefined) {
     throw new CliError(
@@ -38,24 +66,34 @@ export async function answerRun(
       `Run ${runId} is ${found.status}, not awaiting approval: there is nothing to answer.`,
     );
   }
-  if (input.approver.trim() === "")
-    throw new CliError("invalid_option", "Expected --as to name the person who answers.");
+  if (pinned !== undefined && !request.digest.startsWith(pinned)) {
+    throw new CliError(
+      "stale_state",
+      `Run ${runId} no longer waits on the request you reviewed (${pinned.slice(0, 16)}…): it now asks to run ${request.tool} ${shortJson(request.args, 60)}, digest ${request.digest}. Nothing was recorded; review it with leash show ${runId}.`,
+    );
+  }
   const approval = input.granted
     ? Approval.grant(request.digest, input.approver, input.note)
     : Approval.deny(request.digest, input.approver, input.note);
-  const state = await store.answer(runId, approval);
-  return { request, approval, state };
+  const origin = cliOrigin();
+  const state = await store.answer(runId, approval, { origin });
+  return { request, approval, origin, state };
+}
+
+/** `user@host (via cli)`: where an answer came from. */
+export function originText(origin: AnswerOrigin): string {
+  return `via ${origin.via}: ${origin.user}@${origin.host}`;
 }
 
 /** The lines `leash approve` and `leash deny` print once an answer is recorded. */
-export function answerLines(recorded: RecordedAnswer, db: string): string[] {
-  const { request, approval, state } = recorded;
+export function answerLines(recorded: RecordedAnswer, location: StoreLocation): string[] {
+  const { request, approval, origin, state } = recorded;
   const verb = approval.granted ? "Approved" : "Denied";
   return [
     `${verb} step ${request.step} of run ${state.runId}: ${request.tool} ${shortJson(request.args, 80)} (effect ${request.effect}).`,
-    `Recorded as ${approval.approver}${approval.note === undefined ? "" : ` ("${approval.note}")`}, for request digest ${request.digest.slice(0, 16)}…`,
+    `Recorded as ${approval.approver} (${originText(origin)})${approval.note === undefined ? "" : `, note "${approval.note}"`}, for request digest ${request.digest}.`,
     "Nothing ran yet: the app acts on the answer when it resumes the run, and its policy decides there who may approve.",
-    `Next: leash resume ${state.runId} --agent PATH --db ${db} (or let your worker pick it up).`,
+    `Next: leash resume ${state.runId} --agent PATH ${location.args} (or let your worker pick it up).`,
   ];
 }
 
@@ -66,5 +104,6 @@ export function answerJson(recorded: RecordedAnswer): unknown {
     status: recorded.state.status,
     request: recorded.request,
     answer: recorded.approval.toJSON(),
+    origin: recorded.origin,
   };
 }

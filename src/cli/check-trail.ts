@@ -28,7 +28,9 @@ export function checkRunTrail(state: RunState, records: readonly AuditRecord[]):
 }
 
 /** One line per problem: run, seq, problem and what it means. */
-export function problemLines(problems: readonly AuditProblem[]): string[] {
+export function problemLines(
+  problems: readonly (Pick<AuditProblem, "run" | "seq" | "message"> & { problem: string })[],
+): string[] {
   return problems.map((problem) => {
     const where = [
       problem.run === null ? null : `run ${problem.run}`,

@@ -1,23 +1,76 @@
 import type { Command } from "commander";
+import { CliError } from "./cli-error.js";
 
-/** The database every command reads or writes unless given `--db`. */
+/** The database every command reads or writes when neither `--db` nor `LEASH_DB` names one. */
 export const DEFAULT_DB = "./leash.db";
+
+/** The environment variable that names the database when `--db` is absent. */
+export const DB_VARIABLE = "LEASH_DB";
 
 /** The options every command takes. */
 export interface CommonOptions {
-  /** The SQLite file of runs and their audit trail. */
-  db: string;
+  /** The store: a SQLite file or a PostgreSQL URL; absent, `LEASH_DB`, then {@link DEFAULT_DB}. */
+  db?: string;
+  /** The PostgreSQL schema of the store's tables (default `public`); only with a PostgreSQL URL. */
+  schema?: string;
   /** Print one JSON document on stdout instead of text. */
   json?: boolean;
 }
 
+/** Where a command's store is: a SQLite file, or a PostgreSQL database and schema. */
+export type StoreLocation =
+  | { kind: "sqlite"; db: string; label: string; args: string }
+  | { kind: "postgres"; db: string; schema: string; label: string; args: string };
+
+/** Whether `--db` names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
+
+/** A PostgreSQL URL as it may be printed: without its password. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "the PostgreSQL URL given";
+  }
+}
+
 /**
- * Adds `--db PATH` and `--json` to a command. They are declared on each command rather than once on
- * the program so that they may come after the command's name (`leash runs --db x.db`), where people
- * put them.
+ * Where the store of a command is: `--db`, else `LEASH_DB`, else `./leash.db`. A `postgres://` or
+ * `postgresql://` URL is a PostgreSQL database (its tables in `--schema`, default `public`); anything
+ * else is a SQLite file.
  */
-export function withCommonOptions(command: Command, defaultDb: string = DEFAULT_DB): Command {
+export function storeLocation(options: CommonOptions): StoreLocation {
+  const fromEnvironment = process.env[DB_VARIABLE];
+  const db = options.db ?? (fromEnvironment !== undefined && fromEnvironment !== "" ? fromEnvironment : DEFAULT_DB);
+  if (db.trim() === "")
+    throw new CliError("invalid_option", "Expected --db to name a SQLite file or a PostgreSQL URL.");
+  if (isPostgresUrl(db)) {
+    const schema = options.schema ?? "public";
+    if (schema.trim() === "") throw new CliError("invalid_option", "Expected --schema to name a PostgreSQL schema.");
+    const label = redactedUrl(db);
+    const args = `--db ${label}${options.schema === undefined ? "" : ` --schema ${schema}`}`;
+    return { kind: "postgres", db, schema, label: `${label} (schema ${schema})`, args };
+  }
+  if (options.schema !== undefined)
+    throw new CliError("invalid_option", "--schema applies to a PostgreSQL store only; --db names a SQLite file.");
+  return { kind: "sqlite", db, label: db, args: `--db ${db}` };
+}
+
+/**
+ * Adds `--db`, `--schema` and `--json` to a command. They are declared on each command rather than
+ * once on the program so that they may come after the command's name (`leash runs --db x.db`), where
+ * people put them. `--db` has no default here: {@link storeLocation} falls back on `LEASH_DB`.
+ */
+export function withCommonOptions(command: Command): Command {
   return command
-    .option("--db <path>", "the SQLite file of runs and their audit trail", defaultDb)
-    .option("--json", "print one JSON document on stdout (for scripts)");
+    .option(
+      "--db <path|url>",
+      `the store: a SQLite file or a postgres:// URL (default: $${DB_VARIABLE}, then ${DEFAULT_DB})`,
+    )
+    .option("--schema <name>", "the PostgreSQL schema of the store's tables (default: public)")
+    .option("--json", "print one JSON document on stdout (for scripts); errors too, on stderr");
 }

@@ -2,7 +2,27 @@ import { trace } from "../index.js";
 import type { RunState, Step } from "../index.js";
 import type { TrailCheck } from "./check-trail.js";
 import { problemLines } from "./check-trail.js";
+import { originText } from "./answer-run.js";
+import type { AnswerOrigin } from "./answer-origin.js";
 import { shortJson } from "./print.js";
+
+/** The origin recorded with an answer (`store.answer(..., { origin })`), when there is a well-formed one. */
+function originOf(answer: object): AnswerOrigin | undefined {
+  const origin = (answer as { origin?: unknown }).origin;
+  if (typeof origin !== "object" || origin === null) return undefined;
+  const { via, user, host } = origin as Record<string, unknown>;
+  return typeof via === "string" && typeof user === "string" && typeof host === "string"
+    ? { via, user, host }
+    : undefined;
+}
+
+/** `approved by noor (via cli: mia@build-3) ("note")`: who answered, where from, and their note. */
+function answeredBy(answer: { granted: boolean; approver: string; note?: string | undefined }): string {
+  const origin = originOf(answer);
+  const from = origin === undefined ? "" : ` (${originText(origin)})`;
+  const note = answer.note === undefined ? "" : ` ("${answer.note}")`;
+  return `${answer.granted ? "approved" : "denied"} by ${answer.approver}${from}${note}`;
+}
 
 function stepLines(step: Step): string[] {
   const { decision } = step;
@@ -15,10 +35,7 @@ function stepLines(step: Step): string[] {
   const outcome = step.outcome ?? "waiting (for a person, or in flight)";
   lines.push(`      -> ${outcome}${step.result === null ? "" : `: ${shortJson(step.result, 80)}`}`);
   if (step.error !== undefined) lines.push(`      ${step.error.code}: ${step.error.message}`);
-  if (step.approval !== undefined) {
-    const note = step.approval.note === undefined ? "" : ` ("${step.approval.note}")`;
-    lines.push(`      ${step.approval.granted ? "approved" : "denied"} by ${step.approval.approver}${note}`);
-  }
+  if (step.approval !== undefined) lines.push(`      ${answeredBy(step.approval)}`);
   return lines;
 }
 
@@ -33,14 +50,11 @@ function pendingLines(state: RunState): string[] {
     `  asked at: ${request.requestedAt}`,
   ];
   if (request.reason !== undefined) lines.push(`  because: ${request.reason}`);
-  for (const answer of state.answers) {
-    lines.push(
-      `  answer recorded: ${answer.granted ? "approved" : "denied"} by ${answer.approver}${answer.note === undefined ? "" : ` ("${answer.note}")`}`,
-    );
-  }
+  for (const answer of state.answers) lines.push(`  answer recorded: ${answeredBy(answer)}`);
+  const pin = `--digest ${request.digest.slice(0, 16)}`;
   lines.push(
     state.answers.length === 0
-      ? `  answer with: leash approve ${state.runId} --as NAME (or leash deny ${state.runId} --as NAME)`
+      ? `  answer with: leash approve ${state.runId} --as NAME ${pin} (or leash deny ${state.runId} --as NAME ${pin})`
       : `  the next resume acts on it: leash resume ${state.runId} --agent PATH (or the app's worker)`,
   );
   return lines;

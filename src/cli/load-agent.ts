@@ -3,6 +3,8 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { RunState } from "../index.js";
 import { CliError } from "./cli-error.js";
+import type { StoreLocation } from "./common-options.js";
+import { isTypeScript, registerTypeScript } from "./typescript-loader.js";
 
 /** What the CLI needs of the app's agent: `resume`. Duck-typed, since the app may load its own copy of leash. */
 export interface ResumableAgent {
@@ -31,38 +33,52 @@ function closerOf(module: Record<string, unknown>): () => Promise<void> {
 }
 
 /**
+ * Names the store for the app's module, in the environment, before it loads: `LEASH_DB` is the SQLite
+ * file (absolute) or the PostgreSQL URL; on PostgreSQL `DATABASE_URL` is that URL too and
+ * `LEASH_SCHEMA` the schema.
+ */
+export function announceStore(location: StoreLocation): void {
+  if (location.kind === "sqlite") {
+    process.env.LEASH_DB = resolve(location.db);
+    return;
+  }
+  process.env.LEASH_DB = location.db;
+  process.env.DATABASE_URL = location.db;
+  process.env.LEASH_SCHEMA = location.schema;
+}
+
+/** The app's agent module, imported: a module in TypeScript through tsx's loader. */
+export async function importAgentModule(path: string): Promise<Record<string, unknown>> {
+  const file = resolve(path);
+  if (!existsSync(file)) throw new CliError("agent_not_found", `There is no agent module at ${path}.`);
+  if (isTypeScript(file)) await registerTypeScript(file, path);
+  try {
+    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError("agent_load_failed", `Could not load the agent module ${path}: ${(error as Error).message}`);
+  }
+}
+
+/**
  * Loads the app's agent from a module that exports `agent`: only the app has its tools' code, so
- * the commands that run tools (`resume`) load it rather than build one. `LEASH_DB` is set to the
- * database before the module loads, so that the module builds its store on the same file:
+ * the commands that run tools (`resume`, `worker`) load it rather than build one. The store is named
+ * in the environment before the module loads ({@link announceStore}), so that the module builds its
+ * store on the same database. A module in TypeScript (`.ts`, `.mts`, `.cts`) is loaded through tsx.
  *
  * @example
  * // agent.ts of the app
  * export const store = new SqliteStore(process.env.LEASH_DB ?? "leash.db");
  * export const agent = new Agent({ tools, planner, policy, store, audit: store });
  */
-export async function loadAgent(path: string, db: string): Promise<LoadedAgent> {
-  const file = resolve(path);
-  if (!existsSync(file)) throw new CliError("agent_not_found", `There is no agent module at ${path}.`);
-  process.env.LEASH_DB = resolve(db);
-  let module: Record<string, unknown>;
-  try {
-    module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const hint =
-      code === "ERR_UNKNOWN_FILE_EXTENSION"
-        ? "; to load TypeScript, run leash under tsx (see leash resume --help)"
-        : "";
-    throw new CliError(
-      "agent_load_failed",
-      `Could not load the agent module ${path}: ${(error as Error).message}${hint}`,
-    );
-  }
+export async function loadAgent(path: string, location: StoreLocation): Promise<LoadedAgent> {
+  announceStore(location);
+  const module = await importAgentModule(path);
   const agent: unknown = await module.agent;
   if (!isResumable(agent)) {
     throw new CliError(
       "invalid_agent_module",
-      `${path} exports no \`agent\`: export the app's Agent, built with a SqliteStore on process.env.LEASH_DB.`,
+      `${path} exports no \`agent\`: export the app's Agent, built with a store on process.env.LEASH_DB.`,
     );
   }
   return { agent, close: closerOf(module) };

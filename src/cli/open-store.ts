@@ -1,7 +1,13 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
+import type { AuditSink, RunStore } from "../index.js";
 import { SqliteStore } from "../stores/sqlite/index.js";
-import { CliError } from "./cli-error.js";
+import { CliError, EXIT_FAILURE } from "./cli-error.js";
+import type { StoreLocation } from "./common-options.js";
+import { openPostgresStore } from "./open-postgres.js";
+
+/** The store a command works on: runs and their trail, on SQLite or PostgreSQL. */
+export type CliStore = RunStore & AuditSink;
 
 const SQLITE_HEADER = "SQLite format 3\u0000";
 
@@ -40,18 +46,21 @@ function holdsLeashTables(path: string): boolean {
 }
 
 /**
- * Opens the store of an existing database file. Checked first, because opening a SQLite file that
- * does not exist creates it: `leash runs --db typo.db` must say the file is missing, not list the
- * runs of a new empty database it just made.
+ * Opens the store of an existing SQLite file. Checked first, because opening a SQLite file that does
+ * not exist creates it: `leash runs --db typo.db` must say the file is missing, not list the runs of a
+ * new empty database it just made.
  */
-export function openExistingStore(path: string): SqliteStore {
+export function openExistingSqlite(path: string): SqliteStore {
   let isFile: boolean;
   try {
     isFile = statSync(path).isFile();
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "ENOENT")
-      throw new CliError("db_not_found", `There is no database at ${path}; give the file of your runs with --db PATH.`);
+      throw new CliError(
+        "db_not_found",
+        `There is no database at ${path}; give the store of your runs with --db PATH.`,
+      );
     throw new CliError("db_unreadable", `Could not read ${path}: ${(error as Error).message}`);
   }
   if (!isFile)
@@ -66,12 +75,28 @@ export function openExistingStore(path: string): SqliteStore {
   return new SqliteStore(path);
 }
 
+/**
+ * Opens the store of an existing database: a SQLite file that holds leash's tables, or a PostgreSQL
+ * schema that does. Neither is created here: a command that reads must not make an empty store at a
+ * mistyped place.
+ */
+export async function openExistingStore(location: StoreLocation): Promise<CliStore> {
+  if (location.kind === "sqlite") return openExistingSqlite(location.db);
+  return openPostgresStore(location);
+}
+
 /** Runs `body` with the store of an existing database, and closes the store after it, whatever happens. */
-export async function withExistingStore<T>(path: string, body: (store: SqliteStore) => Promise<T>): Promise<T> {
-  const store = openExistingStore(path);
+export async function withExistingStore<T>(location: StoreLocation, body: (store: CliStore) => Promise<T>): Promise<T> {
+  const store = await openExistingStore(location);
   try {
     return await body(store);
   } finally {
-    await store.close();
+    await store.close().catch((error: unknown) => {
+      throw new CliError(
+        "store_failed",
+        `Could not close ${location.label}: ${(error as Error).message}`,
+        EXIT_FAILURE,
+      );
+    });
   }
 }

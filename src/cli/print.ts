@@ -1,11 +1,26 @@
-/** Writes lines of text on stdout. */
+import { escapeJsonText, escapeText } from "./escape-text.js";
+
+/**
+ * Writes lines of text on stdout, each escaped ({@link escapeText}): lines carry run data (goals,
+ * reasons, arguments, notes), and a line break or an escape sequence in it must not forge a line.
+ */
 export function printLines(lines: readonly string[]): void {
-  if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
+  if (lines.length > 0) process.stdout.write(`${lines.map(escapeText).join("\n")}\n`);
 }
 
-/** Writes one JSON document on stdout: what `--json` promises scripts. */
+/** Writes one JSON document on stdout: what `--json` promises scripts, escaped for a terminal too. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${jsonText(value, 2)}\n`);
+}
+
+/** Writes one JSON document on one line of stdout: a long-running command's `--json` output is a stream of them. */
+export function printJsonLine(value: unknown): void {
+  process.stdout.write(`${jsonText(value)}\n`);
+}
+
+/** JSON text of a value, with what a terminal may act on escaped ({@link escapeJsonText}). */
+export function jsonText(value: unknown, indent?: number): string {
+  return escapeJsonText(JSON.stringify(value, null, indent) ?? "null");
 }
 
 /** JSON on one line, cut to `width` characters with an ellipsis, for a value shown inside a sentence. */
@@ -30,4 +45,9 @@ export function formatTable(rows: readonly (readonly string[])[]): string[] {
       .join("  ")
       .trimEnd(),
   );
+}
+
+/** Writes lines on stderr, each escaped as {@link printLines} escapes them: warnings and errors quote run data too. */
+export function printErrorLines(lines: readonly string[]): void {
+  if (lines.length > 0) process.stderr.write(`${lines.map(escapeText).join("\n")}\n`);
 }

@@ -2,6 +2,8 @@ import { inspect } from "node:util";
 import { isLeashError } from "../index.js";
 import type { ErrorCode } from "../index.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./cli-error.js";
+import { escapeText } from "./escape-text.js";
+import { jsonText } from "./print.js";
 
 /**
  * Leash codes that mean the work itself failed (a disk, a database, a broken sink), not that the
@@ -16,8 +18,10 @@ const FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 
 /** What the process prints and how it ends for an error. */
 export interface ErrorReport {
-  /** One line: `leash: <message> (<code>)`. */
-  line: string;
+  /** The code scripts match on: a leash code, a command-line one, `usage` or `internal_error`. */
+  code: string;
+  /** The message, on one line (not yet escaped for a terminal). */
+  message: string;
   exitCode: number;
 }
 
@@ -32,16 +36,34 @@ export function oneLine(text: string): string {
  * while working. A stack trace is never shown unless `LEASH_DEBUG=1`.
  */
 export function reportOf(error: unknown): ErrorReport {
-  if (error instanceof CliError)
-    return { line: `leash: ${oneLine(error.message)} (${error.code})`, exitCode: error.exitCode };
+  if (error instanceof CliError) return { code: error.code, message: oneLine(error.message), exitCode: error.exitCode };
   if (isLeashError(error)) {
     return {
-      line: `leash: ${oneLine(error.message)} (${error.code})`,
+      code: error.code,
+      message: oneLine(error.message),
       exitCode: FAILURE_CODES.has(error.code) ? EXIT_FAILURE : EXIT_USAGE,
     };
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return { line: `leash: ${oneLine(message)} (internal_error)`, exitCode: EXIT_FAILURE };
+  return { code: "internal_error", message: oneLine(messageOf(error)), exitCode: EXIT_FAILURE };
+}
+
+/** The message of anything thrown, whatever it is: a getter that throws or a value with no text is not an error of its own. */
+function messageOf(error: unknown): string {
+  try {
+    if (error instanceof Error) return String(error.message);
+    return String(error);
+  } catch {
+    return "an error that cannot be shown as text";
+  }
+}
+
+/**
+ * The error as the process prints it on stderr: one line `leash: <message> (<code>)`, escaped for a
+ * terminal; with `--json`, one JSON document `{ "error": { "code", "message" } }` on one line.
+ */
+export function errorText(report: Pick<ErrorReport, "code" | "message">, json: boolean): string {
+  if (json) return jsonText({ error: { code: report.code, message: report.message } });
+  return escapeText(`leash: ${report.message} (${report.code})`);
 }
 
 /** Whether the user asked to see stack traces (`LEASH_DEBUG=1`). */
@@ -59,5 +81,5 @@ export function stackOf(error: unknown): string {
     current = current instanceof Error ? current.cause : undefined;
     if (current !== undefined) parts.push("caused by:");
   }
-  return parts.join("\n");
+  return parts.join("\n").split("\n").map(escapeText).join("\n");
 }

@@ -7,8 +7,11 @@ import { fileURLToPath } from "node:url";
 /** The repository's root. */
 export const root = fileURLToPath(new URL("../../", import.meta.url));
 
-/** The built bin, as `npm install -g leash` would run it. `npm test` builds before it tests. */
-export const bin = join(root, "dist", "cli", "main.js");
+/**
+ * The built bin, as `npm install -g leash` would run it. `npm test` builds before it tests.
+ * `LEASH_TEST_BIN` points the tests at another build (an earlier commit's, to see a new test fail there).
+ */
+export const bin = process.env.LEASH_TEST_BIN ?? join(root, "dist", "cli", "main.js");
 
 /** The module tsx registers with `--import`, for the tests that load a TypeScript agent module. */
 export const tsxLoader = join(root, "node_modules", "tsx", "dist", "loader.mjs");

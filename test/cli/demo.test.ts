@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { leash, tempFolder } from "./cli-helpers.js";
+import { errorLine, leash, tempFolder } from "./cli-helpers.js";
 
 test("leash demo runs the workshop end to end and leaves a database that verifies", (t) => {
   const folder = tempFolder();
@@ -47,7 +47,7 @@ test("leash demo runs the workshop end to end and leaves a database that verifie
   assert.equal(shown.audit.headIsLast, true);
 });
 
-test("leash demo starts its default file afresh, and adds to a file given with --db", (t) => {
+test("leash demo starts its default file afresh, and never writes into an existing --db file", (t) => {
   const folder = tempFolder();
   t.after(folder.remove);
   for (let time = 0; time < 2; time++) assert.equal(leash(["demo"], { cwd: folder.path }).status, 0);
@@ -56,12 +56,30 @@ test("leash demo starts its default file afresh, and adds to a file given with -
   };
   assert.equal(fresh.runs.length, 1, "a second `leash demo` replaces ./leash-demo.db");
 
-  for (let time = 0; time < 2; time++)
-    assert.equal(leash(["demo", "--db", "mine.db", "--json"], { cwd: folder.path }).status, 0);
+  assert.equal(leash(["demo", "--db", "mine.db", "--json"], { cwd: folder.path }).status, 0);
+  const refused = leash(["demo", "--db", "mine.db"], { cwd: folder.path });
+  assert.equal(refused.status, 2);
+  const error = errorLine(refused);
+  assert.equal(error.code, "db_exists");
+  assert.match(error.message, /--force/);
   const kept = JSON.parse(leash(["runs", "--db", "mine.db", "--json"], { cwd: folder.path }).stdout) as {
     runs: unknown[];
   };
-  assert.equal(kept.runs.length, 2, "a file named with --db is never removed");
+  assert.equal(kept.runs.length, 1, "the demo added nothing to the existing store");
+
+  assert.equal(leash(["demo", "--db", "mine.db", "--force", "--json"], { cwd: folder.path }).status, 0);
+  const replaced = JSON.parse(leash(["runs", "--db", "mine.db", "--json"], { cwd: folder.path }).stdout) as {
+    runs: unknown[];
+  };
+  assert.equal(replaced.runs.length, 1, "--force replaces the file, it does not add to it");
+});
+
+test("leash demo ignores LEASH_DB, which names a real store", (t) => {
+  const folder = tempFolder();
+  t.after(folder.remove);
+  const demo = leash(["demo", "--json"], { cwd: folder.path, env: { LEASH_DB: join(folder.path, "real.db") } });
+  assert.equal(demo.status, 0, demo.stderr);
+  assert.ok(!existsSync(join(folder.path, "real.db")));
 });
 
 test("leash demo --json prints one JSON document that tells the run", (t) => {

@@ -1,6 +1,7 @@
 import { Command } from "commander";
-import { answerJson, answerLines, answerRun } from "../answer-run.js";
-import { withCommonOptions } from "../common-options.js";
+import { answerJson, answerLines, answerRun, checkAnswerInput } from "../answer-run.js";
+import type { AnswerInput } from "../answer-run.js";
+import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { withExistingStore } from "../open-store.js";
 import { printJson, printLines } from "../print.js";
@@ -9,6 +10,7 @@ import { printJson, printLines } from "../print.js";
 export interface AnswerOptions extends CommonOptions {
   as: string;
   note?: string;
+  digest?: string;
 }
 
 /** Builds `leash approve` or `leash deny`: the two differ only in the answer they record. */
@@ -17,18 +19,24 @@ export function answerCommand(name: "approve" | "deny"): Command {
   const command = new Command(name)
     .description(`${granted ? "approve" : "deny"} the request a paused run waits on (records the answer; runs no tool)`)
     .argument("<run>", "the run id")
-    .requiredOption("--as <name>", "who answers (the app's policy checks it at resume)")
-    .option("--note <text>", "a note kept with the answer");
-  return withCommonOptions(command).action(async (runId: string, options: AnswerOptions) => {
-    const recorded = await withExistingStore(options.db, (store) =>
-      answerRun(
-        store,
-        runId,
-        { granted, approver: options.as, ...(options.note === undefined ? {} : { note: options.note }) },
-        options.db,
-      ),
+    .requiredOption("--as <name>", "who answers: a claim, recorded beside the OS user and host that gave it")
+    .option("--note <text>", "a note kept with the answer")
+    .option(
+      "--digest <digest>",
+      "the digest of the request you reviewed (as leash show prints it; a prefix of 12+ hex digits will do): refused if the request changed",
     );
+  return withCommonOptions(command).action(async (runId: string, options: AnswerOptions) => {
+    const input: AnswerInput = {
+      granted,
+      approver: options.as,
+      ...(options.note === undefined ? {} : { note: options.note }),
+      ...(options.digest === undefined ? {} : { digest: options.digest }),
+    };
+    // Checked before the store is opened: a typo in --as or --digest is a usage error wherever the store is.
+    checkAnswerInput(input);
+    const location = storeLocation(options);
+    const recorded = await withExistingStore(location, (store) => answerRun(store, runId, input, location));
     if (options.json) printJson(answerJson(recorded));
-    else printLines(answerLines(recorded, options.db));
+    else printLines(answerLines(recorded, location));
   });
 }

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { trace } from "../../index.js";
 import type { RunState } from "../../index.js";
-import { withCommonOptions } from "../common-options.js";
+import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { findRun } from "../find-run.js";
 import { loadAgent } from "../load-agent.js";
@@ -12,7 +12,7 @@ interface ResumeOptions extends CommonOptions {
   agent: string;
 }
 
-function resumedLines(state: RunState, from: number, db: string): string[] {
+function resumedLines(state: RunState, from: number, dbArgs: string): string[] {
   const lines = [`Run ${state.runId} resumed: it is now ${state.status}.`];
   for (const step of state.steps.slice(from)) {
     const asked = step.decision.type === "act" ? step.decision.tool : "finish";
@@ -22,11 +22,11 @@ function resumedLines(state: RunState, from: number, db: string): string[] {
   }
   if (state.pending !== undefined)
     lines.push(
-      `It waits again, for ${state.pending.tool} ${shortJson(state.pending.args, 60)}: leash approve ${state.runId} --as NAME --db ${db}`,
+      `It waits again, for ${state.pending.tool} ${shortJson(state.pending.args, 60)}: leash approve ${state.runId} --as NAME --digest ${state.pending.digest.slice(0, 16)} ${dbArgs}`,
     );
   if (state.answer !== undefined) lines.push(`Answer: ${shortJson(state.answer, 100)}`);
   if (state.failure !== undefined) lines.push(`Failed: ${state.failure.code}: ${state.failure.message}`);
-  lines.push(`See the whole trace with: leash show ${state.runId} --db ${db}`);
+  lines.push(`See the whole trace with: leash show ${state.runId} ${dbArgs}`);
   return lines;
 }
 
@@ -49,15 +49,17 @@ export function resumeCommand(): Command {
         "The module builds the app's agent on the database the CLI names in LEASH_DB (set from --db):",
         '  export const store = new SqliteStore(process.env.LEASH_DB ?? "leash.db");',
         "  export const agent = new Agent({ tools, planner, policy, store, audit: store });",
-        "The CLI closes `store` (or calls an exported `close()`) when done. For a TypeScript module, run",
-        "leash under tsx: node --import tsx node_modules/leash/dist/cli/main.js resume RUN --agent app.ts",
+        "On PostgreSQL (--db postgres://... --schema S), LEASH_DB and DATABASE_URL hold the URL and",
+        "LEASH_SCHEMA the schema. The CLI closes `store` (or calls an exported `close()`) when done.",
+        "A TypeScript module (.ts, .mts, .cts) is loaded through tsx, which must be installed beside leash.",
       ].join("\n"),
     );
   return withCommonOptions(command).action(async (runId: string, options: ResumeOptions) => {
     // Read first, and without the app: a missing database or an unknown run is reported before the
     // app's module loads (and before anything of the app could create an empty database).
-    const before = await withExistingStore(options.db, (store) => findRun(store, runId, options.db));
-    const loaded = await loadAgent(options.agent, options.db);
+    const location = storeLocation(options);
+    const before = await withExistingStore(location, (store) => findRun(store, runId, location));
+    const loaded = await loadAgent(options.agent, location);
     let state: RunState;
     try {
       state = await loaded.agent.resume(runId);
@@ -67,6 +69,6 @@ export function resumeCommand(): Command {
     if (options.json) return printJson({ state: state.toJSON(), trace: trace(state) });
     // The steps this resume moved: from the one that waited (for a person, or in flight when a process stopped).
     const from = before.steps.findIndex((step) => step.outcome === null);
-    printLines(resumedLines(state, from === -1 ? before.steps.length : from, options.db));
+    printLines(resumedLines(state, from === -1 ? before.steps.length : from, location.args));
   });
 }

@@ -1,10 +1,13 @@
 import { Command, Option } from "commander";
 import { RUN_STATUSES } from "../../index.js";
 import type { RunState, RunStatus } from "../../index.js";
-import { withCommonOptions } from "../common-options.js";
+import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { withExistingStore } from "../open-store.js";
-import { formatTable, printJson, printLines, shorten } from "../print.js";
+import { escapeText } from "../escape-text.js";
+import { unreadableSummary } from "../unreadable-run.js";
+import type { UnreadableSummary } from "../unreadable-run.js";
+import { formatTable, printErrorLines, printJson, printLines, shorten } from "../print.js";
 
 interface RunsOptions extends CommonOptions {
   status?: RunStatus;
@@ -40,23 +43,39 @@ export function runsCommand(): Command {
     .description("list the runs in the store (with --status awaiting_approval: the inbox of work waiting for a person)")
     .addOption(new Option("--status <status>", "only the runs of this status").choices(RUN_STATUSES));
   return withCommonOptions(command).action(async (options: RunsOptions) => {
-    const states = await withExistingStore(options.db, (store) =>
-      store.list(options.status === undefined ? {} : { status: options.status }),
+    const location = storeLocation(options);
+    const unreadable: UnreadableSummary[] = [];
+    // One run whose state cannot be read must not hide the others: it is named on stderr instead.
+    const states = await withExistingStore(location, (store) =>
+      store.list({
+        ...(options.status === undefined ? {} : { status: options.status }),
+        onUnreadable: ({ runId, error }) => unreadable.push(unreadableSummary(runId, error)),
+      }),
+    );
+    printErrorLines(
+      unreadable.map(
+        (run) => `leash: run ${run.runId} cannot be read, so it is not listed: ${run.message} (${run.code})`,
+      ),
     );
     const runs = states.map(summaryOf);
-    if (options.json) return printJson({ db: options.db, status: options.status ?? null, runs });
+    if (options.json) return printJson({ db: location.label, status: options.status ?? null, runs, unreadable });
     if (runs.length === 0) {
       return printLines([
-        options.status === undefined ? `No runs in ${options.db}.` : `No run is ${options.status} in ${options.db}.`,
+        options.status === undefined
+          ? `No runs in ${location.label}.`
+          : `No run is ${options.status} in ${location.label}.`,
       ]);
     }
-    const rows = runs.map((run) => [
-      run.runId,
-      run.status,
-      run.skill === null ? shorten(run.goal, 48) : `${run.skill}: ${shorten(run.goal, 36)}`,
-      String(run.steps),
-      run.updatedAt,
-    ]);
+    // Escaped before the columns are measured, so that an escape's width keeps the table aligned.
+    const rows = runs.map((run) =>
+      [
+        run.runId,
+        run.status,
+        run.skill === null ? shorten(run.goal, 48) : `${run.skill}: ${shorten(run.goal, 36)}`,
+        String(run.steps),
+        run.updatedAt,
+      ].map(escapeText),
+    );
     printLines(formatTable([["RUN", "STATUS", "SKILL / GOAL", "STEPS", "UPDATED"], ...rows]));
     if (options.status === "awaiting_approval") {
       printLines([

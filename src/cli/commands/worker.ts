@@ -1,15 +1,14 @@
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { Command } from "commander";
 import type { RunStore } from "../../index.js";
 import { runWorker, Worker } from "../../worker/index.js";
 import type { WorkerLogger, WorkerOptions } from "../../worker/index.js";
 import { CliError } from "../cli-error.js";
-import { withCommonOptions } from "../common-options.js";
+import { storeLocation, withCommonOptions } from "../common-options.js";
+import type { StoreLocation } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
-import { loadAgent } from "../load-agent.js";
+import { importAgentModule, loadAgent } from "../load-agent.js";
 import { withExistingStore } from "../open-store.js";
-import { printJson, printLines } from "../print.js";
+import { printErrorLines, printJson, printJsonLine, printLines } from "../print.js";
 import { oneLine } from "../report-error.js";
 import { integerOption } from "./bench-corpus.js";
 
@@ -51,7 +50,7 @@ function isRunStore(value: unknown): value is RunStore {
  * because the agent commits each state and its records through its own store.
  */
 async function exportedStore(path: string): Promise<RunStore> {
-  const module = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
+  const module = await importAgentModule(path);
   const store: unknown = await module.store;
   if (!isRunStore(store)) {
     throw new CliError(
@@ -68,7 +67,7 @@ async function exportedStore(path: string): Promise<RunStore> {
  * stdout; everything else it says is progress or trouble with one run, one line each on stderr.
  */
 function workerLogger(onResumed: (run: ResumedRun) => void): WorkerLogger {
-  const say = (message: string): void => void process.stderr.write(`leash worker: ${oneLine(message)}\n`);
+  const say = (message: string): void => printErrorLines([`leash worker: ${oneLine(message)}`]);
   return {
     info: (message, details) => {
       const runId = details?.runId;
@@ -87,11 +86,6 @@ function plural(count: number): string {
 
 function runLine(run: ResumedRun): string {
   return `Resumed run ${run.runId}: ${run.status}.`;
-}
-
-/** One JSON document on one line: a long-running worker's `--json` output is a stream of them. */
-function printJsonLine(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
 /** `--once`: one pass over the store; a SIGTERM or SIGINT during it lets the run in hand finish. */
@@ -118,7 +112,7 @@ async function onePass(parts: WorkerParts, options: WorkerCommandOptions): Promi
 }
 
 /** Without `--once`: polls until SIGTERM or SIGINT, then finishes the run in hand and prints a summary. */
-async function untilStopped(parts: WorkerParts, options: WorkerCommandOptions): Promise<void> {
+async function untilStopped(parts: WorkerParts, options: WorkerCommandOptions, where: string): Promise<void> {
   let resumed = 0;
   const logger = workerLogger((run) => {
     resumed++;
@@ -128,7 +122,6 @@ async function untilStopped(parts: WorkerParts, options: WorkerCommandOptions): 
   const running = runWorker({ ...parts, pollMs: options.pollMs, logger });
   // runWorker installs its signal handlers before its first await, so from here on a SIGTERM is a
   // clean stop: only now does the worker say it is ready, and a supervisor (or a test) may wait for it.
-  const where = options.databaseUrl === undefined ? options.db : "the PostgreSQL database of --database-url";
   if (options.json) printJsonLine({ event: "started", pollMs: options.pollMs });
   else
     printLines([
@@ -153,7 +146,7 @@ export function workerCommand(): Command {
     .requiredOption("--agent <path>", "the app's module that exports `agent` and the `store` it was built with")
     .option(
       "--database-url <url>",
-      "a PostgreSQL database, set as DATABASE_URL for the module to build its store on (instead of --db)",
+      "a PostgreSQL database, set as DATABASE_URL for the module to build its store on (older form of --db URL)",
     )
     .option("--poll-ms <n>", "how long to wait between passes that found nothing", integerOption(1), DEFAULT_POLL_MS)
     .option("--once", "take one pass, print how many runs it resumed, and exit")
@@ -163,30 +156,39 @@ export function workerCommand(): Command {
         "",
         "The module exports the app's agent and its store, built on the database the CLI names:",
         '  export const store = new SqliteStore(process.env.LEASH_DB ?? "leash.db");   // LEASH_DB is set from --db',
-        '  // or: new PostgresStore({ connectionString: process.env.DATABASE_URL ?? "" }) // set from --database-url',
+        "  // or, with --db postgres://... --schema S (DATABASE_URL and LEASH_SCHEMA are set from them):",
+        '  // new PostgresStore({ connectionString: process.env.DATABASE_URL ?? "", schema: process.env.LEASH_SCHEMA })',
         "  export const agent = new Agent({ tools, planner, policy, store, audit: store });",
         "The worker uses that same store object. It prints one line per run it resumes and a summary when",
         "it stops; with --json, one JSON document per line (started, resumed, stopped), or one document with",
-        "--once. For a TypeScript module, run leash under tsx, as for leash resume.",
+        "--once. A TypeScript module is loaded through tsx, which must be installed beside leash.",
       ].join("\n"),
     );
   return withCommonOptions(command).action(async (options: WorkerCommandOptions) => {
+    let location: StoreLocation;
+    let where: string;
     if (options.databaseUrl !== undefined) {
+      // The older spelling of `--db postgres://...`: the module is told the URL and finds its schema itself.
       if (options.databaseUrl.trim() === "")
         throw new CliError("invalid_option", "Expected --database-url to be a PostgreSQL connection string.");
-      process.env.DATABASE_URL = options.databaseUrl;
+      if (options.db !== undefined)
+        throw new CliError("invalid_option", "Give either --db or --database-url, not both.");
+      location = storeLocation({ ...options, db: options.databaseUrl });
+      where = "the PostgreSQL database of --database-url";
     } else {
+      location = storeLocation(options);
       // Checked before the app's module loads, which would create an empty database at a mistyped
-      // path and leave the worker polling it for ever.
-      await withExistingStore(options.db, () => Promise.resolve());
+      // place and leave the worker polling it for ever.
+      await withExistingStore(location, () => Promise.resolve());
+      where = location.label;
     }
-    const loaded = await loadAgent(options.agent, options.db);
+    const loaded = await loadAgent(options.agent, location);
     try {
       // The app's agent is duck-typed (it may come from the app's own copy of leash); its `resume`
       // takes a copy of a run's state as well as an id, which is what the worker gives it.
       const parts: WorkerParts = { agent: loaded.agent, store: await exportedStore(options.agent) };
       if (options.once === true) await onePass(parts, options);
-      else await untilStopped(parts, options);
+      else await untilStopped(parts, options, where);
     } finally {
       await loaded.close();
     }

@@ -4,6 +4,7 @@ import { SqliteStore } from "../../stores/sqlite/index.js";
 import { answerRun } from "../answer-run.js";
 import { checkRunTrail } from "../check-trail.js";
 import { CliError, EXIT_FAILURE } from "../cli-error.js";
+import { storeLocation } from "../common-options.js";
 import { formatTable, shortJson } from "../print.js";
 import type { TrailProblem } from "../verify/trail-report.js";
 import { verifyStore } from "../verify/verify-store.js";
@@ -101,7 +102,7 @@ export async function runDemo(db: string, tell: Tell): Promise<DemoResult> {
   tell("");
   tell(`3. Noor approves from the command line: leash approve ${runId} --as ${NOOR} --db ${db}`);
   await withStore(db, (store) =>
-    answerRun(store, runId, { granted: true, approver: NOOR, note: "Worn pads; go ahead." }, db),
+    answerRun(store, runId, { granted: true, approver: NOOR, note: "Worn pads; go ahead." }, storeLocation({ db })),
   );
   tell(`   The approval is recorded in the file, as ${NOOR}. No tool ran: approve only records the answer.`);
 

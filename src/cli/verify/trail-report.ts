@@ -1,13 +1,15 @@
 import type { AuditHead, AuditProblem } from "../../index.js";
 
 /**
- * A problem of a trail as `leash verify` reports it: one of `verifyAudit`'s, or a line of a JSONL file
- * that could not be read at all (`torn`: the last line cut short by a crash; `corrupt`: any other).
+ * A problem of a trail as `leash verify` reports it: one of `verifyAudit`'s, a line of a JSONL file
+ * that could not be read at all (`torn`: the last line cut short by a crash; `corrupt`: any other), a
+ * stored run whose state cannot be read (`unreadable_state`), or a file that holds no trail at all
+ * (`not_a_trail`: empty, or no line of it a record).
  */
 export interface TrailProblem {
   run: string | null;
   seq: number | null;
-  problem: AuditProblem["problem"] | "torn" | "corrupt";
+  problem: AuditProblem["problem"] | "torn" | "corrupt" | "unreadable_state" | "not_a_trail";
   message: string;
   /** The line of the JSONL file, for `torn` and `corrupt`. */
   line?: number;
@@ -16,7 +18,7 @@ export interface TrailProblem {
 /** What `leash verify` found in a trail. */
 export interface TrailReport {
   path: string;
-  kind: "jsonl" | "sqlite";
+  kind: "jsonl" | "sqlite" | "postgres";
   records: number;
   runs: number;
   /** The heads the trail was checked against, by run: states' `auditHead`s and `--head`. */
@@ -30,7 +32,7 @@ function plural(count: number, noun: string): string {
 
 /** The lines `leash verify` prints: what was checked, then every problem (run, seq, problem). */
 export function reportLines(report: TrailReport): string[] {
-  const what = report.kind === "sqlite" ? "the trail of the store" : "the JSONL trail";
+  const what = report.kind === "jsonl" ? "the JSONL trail" : "the trail of the store";
   const heads = Object.keys(report.heads).length;
   const against = heads === 0 ? "" : `, against ${plural(heads, "head")} kept outside the chain`;
   const lines = [

@@ -41,11 +41,19 @@ function readLeniently(path: string): LenientTrail {
   return { values, problems };
 }
 
-/** Verifies a JSONL audit trail: every run's chain, and the head given with `--head`, if any. */
-export function verifyJsonl(path: string, head: string | undefined, run: string | undefined): TrailReport {
+/** What a JSONL trail holds: its records (or what was read of them) and the lines that could not be read. */
+export interface ReadTrail {
+  records: readonly AuditRecord[];
+  problems: TrailProblem[];
+}
+
+/**
+ * Reads a JSONL trail as far as it can be read: every record, and every line that is not one named as
+ * a problem. A missing file is `trail_not_found`.
+ */
+export function readTrail(path: string): ReadTrail {
   let records: readonly AuditRecord[];
   const problems: TrailProblem[] = [];
-  let unread: TrailProblem | null = null;
   try {
     records = readAudit(path);
   } catch (error) {
@@ -54,7 +62,7 @@ export function verifyJsonl(path: string, head: string | undefined, run: string 
     const lenient = readLeniently(path);
     problems.push(...lenient.problems);
     const line = typeof error.details.line === "number" ? error.details.line : undefined;
-    unread = {
+    const unread: TrailProblem = {
       run: null,
       seq: null,
       problem: error.code === "audit_torn" ? "torn" : "corrupt",
@@ -63,14 +71,30 @@ export function verifyJsonl(path: string, head: string | undefined, run: string 
     };
     // verifyAudit checks every item itself and reports what is not a record as `malformed`; it never throws.
     records = lenient.values as AuditRecord[];
+    // readAudit refused the file, so something is wrong even when the lenient reading found nothing
+    // (a line that is not valid UTF-8): its own words say what.
+    if (problems.length === 0) problems.push(unread);
   }
+  return { records, problems };
+}
+
+/** Verifies a JSONL audit trail: every run's chain, and the head given with `--head`, if any. */
+export function verifyJsonl(path: string, head: string | undefined, run: string | undefined): TrailReport {
+  const { records, problems } = readTrail(path);
   const runs = [
     ...new Set(records.map((record) => (typeof record === "object" && record !== null ? String(record.run) : ""))),
   ].filter((name) => name !== "");
   const heads = headsWith({}, runs, head, run);
   problems.push(...verifyAudit(records, { heads }));
-  // readAudit refused the file, so something is wrong even when the lenient reading found nothing
-  // (a line that is not valid UTF-8): its own words say what.
-  if (problems.length === 0 && unread !== null) problems.push(unread);
+  // An empty file, or one in which no line is a run's record, holds no trail: it must not pass as
+  // one that verifies (an empty trail has no chain to break).
+  if (runs.length === 0) {
+    problems.push({
+      run: null,
+      seq: null,
+      problem: "not_a_trail",
+      message: `${path} holds no audit record: it is empty, or not a leash trail.`,
+    });
+  }
   return { path, kind: "jsonl", records: records.length, runs: runs.length, heads, problems };
 }

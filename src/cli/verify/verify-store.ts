@@ -1,6 +1,7 @@
 import { isLeashError, verifyAudit } from "../../index.js";
 import type { AuditHead, AuditRecord } from "../../index.js";
-import type { SqliteStore } from "../../stores/sqlite/index.js";
+import type { CliStore } from "../open-store.js";
+import { unreadableSummary } from "../unreadable-run.js";
 import { headsWith } from "./parse-head.js";
 import type { TrailProblem, TrailReport } from "./trail-report.js";
 
@@ -21,7 +22,7 @@ function unreadable(error: unknown, runId: string | null): TrailProblem | null {
  * the runs are then read one by one, and only the run with the bad row is reported unread.
  */
 async function readTrail(
-  store: SqliteStore,
+  store: CliStore,
   runIds: readonly string[],
 ): Promise<{ records: AuditRecord[]; problems: TrailProblem[] }> {
   try {
@@ -48,23 +49,43 @@ async function readTrail(
  * state's `auditHead` (a trail cut after its last record shows only so), plus `--head` if given.
  */
 export async function verifyStore(
-  store: SqliteStore,
+  store: CliStore,
   path: string,
   head: string | undefined,
   run: string | undefined,
+  kind: TrailReport["kind"] = "sqlite",
 ): Promise<TrailReport> {
-  const states = await store.list();
+  // A run whose saved state cannot be read is a problem of the store, named, not a reason to stop:
+  // the other runs are verified all the same.
+  const unreadableRuns: TrailProblem[] = [];
+  const states = await store.list({
+    onUnreadable: ({ runId, error }) => {
+      const { code, message } = unreadableSummary(runId, error);
+      unreadableRuns.push({
+        run: runId,
+        seq: null,
+        problem: "unreadable_state",
+        message: `The saved state of run ${runId} cannot be read (${code}): ${message}`,
+      });
+    },
+  });
   const stateHeads: Record<string, AuditHead> = {};
   for (const state of states) if (state.auditHead !== null) stateHeads[state.runId] = state.auditHead;
   const { records, problems } = await readTrail(
     store,
     states.map((state) => state.runId),
   );
-  const runs = [...new Set([...records.map((record) => record.run), ...states.map((state) => state.runId)])];
+  const runs = [
+    ...new Set([
+      ...records.map((record) => record.run),
+      ...states.map((state) => state.runId),
+      ...unreadableRuns.map((problem) => problem.run as string),
+    ]),
+  ];
   const heads = headsWith(stateHeads, runs, head, run);
   // A run whose rows could not be read was reported already; checking its head too would report it twice.
   const unread = new Set(problems.map((problem) => problem.run));
   const checked = Object.fromEntries(Object.entries(heads).filter(([runId]) => !unread.has(runId)));
-  problems.push(...verifyAudit(records, { heads: checked }));
-  return { path, kind: "sqlite", records: records.length, runs: runs.length, heads, problems };
+  problems.push(...verifyAudit(records, { heads: checked }), ...unreadableRuns);
+  return { path, kind, records: records.length, runs: runs.length, heads, problems };
 }
