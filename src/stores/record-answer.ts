@@ -12,21 +12,33 @@ const MAX_ATTEMPTS = 100;
 
 function checkOrigin(origin: unknown): AnswerOrigin | undefined {
   if (origin === undefined) return undefined;
-  const fields = ["via", "user", "host"] as const;
-  if (
-    typeof origin !== "object" ||
-    origin === null ||
-    Object.keys(origin).some((key) => !(fields as readonly string[]).includes(key)) ||
-    fields.some((field) => typeof (origin as Record<string, unknown>)[field] !== "string")
-  ) {
+  const fail = (): never => {
     throw new LeashError("invalid_option", "Expected `origin` to be `{ via, user, host }`, three strings.");
+  };
+  if (typeof origin !== "object" || origin === null) return fail();
+  // Each field is read once into a plain object and only the copy is checked and kept: a getter
+  // cannot show the check one value and the record another.
+  let keys: string[];
+  let copy: Record<string, unknown>;
+  try {
+    keys = Object.keys(origin);
+    copy = {
+      via: (origin as AnswerOrigin).via,
+      user: (origin as AnswerOrigin).user,
+      host: (origin as AnswerOrigin).host,
+    };
+  } catch {
+    return fail();
   }
-  const { via, user, host } = origin as AnswerOrigin;
+  if (keys.some((key) => key !== "via" && key !== "user" && key !== "host")) return fail();
+  const { via, user, host } = copy;
+  if (typeof via !== "string" || typeof user !== "string" || typeof host !== "string") return fail();
+  toJson({ via, user, host }, "the origin of an answer");
   return { via, user, host };
 }
 
 function checkApproval(approval: unknown): Approval {
-  if (approval instanceof Approval) return approval;
+  // Rebuilt from its fields even when it is an Approval: a Proxy passes `instanceof`.
   return Approval.fromJSON(approval);
 }
 

@@ -339,15 +339,26 @@ export function agentContract(makeStore: MakeStore): void {
         const paused = await agent.run("save", { runId });
         const before = await store.load(runId);
         const trail = await store.read(runId);
+        // The approval itself refuses such text when it is made, before any store sees it.
         await assert.rejects(
-          store.answer(runId, Approval.deny(paused.pending!.digest, "allen", "no \ud800")),
+          async () => store.answer(runId, Approval.deny(paused.pending!.digest, "allen", "no \ud800")),
+          refusedWith("not_json"),
+        );
+        await assert.rejects(
+          store.answer(runId, {
+            digest: paused.pending!.digest,
+            granted: false,
+            approver: "allen",
+            note: "no \ud800",
+          } as never),
           refusedWith("not_json"),
         );
         assert.deepEqual((await store.load(runId))?.toJSON(), before?.toJSON());
         assert.deepEqual(await store.read(runId), trail);
         // Given to resume itself, it is refused before the claim: the run still awaits its answer.
         await assert.rejects(
-          agent.resume(runId, { approvals: [Approval.grant(paused.pending!.digest, "allen", "ok \udfff")] }),
+          async () =>
+            agent.resume(runId, { approvals: [Approval.grant(paused.pending!.digest, "allen", "ok \udfff")] }),
           refusedWith("not_json"),
         );
         assert.equal((await store.load(runId))?.revision, before?.revision);
