@@ -1,6 +1,7 @@
 /**
- * The overhead benchmark: what bounding and auditing cost per step, beside the peers and the bare
- * loop. Prints the Markdown tables (or the JSON with --json) and writes both to bench/results/ (not
+ * The overhead benchmark with the peers: what bounding and auditing cost per step, beside the
+ * frameworks a user would pick instead (bench/peers/, which need this repository's dev dependencies)
+ * and the bare loop; the shipped `leash bench overhead` is the same without the peers. Prints the Markdown tables (or the JSON with --json) and writes both to bench/results/ (not
  * with --no-save). Exits 0 whether or not the targets are met: the tables say which were missed.
  *
  *   npx tsx bench/overhead.ts [--quick] [--steps 10,100,1000] [--runs 7] [--scenarios leash-memory,bare-loop] [--json] [--no-save]
@@ -9,6 +10,7 @@ import { parseArgs } from "node:util";
 import { formatOverheadTable, runOverheadBenchmark } from "../src/bench/index.js";
 import type { OverheadBenchmarkOptions } from "../src/bench/index.js";
 import { progressReporter } from "../src/cli/progress-reporter.js";
+import { peerScenarios } from "./peers/index.js";
 import { writeResults } from "./results-file.js";
 
 const { values } = parseArgs({
@@ -27,7 +29,7 @@ const list = (text: string): string[] =>
     .split(",")
     .map((item) => item.trim())
     .filter((item) => item !== "");
-const options: OverheadBenchmarkOptions = { quick: values.quick };
+const options: OverheadBenchmarkOptions = { quick: values.quick, peers: peerScenarios() };
 if (values.steps !== undefined) options.steps = list(values.steps).map(Number);
 if (values.runs !== undefined) options.runs = Number(values.runs);
 if (values.scenarios !== undefined) options.scenarios = list(values.scenarios);

@@ -13,8 +13,11 @@ import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { parseArgs } from "node:util";
-import type { CpuProfile, ProfileEntry } from "../src/bench/index.js";
-import { machineInfo, measureStepCosts, overheadScenarios, summarizeCpuProfile } from "../src/bench/index.js";
+import { machineInfo, overheadScenarios } from "../src/bench/index.js";
+import { peerScenarios } from "./peers/index.js";
+import type { CpuProfile, ProfileEntry } from "./profile/cpu-profile-summary.js";
+import { summarizeCpuProfile } from "./profile/cpu-profile-summary.js";
+import { measureStepCosts } from "./profile/step-costs.js";
 import { writeResults } from "./results-file.js";
 
 const { values } = parseArgs({
@@ -30,10 +33,10 @@ const steps = Number(values.steps);
 const runs = Number(values.runs);
 const machine = machineInfo();
 
-const scenario = overheadScenarios().find((candidate) => candidate.id === values.scenario);
+const scenario = overheadScenarios(peerScenarios()).find((candidate) => candidate.id === values.scenario);
 if (scenario === undefined)
   throw new Error(
-    `No scenario ${values.scenario}; the scenarios are ${overheadScenarios()
+    `No scenario ${values.scenario}; the scenarios are ${overheadScenarios(peerScenarios())
       .map((item) => item.id)
       .join(", ")}.`,
   );

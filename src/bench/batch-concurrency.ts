@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { FsyncMode } from "../audit/index.js";
+import type { FsyncMode } from "../index.js";
 import { JsonlAuditSink } from "../index.js";
 import { noopAgent } from "./leash-scenarios.js";
 import type { SamplingOptions } from "./measure.js";

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Planner, RunState, Tool } from "../index.js";
 import { Agent, MemoryAuditSink, Policy } from "../index.js";
 import {
@@ -20,7 +21,7 @@ import { DEFAULT_HITS, SearchIndex } from "./search-index.js";
 
 /** Options of {@link runCorpusBenchmark}. */
 export interface CorpusBenchmarkOptions {
-  /** The folder of Markdown to search; default `docs/guide` (from the working directory). */
+  /** The folder of Markdown to search; default {@link defaultCorpus}, leash's own guide. */
   corpus?: string;
   /** How many tasks; default 82 (12 with `quick`). */
   tasks?: number;
@@ -68,6 +69,15 @@ export interface CorpusBenchmarkResult {
   };
 }
 
+/**
+ * The guide that ships with leash (docs/guide beside dist/ in the package, beside src/ in the
+ * repository): the default corpus, found from this module wherever leash is installed, never from
+ * the working directory.
+ */
+export function defaultCorpus(): string {
+  return fileURLToPath(new URL("../../docs/guide", import.meta.url));
+}
+
 /** The default seed of the task sample. */
 export const DEFAULT_CORPUS_SEED = 20260101;
 /** The default number of tasks, as in the seed. */
@@ -84,11 +94,11 @@ function positiveInteger(value: number, name: string): number {
  * safety checks (chains verified, every call audited, denied without the scope, paused before a write).
  *
  * @example
- * const result = await runCorpusBenchmark({ corpus: "docs/guide", onProgress: (done, total) => bar.update(done) });
+ * const result = await runCorpusBenchmark({ onProgress: (done, total) => bar.update(done) });
  * console.log(formatCorpusTable(result));
  */
 export async function runCorpusBenchmark(options: CorpusBenchmarkOptions = {}): Promise<CorpusBenchmarkResult> {
-  const folder = resolve(options.corpus ?? "docs/guide");
+  const folder = resolve(options.corpus ?? defaultCorpus());
   const taskCount = positiveInteger(options.tasks ?? (options.quick === true ? 12 : DEFAULT_CORPUS_TASKS), "tasks");
   const seed = options.seed ?? DEFAULT_CORPUS_SEED;
   if (!Number.isSafeInteger(seed)) throw new RangeError("Expected `seed` to be an integer.");
@@ -165,7 +175,7 @@ export async function runCorpusBenchmark(options: CorpusBenchmarkOptions = {}): 
   const oneShot = rows.find((row) => row.name === "one_shot");
   return {
     corpus: {
-      path: options.corpus ?? "docs/guide",
+      path: options.corpus ?? folder,
       files: files.length,
       chunks: chunks.length,
       tasks: tasks.length,

@@ -1,9 +1,11 @@
 /**
  * The benchmarks behind `leash bench corpus` and `leash bench overhead`: library functions that return
  * result objects (the `--json` shapes) and format them as Markdown, reporting progress through a
- * callback so that the caller decides how to show it.
+ * callback so that the caller decides how to show it. They ship with the package and use leash through
+ * its public API only (the core, and `leash/sqlite` for the SQLite rows), so that they work wherever
+ * leash is installed; the comparisons with other frameworks are this repository's bench/, run with tsx.
  */
-export { runCorpusBenchmark, DEFAULT_CORPUS_SEED, DEFAULT_CORPUS_TASKS } from "./corpus-benchmark.js";
+export { runCorpusBenchmark, defaultCorpus, DEFAULT_CORPUS_SEED, DEFAULT_CORPUS_TASKS } from "./corpus-benchmark.js";
 export type { CorpusBenchmarkOptions, CorpusBenchmarkResult, CorpusPlannerResult } from "./corpus-benchmark.js";
 export { formatCorpusTable, corpusChecksPassed } from "./corpus-table.js";
 export { runOverheadBenchmark, overheadScenarios } from "./overhead-benchmark.js";
@@ -16,11 +18,8 @@ export type {
 } from "./overhead-benchmark.js";
 export type { OverheadTarget } from "./overhead-targets.js";
 export { formatOverheadTable } from "./overhead-table.js";
-export { measureStepCosts } from "./step-costs.js";
 export { noopAgent, noopTool } from "./leash-scenarios.js";
-export type { StepCost, StepCostBreakdown } from "./step-costs.js";
-export { summarizeCpuProfile } from "./cpu-profile-summary.js";
-export type { CpuProfile, ProfileEntry, ProfileSummary } from "./cpu-profile-summary.js";
+export type { Scenario, ScenarioCell } from "./scenario.js";
 export { machineInfo, describeMachine } from "./machine-info.js";
 export type { MachineInfo } from "./machine-info.js";
 export type { ProgressCallback } from "./progress.js";

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { AuditSink, RunStore, Tool } from "../index.js";
 import { Agent, Decision, JsonlAuditSink, MemoryAuditSink, tool } from "../index.js";
-import type { FsyncMode } from "../audit/index.js";
+import type { FsyncMode } from "../index.js";
 import type { Scenario, ScenarioCell } from "./scenario.js";
 import { loadModule } from "./scenario.js";
 

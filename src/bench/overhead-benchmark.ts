@@ -10,9 +10,6 @@ import type { SamplingOptions } from "./measure.js";
 import { sampleCell } from "./measure.js";
 import type { OverheadTarget } from "./overhead-targets.js";
 import { overheadTargets, perStepOf } from "./overhead-targets.js";
-import { aiSdkPeer } from "./peer-ai-sdk.js";
-import { langGraphPeer } from "./peer-langgraph.js";
-import { openaiAgentsPeer } from "./peer-openai-agents.js";
 import type { ProgressCallback } from "./progress.js";
 import { noProgress } from "./progress.js";
 import type { Scenario } from "./scenario.js";
@@ -47,6 +44,12 @@ export interface OverheadBenchmarkOptions {
    * the largest N + 10, since the count grows with the run (WAL checkpoints of an ever larger state).
    */
   fsyncSteps?: [number, number];
+  /**
+   * Scenarios of other frameworks to measure beside leash (group `peer`), after leash's rows. None by
+   * default: the shipped `leash bench overhead` measures leash alone; this repository's
+   * bench/overhead.ts adds the peers, which need its dev dependencies.
+   */
+  peers?: Scenario[];
   /** Only the scenarios with these ids (`bare-loop`, `leash-memory`, `openai-agents`, ...). */
   scenarios?: string[];
   /** Small sizes and few runs, for tests: the structure and the checks, not the timings. */
@@ -113,9 +116,9 @@ export interface OverheadBenchmarkResult {
   durationMs: number;
 }
 
-/** Every scenario, in table order: the floor, leash's sinks and store, the peers. */
-export function overheadScenarios(): Scenario[] {
-  return [bareLoop, ...leashScenarios(), openaiAgentsPeer, aiSdkPeer, langGraphPeer];
+/** Every scenario, in table order: the floor, leash's sinks and store, then the peers given. */
+export function overheadScenarios(peers: readonly Scenario[] = []): Scenario[] {
+  return [bareLoop, ...leashScenarios(), ...peers];
 }
 
 // A run expected to take longer than this warms itself up: it gets no untimed run before it.
@@ -123,8 +126,8 @@ const SELF_WARMING_MS = 1000;
 
 /**
  * What bounding and auditing cost per step, side by side: N no-op tool calls through leash (memory
- * sink, JSONL sink in each fsync mode, SQLite store), through the peers a user would pick instead
- * (each with its own scripted model), and through a bare loop (the floor); then 32 concurrent runs with
+ * sink, JSONL sink in each fsync mode, SQLite store), through the peers given (each with its own
+ * scripted model), and through a bare loop (the floor); then 32 concurrent runs with
  * fsync `batch` against `none`, `verifyAudit`'s throughput beside canonicalization + SHA-256, and the
  * SQLite store's fsyncs per step. Medians of several timed runs after warm-up.
  *
@@ -152,7 +155,7 @@ export async function runOverheadBenchmark(options: OverheadBenchmarkOptions = {
   const verifyRecords = options.verifyRecords ?? (quick ? 300 : 30_000);
   const fsyncSteps = options.fsyncSteps ?? (quick ? [2, 12] : [10, (steps.at(-1) as number) + 10]);
   const onProgress = options.onProgress ?? noProgress;
-  const scenarios = overheadScenarios().filter(
+  const scenarios = overheadScenarios(options.peers).filter(
     (scenario) => options.scenarios === undefined || options.scenarios.includes(scenario.id),
   );
   const workspace = options.workspace ?? mkdtempSync(join(tmpdir(), "leash-bench-"));

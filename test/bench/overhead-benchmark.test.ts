@@ -2,11 +2,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { formatOverheadTable, overheadScenarios, runOverheadBenchmark } from "../../src/bench/index.js";
 import { loadModule, ScenarioUnavailable } from "../../src/bench/scenario.js";
+import { peerScenarios } from "../../bench/peers/index.js";
 
-test("the quick overhead benchmark measures every scenario at every size and reports the targets", async () => {
+test("the quick overhead benchmark with the peers measures every scenario at every size and reports the targets", async () => {
   const labels: string[] = [];
   const result = await runOverheadBenchmark({
     quick: true,
+    peers: peerScenarios(),
     steps: [3, 6],
     onProgress: (_done, _total, label) => labels.push(label),
   });
@@ -78,5 +80,16 @@ test("a scenario whose module cannot be loaded is skipped, not failed", async ()
     result.rows.map((row) => row.id),
     ["bare-loop", "leash-memory"],
   );
-  assert.equal(overheadScenarios().length, 9);
+  assert.equal(overheadScenarios().length, 6);
+  assert.equal(overheadScenarios(peerScenarios()).length, 9);
+});
+
+test("without peers given, the overhead benchmark measures leash and the floor alone", async () => {
+  const result = await runOverheadBenchmark({ quick: true, steps: [2], scenarios: ["bare-loop", "leash-memory"] });
+  assert.ok(result.rows.every((row) => row.group !== "peer" && row.skipped === undefined));
+  assert.deepEqual(
+    result.ratios.map((ratio) => ratio.toPeers),
+    [{}],
+  );
+  assert.doesNotMatch(formatOverheadTable(result), /skipped/);
 });

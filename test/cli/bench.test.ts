@@ -53,11 +53,28 @@ test("bench corpus refuses a missing corpus and a task count that is not a numbe
   assert.equal(errorLine(tasks).code, "usage");
 });
 
-test("bench overhead --quick --json prints one JSON document", (t) => {
+test("bench corpus without --corpus reads the guide shipped with leash, from any folder", (t) => {
+  const folder = tempFolder();
+  t.after(folder.remove);
+  const result = leash(["bench", "corpus", "--tasks", "3", "--json"], { cwd: folder.path });
+  assert.equal(result.status, 0, result.stderr);
+  const parsed = JSON.parse(result.stdout) as { corpus: { path: string; files: number; tasks: number } };
+  assert.equal(parsed.corpus.tasks, 3);
+  assert.ok(parsed.corpus.files >= 10, `the guide has its ten pages and more, not ${parsed.corpus.files}`);
+  assert.match(parsed.corpus.path, /[\\/]docs[\\/]guide$/);
+  assert.ok(!parsed.corpus.path.startsWith(folder.path), "the corpus is the package's, not the working folder's");
+});
+
+test("bench overhead --quick --json measures leash alone: every row ran, none is another framework", (t) => {
   const folder = tempFolder();
   t.after(folder.remove);
   const result = leash(["bench", "overhead", "--quick", "--json"], { cwd: folder.path });
   assert.equal(result.status, 0, result.stderr);
-  const parsed = JSON.parse(result.stdout) as { rows: { id: string }[] };
+  const parsed = JSON.parse(result.stdout) as { rows: { id: string; group: string; skipped?: string }[] };
   assert.ok(parsed.rows.some((row) => row.id === "bare-loop"));
+  assert.ok(parsed.rows.some((row) => row.id === "leash-sqlite"));
+  for (const row of parsed.rows) {
+    assert.notEqual(row.group, "peer", `${row.id} is a peer framework, which an install does not have`);
+    assert.equal(row.skipped, undefined, `${row.id} was skipped: ${row.skipped}`);
+  }
 });

@@ -7,9 +7,6 @@ import type { CommonOptions } from "../common-options.js";
 import { printJson } from "../print.js";
 import { progressReporter } from "../progress-reporter.js";
 
-/** The corpus the benchmark reads unless given `--corpus`: the guide, in the repository. */
-const DEFAULT_CORPUS = "docs/guide";
-
 interface BenchCorpusOptions extends CommonOptions {
   corpus?: string;
   seed?: number;
@@ -35,18 +32,19 @@ export function integerOption(minimum: number): (value: string) => number {
 export function benchCorpusCommand(): Command {
   const command = new Command("corpus")
     .description("the corpus benchmark: planners' success and cost on a Markdown corpus, and the safety checks")
-    .option("--corpus <dir>", `the folder of Markdown to search (default: ${DEFAULT_CORPUS})`)
+    .option("--corpus <dir>", "the folder of Markdown to search (default: the guide shipped with leash)")
     .option("--seed <n>", "the seed of the task sample", integerOption(Number.MIN_SAFE_INTEGER))
     .option("--tasks <n>", "how many tasks", integerOption(1));
   return withCommonOptions(command).action(async (options: BenchCorpusOptions) => {
-    const corpus = options.corpus ?? DEFAULT_CORPUS;
+    // Loaded here, not at the top: only this command needs the benchmarks and their search index.
+    const { corpusChecksPassed, defaultCorpus, formatCorpusTable, runCorpusBenchmark } =
+      await import("../../bench/index.js");
+    const corpus = options.corpus ?? defaultCorpus();
     if (!isFolder(corpus))
       throw new CliError(
         "corpus_not_found",
         `There is no corpus folder ${corpus}; give a folder of Markdown with --corpus DIR.`,
       );
-    // Loaded here, not at the top: the benchmarks pull in peer libraries that no other command needs.
-    const { corpusChecksPassed, formatCorpusTable, runCorpusBenchmark } = await import("../../bench/index.js");
     const progress = progressReporter("bench corpus");
     const benchmark: CorpusBenchmarkOptions = { corpus, onProgress: progress.onProgress };
     if (options.seed !== undefined) benchmark.seed = options.seed;

@@ -9,15 +9,16 @@ interface BenchOverheadOptions extends CommonOptions {
 }
 
 /**
- * `leash bench overhead [--quick]`: what bounding and auditing cost per step, beside a bare loop and
- * the peers. The Markdown table goes to stdout, progress to stderr.
+ * `leash bench overhead [--quick]`: what bounding and auditing cost per step, beside a bare loop. It
+ * measures leash alone, as installed; the comparisons with other frameworks are this repository's
+ * `npx tsx bench/overhead.ts`. The Markdown table goes to stdout, progress to stderr.
  */
 export function benchOverheadCommand(): Command {
   const command = new Command("overhead")
-    .description("the overhead benchmark: time per tool call through leash, a bare loop and peer libraries")
+    .description("the overhead benchmark: time per tool call through leash's sinks and store, beside a bare loop")
     .option("--quick", "small sizes and few runs: the structure and the checks, not the timings");
   return withCommonOptions(command).action(async (options: BenchOverheadOptions) => {
-    // Loaded here, not at the top: the benchmarks pull in peer libraries that no other command needs.
+    // Loaded here, not at the top: only this command needs the benchmarks.
     const { formatOverheadTable, runOverheadBenchmark } = await import("../../bench/index.js");
     const progress = progressReporter("bench overhead");
     let result;

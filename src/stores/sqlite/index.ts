@@ -4,4 +4,4 @@
  */
 export { SqliteStore } from "./sqlite-store.js";
 export type { SqliteStoreOptions } from "./sqlite-store.js";
-export { SQLITE_SCHEMA_VERSION } from "./sqlite-schema.js";
+export { SQLITE_SCHEMA_VERSION } from "./sqlite-schema-version.js";

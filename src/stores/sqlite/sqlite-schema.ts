@@ -1,8 +1,6 @@
 import type { Database } from "better-sqlite3";
 import { LeashError } from "../../errors/index.js";
-
-/** The schema version this leash writes and reads; recorded in the `leash_meta` table. */
-export const SQLITE_SCHEMA_VERSION = 2;
+import { SQLITE_SCHEMA_VERSION } from "./sqlite-schema-version.js";
 
 /**
  * The migrations, in order: entry n takes a database from schema version n to n + 1. A migration is

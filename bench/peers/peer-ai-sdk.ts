@@ -1,6 +1,6 @@
 import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
-import type { Scenario } from "./scenario.js";
-import { loadModule } from "./scenario.js";
+import type { Scenario } from "../../src/bench/scenario.js";
+import { loadModule } from "../../src/bench/scenario.js";
 
 const USAGE = {
   inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },

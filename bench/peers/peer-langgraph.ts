@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
-import type { Scenario } from "./scenario.js";
-import { loadModule } from "./scenario.js";
+import type { Scenario } from "../../src/bench/scenario.js";
+import { loadModule } from "../../src/bench/scenario.js";
 
 /**
  * LangGraph.js: the prebuilt ReAct agent (`createReactAgent`: a StateGraph of a model node and a

@@ -1,12 +1,12 @@
 // This breakdown times the core's own internal functions, one by one, with the inputs of a real step;
 // it reaches below the public API on purpose, to say what each part of a step costs.
-import { makeRecord } from "../audit/audit-record.js";
-import { checkRecords } from "../audit/check-records.js";
-import { parseDecision } from "../decisions/decision.js";
-import type { AuditRecord, Json, RunState } from "../index.js";
-import { Decision, MemoryAuditSink, Toolset } from "../index.js";
-import { digestOfJson, toJson } from "../json/index.js";
-import { noopAgent, noopTool } from "./leash-scenarios.js";
+import { makeRecord } from "../../src/audit/audit-record.js";
+import { checkRecords } from "../../src/audit/check-records.js";
+import { parseDecision } from "../../src/decisions/decision.js";
+import type { AuditRecord, Json, RunState } from "../../src/index.js";
+import { Decision, MemoryAuditSink, Toolset } from "../../src/index.js";
+import { digestOfJson, toJson } from "../../src/json/index.js";
+import { noopAgent, noopTool } from "../../src/bench/leash-scenarios.js";
 
 /** What one operation of a step costs. */
 export interface StepCost {

@@ -1,6 +1,6 @@
 import type { Model, ModelResponse } from "@openai/agents-core";
-import type { Scenario } from "./scenario.js";
-import { loadModule } from "./scenario.js";
+import type { Scenario } from "../../src/bench/scenario.js";
+import { loadModule } from "../../src/bench/scenario.js";
 
 /**
  * `@openai/agents-core`: an Agent with one function tool, run by a `Runner` (tracing off) against a

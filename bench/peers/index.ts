@@ -1,0 +1,15 @@
+/**
+ * The peers of the overhead benchmark: the frameworks a user would pick instead of leash, each making
+ * the same N no-op tool calls with its own scripted model. A development tool of this repository
+ * (they need its dev dependencies), run with tsx by bench/overhead.ts and bench/profile.ts; the
+ * shipped `leash bench overhead` measures leash alone.
+ */
+import type { Scenario } from "../../src/bench/scenario.js";
+import { aiSdkPeer } from "./peer-ai-sdk.js";
+import { langGraphPeer } from "./peer-langgraph.js";
+import { openaiAgentsPeer } from "./peer-openai-agents.js";
+
+/** The peer scenarios, in table order. */
+export function peerScenarios(): Scenario[] {
+  return [openaiAgentsPeer, aiSdkPeer, langGraphPeer];
+}
