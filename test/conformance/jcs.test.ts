@@ -7,8 +7,8 @@ import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
 import { canonicalJson } from "../../src/json/index.js";
 
-// Always `<repo>/../shared`: CI clones the repository elsewhere, with a copy of shared/ beside it.
-const VECTORS = new URL("../../../shared/vectors/jcs/", import.meta.url);
+// In the repository (test/vectors/, with their license and source), so a fresh clone runs them.
+const VECTORS = new URL("../vectors/jcs/", import.meta.url);
 const inputs = readdirSync(fileURLToPath(new URL("input/", VECTORS)))
   .filter((name) => name.endsWith(".json"))
   .sort();

@@ -7,8 +7,8 @@ import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
 import { createSchemaCompiler, type SchemaCompiler } from "../../src/tools/schema-validator.js";
 
-// Always `<repo>/../shared`: CI clones the repository elsewhere, with a copy of shared/ beside it.
-const SUITE = new URL("../../../shared/vectors/json-schema/", import.meta.url);
+// In the repository (test/vectors/, with their license and source), so a fresh clone runs them.
+const SUITE = new URL("../vectors/json-schema/", import.meta.url);
 
 interface SuiteTest {
   description: string;

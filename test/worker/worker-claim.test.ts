@@ -8,7 +8,7 @@ import type { AuditSink, RunStore } from "../../src/index.js";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
 import { Worker } from "../../src/worker/index.js";
 import { workerAgent } from "../fixtures/postgres/worker-agent.js";
-import { approvedRuns, assertEachRanOnce, effectsFolder, recordingLogger } from "./worker-helpers.js";
+import { approvedRuns, assertEachRanOnce, effectsFolder, recordingLogger, until } from "./worker-helpers.js";
 
 type Store = RunStore & AuditSink;
 
@@ -120,8 +120,10 @@ describe("Worker on stores without leases", () => {
       const running = worker.start();
       assert.equal(worker.start(), running, "start is idempotent");
       const runIds = await approvedRuns(agent, store, 3);
-      while ((await store.list({ status: "awaiting_approval" })).length > 0)
-        await new Promise((resolve) => setTimeout(resolve, 5));
+      await until(
+        async () => (await store.list({ status: "completed" })).length === runIds.length,
+        "the worker has completed the three runs",
+      );
       await worker.stop();
       await running;
       await assertEachRanOnce(store, runIds, effects);

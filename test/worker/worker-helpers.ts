@@ -20,6 +20,29 @@ export async function approvedRuns(agent: Agent, store: RunStore, count: number,
   return runIds;
 }
 
+/**
+ * Waits until `condition` holds, asking again every few milliseconds, and fails after a deadline
+ * generous enough for a loaded machine (the wait ends as soon as the condition holds).
+ */
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting until ${what}.`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A promise and the function that resolves it: a test opens a gate when it is ready. */
+export function gate(): { opened: Promise<void>; open: () => void } {
+  let open = (): void => undefined;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
 /** A logger that keeps every line, by level. */
 export function recordingLogger(): WorkerLogger & {
   lines: { level: string; message: string; details?: Readonly<Record<string, unknown>> }[];
