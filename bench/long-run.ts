@@ -2,24 +2,28 @@
  * The long-run benchmark: whether a step costs the same at step 40,000 as at step 1,000, i.e. whether
  * the total cost of a run grows linearly with its steps. One run of the largest N is driven by a
  * planner that reads `state.steps.length` only, through one read tool, with no store (the memory
- * sink) or a MemoryStore, and no approvals. The planner stamps the time at each call, so the time of
+ * sink), a MemoryStore or a SqliteStore on a file (each the run's store and sink), and no approvals. The planner stamps the time at each call, so the time of
  * every step is known; the table gives, at each N, the median over the runs of the median step and of the mean step
  * (garbage collection included) in a window ending at N, each with its ratio to N = 4,000.
  *
- *   npx tsx bench/long-run.ts [--steps 1000,4000,40000] [--runs 5] [--window 500] [--store none|memory] [--json] [--no-save]
+ *   npx tsx bench/long-run.ts [--steps 1000,4000,40000] [--runs 5] [--window 500] [--store none|memory|sqlite] [--json] [--no-save]
  *
  * With `--store memory` the run is kept in a MemoryStore (store and sink) instead of no store; the
- * results are then written as `long-run-memory.md` / `.json`.
+ * results are then written as `long-run-memory.md` / `.json`. With `--store sqlite` it is kept in a
+ * SqliteStore on a file in a fresh temporary folder (WAL, `synchronous=FULL`: every save waits for
+ * fsync), removed afterwards; the results are written as `long-run-sqlite.md` / `.json`.
  *
  * Exits 1 when the step at the largest N costs more than 3 times the step at 4,000 (the target).
  */
-import { writeFileSync, mkdirSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
+import { writeFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { Agent, Decision, MemoryStore, tool } from "../src/index.js";
+import type { AuditSink, RunStore } from "../src/index.js";
+import { SqliteStore } from "../src/stores/sqlite/index.js";
 
 const { values } = parseArgs({
   options: {
@@ -31,7 +35,10 @@ const { values } = parseArgs({
     "no-save": { type: "boolean", default: false },
   },
 });
-if (values.store !== "none" && values.store !== "memory") throw new Error("Expected --store none or memory.");
+const storeKind = values.store;
+if (storeKind !== "none" && storeKind !== "memory" && storeKind !== "sqlite") {
+  throw new Error("Expected --store none, memory or sqlite.");
+}
 const points = values.steps
   .split(",")
   .map(Number)
@@ -49,10 +56,26 @@ const median = (list: number[]): number => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
+/** A fresh store of the kind asked for, and how to remove it, or none. */
+function openStore(): { store?: RunStore & AuditSink; remove: () => Promise<void> } {
+  if (storeKind === "memory") return { store: new MemoryStore(), remove: () => Promise.resolve() };
+  if (storeKind === "none") return { remove: () => Promise.resolve() };
+  const folder = mkdtempSync(join(tmpdir(), "leash-long-run-"));
+  const store = new SqliteStore(join(folder, "runs.db"));
+  return {
+    store,
+    remove: async () => {
+      await store.close();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
 /** One run of `last` steps; gives the time (ms) at which the planner was asked for step i. */
 async function oneRun(): Promise<Float64Array> {
   const stamps = new Float64Array(last + 1);
   const read = tool({ name: "read", execute: () => "page" });
+  const opened = openStore();
   const agent = new Agent({
     tools: [read],
     planner: (state) => {
@@ -61,9 +84,14 @@ async function oneRun(): Promise<Float64Array> {
       return step < last ? Decision.act("read", {}) : Decision.finish(step);
     },
     limits: { maxSteps: last + 1, maxToolCalls: last, maxDurationMs: 3_600_000 },
-    ...(values.store === "memory" ? { store: new MemoryStore() } : {}),
+    ...(opened.store === undefined ? {} : { store: opened.store }),
   });
-  const state = await agent.run("a long run");
+  let state;
+  try {
+    state = await agent.run("a long run");
+  } finally {
+    await opened.remove();
+  }
   if (state.status !== "completed") throw new Error(`The run ended ${state.status}: ${state.failure?.message ?? ""}`);
   return stamps;
 }
@@ -112,9 +140,9 @@ const table = [
   "",
 ].join("\n");
 const command = `npx tsx bench/long-run.ts --steps ${points.join(",")} --runs ${runs} --window ${window} --store ${values.store}`;
-const name = values.store === "memory" ? "long-run-memory" : "long-run";
+const name = storeKind === "none" ? "long-run" : `long-run-${storeKind}`;
 const result = {
-  store: values.store,
+  store: storeKind,
   steps: points,
   runs,
   window,

@@ -6,6 +6,7 @@ import type { Limits, StopReason } from "../limits/limits.js";
 import { lazyCopy } from "./lazy-copy.js";
 import type { FailureCode, Outcome, RunStatus } from "./outcomes.js";
 import { parseRunState } from "./run-state-json.js";
+import { ranOfSteps } from "./ran-of-steps.js";
 import { StateError } from "../errors/index.js";
 
 /** The version of the saved form of a {@link RunState}. */
@@ -197,9 +198,16 @@ export class RunState {
    * as a row of its own and write only the steps that changed. A step whose `outcome` is set never
    * changes again, so a store needs to write only the steps from the first one without an outcome
    * at its last save.
+   *
+   * It leaves out `ran` too, which gets one tool name per call and is rebuilt from the steps by
+   * {@link RunState.fromParts}, so that what a save writes does not grow with the run. (`said` stays:
+   * it grows only when a guard blocks.)
    */
   headerText(): string {
-    return JSON.stringify(this.#shallowJson([]));
+    const json: Omit<RunStateJson, "ran"> & { ran?: string[] } = this.#shallowJson([]);
+    // JSON.stringify leaves out a key whose value is undefined.
+    json.ran = undefined;
+    return JSON.stringify(json);
   }
 
   /** One step's saved form as JSON text. */
@@ -210,18 +218,20 @@ export class RunState {
   }
 
   /**
-   * Rebuilds a state from a header (the saved form with `steps: []`) and its steps' saved forms, as
-   * text or parsed, checking everything as {@link RunState.fromJSON} does.
+   * Rebuilds a state from a header (the saved form with `steps: []`, as {@link RunState.headerText}
+   * gives it) and its steps' saved forms, as text or parsed, checking everything as
+   * {@link RunState.fromJSON} does. A header without `ran` gets it rebuilt from the steps; a header
+   * that has it (written by an older leash) keeps it as written.
    */
   static fromParts(header: unknown, steps: readonly unknown[]): RunState {
     let json: unknown;
     try {
       const parsed: unknown = typeof header === "string" ? JSON.parse(header) : header;
       if (typeof parsed !== "object" || parsed === null) return RunState.fromJSON(parsed);
-      json = {
-        ...parsed,
-        steps: steps.map((step) => (typeof step === "string" ? (JSON.parse(step) as unknown) : step)),
-      };
+      const parsedSteps = steps.map((step) => (typeof step === "string" ? (JSON.parse(step) as unknown) : step));
+      json = Object.hasOwn(parsed, "ran")
+        ? { ...parsed, steps: parsedSteps }
+        : { ...parsed, steps: parsedSteps, ran: ranOfSteps(parsedSteps) };
     } catch (error) {
       if (error instanceof SyntaxError)
         throw new StateError("invalid_state", `A saved run state part is not JSON: ${error.message}`);

@@ -20,15 +20,55 @@ export function checkSaveRevision(state: RunState, options: SaveOptions): void {
   }
 }
 
-/** A stored run: its saved form as JSON text, and what the store compares and filters on. */
+/**
+ * A stored run: its saved form as JSON text in parts (the header, without steps or `ran`, and one text
+ * per step, as the SQL stores keep it), and what the store compares and filters on.
+ */
 interface StoredRun {
   revision: number;
   status: RunStatus;
-  text: string;
+  header: string;
+  steps: string[];
+  /** How many leading steps had an outcome when written: those never change again. */
+  settled: number;
 }
 
-function storedOf(state: RunState): StoredRun {
-  return { revision: state.revision, status: state.status, text: state.toJSONText() };
+/** The length of the leading run of steps that have an outcome, counting on from `known` of them. */
+function settledSteps(state: RunState, known: number): number {
+  const { steps } = state;
+  let count = Math.min(known, steps.length);
+  for (; count < steps.length; count++) {
+    const outcome = steps[count]?.outcome;
+    if (outcome === null || outcome === undefined) break;
+  }
+  return count;
+}
+
+/**
+ * The stored form of `state`, written over `previous` (the run as stored, or none): only the steps
+ * from the first one that had no outcome at the previous save are turned into text again, since a
+ * step whose `outcome` is set never changes (the rule the SQL stores' step rows rely on too), so a
+ * save after step N costs the same at any N. Everything is turned into text before anything of
+ * `previous` is changed, so a state that cannot be written leaves the stored run as it was.
+ */
+function storedOf(state: RunState, previous?: StoredRun): StoredRun {
+  const count = state.steps.length;
+  const keep = previous === undefined || count < previous.steps.length ? 0 : Math.min(previous.settled, count);
+  const header = state.headerText();
+  const texts: string[] = [];
+  for (let index = keep; index < count; index++) texts.push(state.stepText(index));
+  let steps = texts;
+  if (previous !== undefined && keep > 0) {
+    steps = previous.steps;
+    steps.length = keep;
+    for (const text of texts) steps.push(text);
+  }
+  return { revision: state.revision, status: state.status, header, steps, settled: settledSteps(state, keep) };
+}
+
+/** A stored run as a fresh state, checked. */
+function stateOf(stored: StoredRun): RunState {
+  return RunState.fromParts(stored.header, stored.steps);
 }
 
 /**
@@ -37,7 +77,8 @@ function storedOf(state: RunState): StoredRun {
  */
 export class MemoryStore implements RunStore, SyncReadableAuditSink {
   // Kept as JSON text: turning a state into text is its copy in, cheaper than the deep copy of
-  // `toJSON()`, and a save (two per step) is far more frequent than a load, which parses it.
+  // `toJSON()`, and a save (two per step) is far more frequent than a load, which parses it. Kept in
+  // parts, a header and a text per step, so a save writes only what may have changed.
   readonly #states = new Map<string, StoredRun>();
   readonly #trail = new MemoryAuditSink();
   /** The last record of each run's chain, so appends can be checked to continue it. */
@@ -62,7 +103,7 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
   load(runId: string): Promise<RunState | null> {
     try {
       const stored = this.#states.get(runId);
-      return Promise.resolve(stored === undefined ? null : RunState.fromJSON(stored.text));
+      return Promise.resolve(stored === undefined ? null : stateOf(stored));
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
@@ -81,7 +122,7 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
         );
       }
       if (options.records !== undefined) this.#checkContinuation(options.records);
-      this.#states.set(state.runId, storedOf(state));
+      this.#states.set(state.runId, storedOf(state, stored));
       if (options.records !== undefined) this.append(options.records);
       return Promise.resolve();
     } catch (error) {
@@ -102,7 +143,7 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
       const { states, unreadable } = readEach(
         entries,
         ([runId]) => runId,
-        ([, stored]) => RunState.fromJSON(stored.text),
+        ([, stored]) => stateOf(stored),
       );
       reportUnreadable(checked, unreadable);
       return Promise.resolve(states);

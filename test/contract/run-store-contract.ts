@@ -11,6 +11,7 @@ import { Approval } from "../../src/index.js";
 import { Worker } from "../../src/worker/index.js";
 import { chain, headOf, refusedWith, stateOf, withStore, writerAgent } from "./contract-fixtures.js";
 import { valuesContract } from "./values-contract.js";
+import { saveSizeContract } from "./save-size-contract.js";
 import type { MakeStore } from "./contract-fixtures.js";
 
 export type { MakeStore, StoreUnderTest } from "./contract-fixtures.js";
@@ -289,5 +290,6 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
 
     agentContract(makeStore);
     valuesContract(makeStore);
+    saveSizeContract(makeStore);
   });
 }
