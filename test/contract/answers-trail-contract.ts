@@ -99,6 +99,23 @@ export function answersTrailContract(makeStore: MakeStore): void {
       }));
   }
 
+  test("with a separate sink, cancelling a paused run audits its recorded answers once", () =>
+    withStore(makeStore, async (store) => {
+      const sink = new MemoryAuditSink();
+      const paid: string[] = [];
+      const agent = payingAgent(store, sink, paid);
+      const paused = await agent.run("pay", { runId: "cancelled" });
+      const digest = paused.pending!.digest;
+      await store.answer("cancelled", Approval.deny(digest, "bea", "no way"));
+      await store.answer("cancelled", Approval.grant(digest, "allen"));
+      const ended = await agent.cancel("cancelled");
+      assert.equal(ended.status, "stopped");
+      assert.deepEqual(paid, []);
+      const trail = await sink.read("cancelled");
+      assert.deepEqual(answered(trail), ["bea", "allen"]);
+      assert.deepEqual(verifyAudit(trail), []);
+    }));
+
   for (const moment of ["before", "after"] as const) {
     test(`a resumer killed (SIGKILL) ${moment} its claim's records reach a separate JSONL sink leaves every recorded answer to be audited once by the recovery`, () =>
       withStore(makeStore, async (store, _raw, child) => {
