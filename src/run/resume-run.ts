@@ -1,7 +1,7 @@
 import { Approval } from "../approvals/approval.js";
 import type { ApprovalRequest } from "../approvals/approval.js";
 import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
-import { LeashError, StateError } from "../errors/index.js";
+import { isLeashError, LeashError, StateError } from "../errors/index.js";
 import { toJson } from "../json/index.js";
 import { ENDED_STATUSES } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
@@ -127,6 +127,26 @@ function decideAnswers(
 }
 
 /**
+ * Writes the records of the recorded answers not yet audited when a resume refuses them all
+ * (`approver_not_allowed`): claimed like any resume, so a concurrent one that wins writes them
+ * instead, and the run stays paused with its answers marked `audited`.
+ */
+async function auditRefused(
+  core: AgentCore,
+  state: RunState,
+  trail: readonly AuditRecord[],
+  head: AuditHead | null,
+  skill: CompiledSkill | undefined,
+): Promise<void> {
+  const records = leftoverAnswerRecords(core, state, trail);
+  if (records.length === 0 || core.store === undefined) return;
+  const run = new ActiveRun(core, state, { head, stored: true, skill });
+  await run.claim(records, () => {
+    state.answers = state.answers.map((answer) => ({ ...answer, audited: true }));
+  });
+}
+
+/**
  * Checks a resume in the order the contract gives (`run_not_found`, `stale_state`, `audit_truncated`,
  * `run_ended`, `stale_state` for approvals to a run that awaits none, `already_resumed`) and claims
  * the run. Nothing is written when a check refuses or when no answer matches the pending request.
@@ -205,7 +225,14 @@ export async function planResume(
     if (pending === undefined)
       throw new StateError("invalid_state", `Run \`${runId}\` awaits approval but has no pending request.`);
     const unaudited = new Set(unauditedAnswers(state, trail).map((item) => item.index));
-    const decided = decideAnswers(core, state, pending, approvals, unaudited);
+    let decided: ReturnType<typeof decideAnswers>;
+    try {
+      decided = decideAnswers(core, state, pending, approvals, unaudited);
+    } catch (error) {
+      // Refused: the recorded answers still reach the trail, so none waits unaudited on a later claim.
+      if (isLeashError(error, "approver_not_allowed")) await auditRefused(core, state, trail, head, skill);
+      throw error;
+    }
     if (decided === null) return { type: "unchanged", state };
     const { answer, heard } = decided;
     const step = state.steps[pending.step];

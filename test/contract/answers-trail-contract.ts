@@ -116,6 +116,32 @@ export function answersTrailContract(makeStore: MakeStore): void {
       assert.deepEqual(verifyAudit(trail), []);
     }));
 
+  test("with a separate sink, a resume refused with approver_not_allowed audits the recorded answers once, and they still count later", () =>
+    withStore(makeStore, async (store) => {
+      const sink = new MemoryAuditSink();
+      const paid: string[] = [];
+      const agent = payingAgent(store, sink, paid, (who) => who === "boss");
+      const paused = await agent.run("pay", { runId: "refused" });
+      const digest = paused.pending!.digest;
+      await store.answer("refused", Approval.grant(digest, "mallory"));
+      for (let i = 0; i < 2; i++) {
+        await assert.rejects(agent.resume("refused"), (error) => isLeashError(error, "approver_not_allowed"));
+        const trail = await sink.read("refused");
+        assert.deepEqual(answered(trail), ["mallory"]);
+        assert.equal(
+          (trail.find((record) => record.event === "approval_answered")?.data as { accepted: boolean }).accepted,
+          false,
+        );
+      }
+      await store.answer("refused", Approval.grant(digest, "boss"));
+      const done = await agent.resume("refused");
+      assert.equal(done.status, "completed");
+      assert.deepEqual(paid, ["paid"]);
+      const trail = await sink.read("refused");
+      assert.deepEqual(answered(trail), ["mallory", "boss"]);
+      assert.deepEqual(verifyAudit(trail), []);
+    }));
+
   for (const moment of ["before", "after"] as const) {
     test(`a resumer killed (SIGKILL) ${moment} its claim's records reach a separate JSONL sink leaves every recorded answer to be audited once by the recovery`, () =>
       withStore(makeStore, async (store, _raw, child) => {
