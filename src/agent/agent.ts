@@ -14,6 +14,7 @@ import { ENDED_STATUSES } from "../state/outcomes.js";
 import type { RunStatus } from "../state/outcomes.js";
 import type { RunState } from "../state/run-state.js";
 import type { AgentEvents } from "./agent-events.js";
+import { leftoverAnswerRecords } from "../run/audit-answers.js";
 import { AgentEmitter } from "./agent-events.js";
 import type { AgentOptions } from "./agent-options.js";
 import { buildCore, compileSkill } from "./agent-options.js";
@@ -222,7 +223,10 @@ export class Agent {
       skill: this.#skill(state.skill),
     });
     run.controller.abort();
-    await run.claim([["run_resumed", { reason: "cancel" }]]);
+    // Answers recorded for the paused run and not yet in a separate sink are audited with the claim.
+    await run.claim([["run_resumed", { reason: "cancel" }], ...leftoverAnswerRecords(this.#core, state, trail)], () => {
+      state.answers = [];
+    });
     return endRun(run, { status: "stopped", reason: "cancelled" });
   }
 

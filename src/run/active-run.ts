@@ -1,11 +1,26 @@
 import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
 import { makeRecord } from "../audit/audit-record.js";
+import type { AuditSink } from "../audit/audit-sink.js";
+import { isLeashError, LeashError, messageOf } from "../errors/index.js";
 import type { StopReason } from "../limits/limits.js";
 import type { Failure, RunState } from "../state/run-state.js";
 import type { AgentCore, CompiledSkill, PlannerContext } from "./agent-core.js";
 import { makeCallModel } from "./call-model.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { GuardedWork } from "../guards/guard.js";
+
+/** Writes records to a separate sink; a failure that is not a {@link LeashError} becomes `audit_failed`. */
+async function appendRecords(audit: AuditSink, records: AuditRecord[]): Promise<void> {
+  try {
+    await audit.append(records);
+  } catch (error) {
+    if (isLeashError(error)) throw error;
+    throw new LeashError("audit_failed", `Could not write to the audit sink: ${messageOf(error)}`, {
+      details: { runId: records[0]?.run ?? null },
+      cause: error,
+    });
+  }
+}
 
 /** Why the loop must end now, whatever the planner does: set inside `callModel`, read by the loop. */
 export type ForcedEnd = { type: "stop"; reason: StopReason } | { type: "fail"; failure: Failure };
@@ -79,9 +94,12 @@ export class ActiveRun {
    * save that a concurrent resumer loses, so the loser writes nothing at all. With a store that is
    * also the sink the claim carries the resume's first records (one transaction); with a separate
    * sink the claimed state still points at the trail's current head, so a crash right after the claim
-   * leaves a state that the trail still holds.
+   * leaves a state that the trail still holds. `settle` changes the state once it is claimed (it
+   * takes out the recorded answers the records audit): with a separate sink the change is saved only
+   * after the records are written, so a crash leaves each answer either kept in the state or in
+   * the trail.
    */
-  async claim(records: [event: string, data: unknown][]): Promise<void> {
+  async claim(records: [event: string, data: unknown][], settle?: () => void): Promise<void> {
     const { store, storeIsSink } = this.core;
     if (store !== undefined && !storeIsSink && this.#stored) {
       const expectedRevision = this.#savedRevision;
@@ -90,6 +108,7 @@ export class ActiveRun {
       await store.save(this.state, { expectedRevision });
       this.#savedRevision = this.state.revision;
     }
+    settle?.();
     for (const [event, data] of records) this.record(event, data);
     await this.checkpoint();
   }
@@ -117,7 +136,7 @@ export class ActiveRun {
         if (this.#stored) await store.save(this.state, { expectedRevision, records });
         else await store.create(this.state, { records });
       } else {
-        if (records.length > 0) await audit.append(records);
+        if (records.length > 0) await appendRecords(audit, records);
         written = true;
         if (store !== undefined) {
           if (this.#stored) await store.save(this.state, { expectedRevision });

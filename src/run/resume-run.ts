@@ -1,13 +1,14 @@
 import { Approval } from "../approvals/approval.js";
 import type { ApprovalRequest } from "../approvals/approval.js";
 import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
-import { LeashError, StateError } from "../errors/index.js";
+import { isLeashError, LeashError, StateError } from "../errors/index.js";
 import { toJson } from "../json/index.js";
 import { ENDED_STATUSES } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
 import type { RecordedAnswer, Step } from "../state/run-state.js";
 import type { AgentCore, CompiledSkill } from "./agent-core.js";
 import { ActiveRun } from "./active-run.js";
+import { answeredData, leftoverAnswerRecords, unauditedAnswers } from "./audit-answers.js";
 
 /** Options of `agent.resume`. */
 export interface ResumeOptions {
@@ -74,8 +75,8 @@ function holdsHead(trail: readonly AuditRecord[], head: AuditHead | null): boole
 interface HeardAnswer {
   json: RecordedAnswer;
   allowed: boolean;
-  /** Whether it was recorded in the store (`store.answer`) rather than given to this resume. */
-  recorded: boolean;
+  /** Its place in `state.answers` when it was recorded in the store (`store.answer`), not given to this resume. */
+  index: number | undefined;
 }
 
 /**
@@ -90,12 +91,15 @@ function decideAnswers(
   state: RunState,
   pending: ApprovalRequest,
   approvals: readonly Approval[],
+  unaudited: ReadonlySet<number>,
 ): { answer: Approval; heard: HeardAnswer[] } | null {
   const given = approvals.filter((item) => item.digest === pending.digest);
-  const recorded = state.answers.filter((item) => item.digest === pending.digest);
-  const all: { approval: Approval; json: RecordedAnswer; recorded: boolean }[] = [
-    ...given.map((item) => ({ approval: item, json: item.toJSON(), recorded: false })),
-    ...recorded.map((json) => ({ approval: Approval.fromJSON(json), json, recorded: true })),
+  const recorded = state.answers
+    .map((json, index) => ({ json, index }))
+    .filter((item) => item.json.digest === pending.digest);
+  const all: { approval: Approval; json: RecordedAnswer; index: number | undefined }[] = [
+    ...given.map((item) => ({ approval: item, json: item.toJSON(), index: undefined })),
+    ...recorded.map(({ json, index }) => ({ approval: Approval.fromJSON(json), json, index })),
   ];
   if (all.length === 0) return null;
   const judged = all.map((item) => ({
@@ -114,13 +118,32 @@ function decideAnswers(
       },
     );
   }
+  // The recorded answers already in the trail (audited with the answer, or by an earlier claim) are
+  // not audited again.
   const heard = judged
-    .filter((item) => !item.recorded || item.json.audited !== true)
-    .map(({ json, allowed: ok, recorded: fromStore }) => {
-      const { audited: _audited, ...rest } = json;
-      return { json: rest, allowed: ok, recorded: fromStore };
-    });
+    .filter((item) => item.index === undefined || unaudited.has(item.index))
+    .map(({ json, allowed: ok, index }) => ({ json, allowed: ok, index }));
   return { answer, heard };
+}
+
+/**
+ * Writes the records of the recorded answers not yet audited when a resume refuses them all
+ * (`approver_not_allowed`): claimed like any resume, so a concurrent one that wins writes them
+ * instead, and the run stays paused with its answers marked `audited`.
+ */
+async function auditRefused(
+  core: AgentCore,
+  state: RunState,
+  trail: readonly AuditRecord[],
+  head: AuditHead | null,
+  skill: CompiledSkill | undefined,
+): Promise<void> {
+  const records = leftoverAnswerRecords(core, state, trail);
+  if (records.length === 0 || core.store === undefined) return;
+  const run = new ActiveRun(core, state, { head, stored: true, skill });
+  await run.claim(records, () => {
+    state.answers = state.answers.map((answer) => ({ ...answer, audited: true }));
+  });
 }
 
 /**
@@ -201,7 +224,15 @@ export async function planResume(
     const pending = state.pending;
     if (pending === undefined)
       throw new StateError("invalid_state", `Run \`${runId}\` awaits approval but has no pending request.`);
-    const decided = decideAnswers(core, state, pending, approvals);
+    const unaudited = new Set(unauditedAnswers(state, trail).map((item) => item.index));
+    let decided: ReturnType<typeof decideAnswers>;
+    try {
+      decided = decideAnswers(core, state, pending, approvals, unaudited);
+    } catch (error) {
+      // Refused: the recorded answers still reach the trail, so none waits unaudited on a later claim.
+      if (isLeashError(error, "approver_not_allowed")) await auditRefused(core, state, trail, head, skill);
+      throw error;
+    }
     if (decided === null) return { type: "unchanged", state };
     const { answer, heard } = decided;
     const step = state.steps[pending.step];
@@ -211,13 +242,14 @@ export async function planResume(
       ["run_resumed", { reason: "approval", step: pending.step, decidedBy: decision }],
       ...heard.map((item): [string, unknown] => [
         "approval_answered",
-        {
-          step: pending.step,
-          accepted: item.allowed,
-          ...(item.allowed ? {} : { reason: "approver_not_allowed" }),
-          ...(item.recorded ? { recorded: true } : {}),
-          ...item.json,
-        },
+        item.index === undefined
+          ? {
+              step: pending.step,
+              accepted: item.allowed,
+              ...(item.allowed ? {} : { reason: "approver_not_allowed" }),
+              ...item.json,
+            }
+          : answeredData(pending.step, { index: item.index, json: item.json }, item.allowed),
       ]),
     ];
     // Checked before the claim: an answer that cannot be recorded (a note that is not well-formed
@@ -225,18 +257,30 @@ export async function planResume(
     for (const [event, data] of records) toJson(data, `the data of audit event \`${event}\``);
     const run = new ActiveRun(core, state, { head, stored: core.store !== undefined, skill });
     state.status = "running";
-    // The recorded answers move to the trail: those the store could not audit when they were given
-    // (a separate sink) are audited now, with the claim, beside the answers given to this resume.
-    state.answers = [];
     // The answer is saved with the claim: if this process dies between the claim and the call,
     // crash recovery runs the approved call once instead of asking the person again.
     step.approval = answer.toJSON();
-    await run.claim(records);
+    // The recorded answers move to the trail: those the store could not audit when they were given
+    // (a separate sink) are audited with the claim, beside the answers given to this resume. They
+    // stay in the claimed state until their records are written (a crash in between leaves them to
+    // the recovery), and leave it with the checkpoint that follows the records.
+    await run.claim(records, () => {
+      state.answers = [];
+    });
     return { type: "approval", run, step, answer };
   }
 
   const run = new ActiveRun(core, state, { head, stored: core.store !== undefined, skill });
   const inFlight = state.steps.findLast((step) => step.outcome === null);
-  await run.claim([["run_resumed", { reason: "recovery", step: inFlight?.index ?? null }]]);
+  // Answers a claim kept in the state when it died before their records were written are audited now.
+  await run.claim(
+    [
+      ["run_resumed", { reason: "recovery", step: inFlight?.index ?? null }],
+      ...leftoverAnswerRecords(core, state, trail),
+    ],
+    () => {
+      state.answers = [];
+    },
+  );
   return { type: "recovery", run, step: inFlight };
 }

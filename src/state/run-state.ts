@@ -14,7 +14,8 @@ import { StateError } from "../errors/index.js";
  * An answer recorded out of process (`store.answer`): the approval, where it came from when the
  * channel says so (`origin`, e.g. the command line's operating-system user and host), and whether its
  * `approval_answered` record is in the trail already (`audited`: the store holds the run's trail, so
- * the record was written with the answer); otherwise the resume that acts on it writes the record.
+ * the record was written with the answer, or a resume refused with `approver_not_allowed` wrote it);
+ * otherwise the next claim of the run (a resume, a cancel, a recovery) writes the record.
  */
 export interface RecordedAnswer extends ApprovalJson {
   origin?: { via: string; user: string; host: string };

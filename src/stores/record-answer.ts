@@ -49,7 +49,8 @@ function checkApproval(approval: unknown): Approval {
  * Answers are never replaced or dropped: each one is added to `state.answers`, with its origin. When
  * the store also holds the run's trail (the agent uses it as its sink), the answer's
  * `approval_answered` record continues the chain in the same transaction as the state, and the answer
- * is marked `audited`; with a separate sink the resume that acts on it writes the record. Another
+ * is marked `audited`; with a separate sink the next claim of the run (a resume, a refused resume, a
+ * cancel) writes the record, and the answer stays in the state until it is written. Another
  * answer recorded at the same moment moves the run: the answer is then checked and tried again on the
  * run as it is now, so concurrent answers are all kept.
  */

@@ -14,6 +14,7 @@ import {
 } from "../../src/index.js";
 import type { RunState } from "../../src/index.js";
 import { agentDrivingContract } from "./agent-driving-contract.js";
+import { answersTrailContract } from "./answers-trail-contract.js";
 import { startFixture } from "../stores/fixture-process.js";
 import { refusedWith, withStore, writerAgent } from "./contract-fixtures.js";
 import type { MakeStore } from "./contract-fixtures.js";
@@ -21,6 +22,7 @@ import type { MakeStore } from "./contract-fixtures.js";
 /** The agent-level tests of the store contract, defined inside the caller's `describe`. */
 export function agentContract(makeStore: MakeStore): void {
   agentDrivingContract(makeStore);
+  answersTrailContract(makeStore);
 
   test("an agent run on the store leaves a state and a trail that agree", () =>
     withStore(makeStore, async (store) => {
