@@ -160,6 +160,11 @@ export class Agent {
         return ended ?? runLoop(run);
       }
       const step = plan.step;
+      if (step?.outcome === "stopped") {
+        // The trail said the saved call never started: the run ended there, as it does now.
+        const code = step.error?.code;
+        return endRun(run, { status: "stopped", reason: code === "max_duration" ? "max_duration" : "cancelled" });
+      }
       if (step !== undefined && step.decision.type === "act" && (step.starts ?? 0) > 0) {
         const found = run.tools.get(step.decision.tool);
         if (found?.idempotent === true && (step.starts ?? 0) < MAX_STARTS) {

@@ -237,6 +237,26 @@ export async function planResume(
 
   const run = new ActiveRun(core, state, { head, stored: core.store !== undefined, skill });
   const inFlight = state.steps.findLast((step) => step.outcome === null);
+  // A trail ahead of the state may say the saved call never started (a cancel landed while its intent
+  // was written): it is taken back as it was then, never started again.
+  const withdrawn = later.find((record) => {
+    const data = record.data as { step?: unknown; outcome?: unknown } | null;
+    return record.event === "tool_ended" && data?.step === inFlight?.index && data?.outcome === "stopped";
+  });
+  if (inFlight !== undefined && withdrawn !== undefined && inFlight.decision.type === "act" && inFlight.starts === 1) {
+    const error = (withdrawn.data as { error?: { code?: unknown; message?: unknown } }).error;
+    const tool = run.tools.get(inFlight.decision.tool);
+    state.toolCalls -= 1;
+    if (tool !== undefined && tool.cost !== 0) state.usage.cost -= tool.cost;
+    const at = state.ran.lastIndexOf(inFlight.decision.tool);
+    if (at >= 0) state.ran.splice(at, 1);
+    delete inFlight.starts;
+    inFlight.outcome = "stopped";
+    inFlight.error = {
+      code: typeof error?.code === "string" ? error.code : "cancelled",
+      message: typeof error?.message === "string" ? error.message : "The call never started.",
+    };
+  }
   await run.claim([["run_resumed", { reason: "recovery", step: inFlight?.index ?? null }]]);
   return { type: "recovery", run, step: inFlight };
 }

@@ -150,8 +150,9 @@ export async function actStep(
   if (approval.approval !== undefined) step.approval = approval.approval;
   const reached = callLimitReached(run, gates.tool, options.restart);
   if (reached !== undefined) return stopStep(run, step, reached);
-  const failure = await invokeTool(run, step, gates.tool, options.restart);
-  if (failure !== undefined) return end(run, { status: "failed", failure });
+  const ended = await invokeTool(run, step, gates.tool, options.restart);
+  if (ended?.type === "failed") return end(run, { status: "failed", failure: ended.failure });
+  if (ended?.type === "stopped") return end(run, { status: "stopped", reason: ended.reason });
   return undefined;
 }
 

@@ -35,6 +35,25 @@ function agentOn(store: RunStore & AuditSink, held: ReturnType<typeof heldTool>[
   return new Agent({ tools: [held], planner: callOnce, store, audit: store });
 }
 
+/**
+ * The store seen through a wrapper that calls `onSave` (synchronously, before the save) whenever a
+ * save carries a record of `event`: a cancel lands exactly while that checkpoint is being written.
+ */
+function onSaveOf<S extends RunStore & AuditSink>(store: S, event: string, onSave: () => void): S {
+  return new Proxy(store, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (key === "save") {
+        return (state: unknown, options?: { records?: { event: string }[] }) => {
+          if (options?.records?.some((record) => record.event === event) === true) onSave();
+          return (target.save as (...args: unknown[]) => unknown)(state, options);
+        };
+      }
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 /** The agent-driving tests of the store contract, defined inside the caller's `describe`. */
 export function agentDrivingContract(makeStore: MakeStore): void {
   test("resume of a run the same agent is still driving is refused (stale_state) and changes nothing", () =>
@@ -106,6 +125,38 @@ export function agentDrivingContract(makeStore: MakeStore): void {
       assert.equal(ended.length, 1);
       assert.equal((ended[0]?.data as { outcome?: string }).outcome, "interrupted");
       assert.deepEqual((await store.load("crashed-cancel"))?.toJSON(), state.toJSON());
+      assert.deepEqual(verifyAudit(trail), []);
+    }));
+
+  test("a cancel that lands while a call's intent is saved keeps the call from starting: stopped, uncharged, tool_ended stopped", () =>
+    withStore(makeStore, async (store) => {
+      const call = heldTool({ idempotent: false });
+      call.release();
+      let cancelled: Promise<unknown> | undefined;
+      const wrapped = onSaveOf(store, "tool_started", () => {
+        cancelled ??= agent.cancel("intent-cancel");
+      });
+      const priced = tool({
+        name: "call",
+        parameters: { type: "object", properties: {} },
+        cost: 2,
+        execute: (args, context) => call.held.execute(args, context),
+      });
+      const agent = new Agent({ tools: [priced], planner: callOnce, store: wrapped, audit: wrapped });
+      const state = await agent.run("call once", { runId: "intent-cancel" });
+      assert.ok(cancelled !== undefined);
+      assert.equal(((await cancelled) as { status: string }).status, "stopped");
+      assert.equal(call.contexts.length, 0);
+      assert.equal(state.status, "stopped");
+      assert.equal(state.stopReason, "cancelled");
+      assert.equal(state.steps[0]?.outcome, "stopped");
+      assert.equal(state.toolCalls, 0);
+      assert.equal(state.usage.cost, 0);
+      const trail = await store.read("intent-cancel");
+      const ended = trail.filter((record) => record.event === "tool_ended");
+      assert.equal(ended.length, 1);
+      assert.equal((ended[0]?.data as { outcome?: string }).outcome, "stopped");
+      assert.deepEqual((await store.load("intent-cancel"))?.toJSON(), state.toJSON());
       assert.deepEqual(verifyAudit(trail), []);
     }));
 
