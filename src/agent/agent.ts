@@ -12,22 +12,29 @@ import { prepareRun } from "../run/start-run.js";
 import type { Skill } from "../skills/skill.js";
 import { ENDED_STATUSES } from "../state/outcomes.js";
 import type { RunStatus } from "../state/outcomes.js";
-import type { RunState } from "../state/run-state.js";
+import { RunState } from "../state/run-state.js";
 import type { AgentEvents } from "./agent-events.js";
 import { AgentEmitter } from "./agent-events.js";
 import type { AgentOptions } from "./agent-options.js";
 import { buildCore, compileSkill } from "./agent-options.js";
 
-/** The run id a resume names, when it names one; anything else is refused later with a clear error. */
-function runIdOf(target: unknown): string | undefined {
-  if (typeof target === "string") return target;
-  if (typeof target !== "object" || target === null) return undefined;
+/**
+ * What a resume works on, read once: a run id as given, or a parsed copy of a state (its `toJSON()`
+ * called once), so the id checked here is the id of the state resumed. Anything else goes on as it
+ * is, to be refused later with a clear error.
+ */
+function resumeTarget(target: unknown): { target: unknown; runId: string | undefined } {
+  if (typeof target === "string") return { target, runId: target };
+  if (typeof target !== "object" || target === null) return { target, runId: undefined };
+  let toJSON: unknown;
   try {
-    const { runId } = target as { runId?: unknown };
-    return typeof runId === "string" ? runId : undefined;
+    toJSON = (target as { toJSON?: unknown }).toJSON;
   } catch {
-    return undefined;
+    return { target, runId: undefined };
   }
+  if (typeof toJSON !== "function") return { target, runId: undefined };
+  const copy = RunState.fromJSON((toJSON as () => unknown).call(target));
+  return { target: copy, runId: copy.runId };
 }
 
 /** What `agent.do` returns: the outcome of the last attempt. */
@@ -134,7 +141,9 @@ export class Agent {
    * @example await agent.resume(paused.runId, { approvals: [Approval.grant(paused.pending!.digest, "allen")] });
    */
   async resume(target: string | RunState, options: ResumeOptions = {}): Promise<RunState> {
-    const runId = runIdOf(target);
+    const read = resumeTarget(target);
+    const runId = read.runId;
+    target = read.target as string | RunState;
     if (runId !== undefined && (this.#driving.has(runId) || this.#active.has(runId))) {
       throw new StateError(
         "stale_state",

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Agent, Decision, tool, verifyAudit } from "../../src/index.js";
-import type { AuditSink, Planner, RunStore, ToolContext } from "../../src/index.js";
+import type { AuditSink, Planner, RunState, RunStore, ToolContext } from "../../src/index.js";
 import { refusedWith, withStore, writerAgent } from "./contract-fixtures.js";
 import type { MakeStore } from "./contract-fixtures.js";
 
@@ -75,6 +75,22 @@ export function agentDrivingContract(makeStore: MakeStore): void {
       call.release();
       const state = await running;
       assert.equal(state.status, "completed");
+      assert.equal(call.contexts.length, 1);
+    }));
+
+  test("resume of a copy (an object with only toJSON) of a run the same agent is driving is refused (stale_state)", () =>
+    withStore(makeStore, async (store) => {
+      const call = heldTool({ idempotent: true });
+      const agent = agentOn(store, call.held);
+      const started = call.nextStart();
+      const running = agent.run("call once", { runId: "driven-copy" });
+      await started;
+      const loaded = await store.load("driven-copy");
+      assert.ok(loaded !== null);
+      const copy = { toJSON: () => loaded.toJSON() } as unknown as RunState;
+      await assert.rejects(agent.resume(copy), refusedWith("stale_state"));
+      call.release();
+      assert.equal((await running).status, "completed");
       assert.equal(call.contexts.length, 1);
     }));
 
