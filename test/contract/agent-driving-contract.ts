@@ -2,9 +2,10 @@
 // cancel that closes the open step, and fencing tokens that grow with every claim.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Decision, tool, verifyAudit } from "../../src/index.js";
+import { Agent, Approval, Decision, Policy, tool, verifyAudit } from "../../src/index.js";
+import { writeTextTool } from "../helpers/text-tool.js";
 import type { AuditSink, Planner, RunState, RunStore, ToolContext } from "../../src/index.js";
-import { refusedWith, withStore, writerAgent } from "./contract-fixtures.js";
+import { refusedWith, withStore, writerAgent, writerPlanner } from "./contract-fixtures.js";
 import type { MakeStore } from "./contract-fixtures.js";
 
 const callOnce: Planner = (state) =>
@@ -92,6 +93,70 @@ export function agentDrivingContract(makeStore: MakeStore): void {
       call.release();
       assert.equal((await running).status, "completed");
       assert.equal(call.contexts.length, 1);
+    }));
+
+  test("a cancel while a run is being started by the same agent ends it stopped (cancelled) before any call", () =>
+    withStore(makeStore, async (store) => {
+      const call = heldTool({ idempotent: true });
+      call.release();
+      const agent = agentOn(store, call.held);
+      const running = agent.run("call once", { runId: "start-cancel" });
+      const cancelled = await agent.cancel("start-cancel");
+      const state = await running;
+      assert.equal(state.status, "stopped");
+      assert.equal(state.stopReason, "cancelled");
+      assert.deepEqual(cancelled.toJSON(), state.toJSON());
+      assert.equal(call.contexts.length, 0);
+      assert.deepEqual(verifyAudit(await store.read("start-cancel")), []);
+    }));
+
+  test("a cancel while the same agent resumes a paused run with a grant ends it stopped; the approved call never runs", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      const agent = writerAgent(store, written);
+      const paused = await agent.run("save the report", { runId: "resume-cancel" });
+      assert.ok(paused.pending !== undefined);
+      const resumed = agent.resume("resume-cancel", { approvals: [Approval.grant(paused.pending.digest, "allen")] });
+      const cancelled = await agent.cancel("resume-cancel");
+      const state = await resumed;
+      assert.equal(state.status, "stopped");
+      assert.equal(state.stopReason, "cancelled");
+      assert.equal(cancelled.status, "stopped");
+      assert.deepEqual(written, []);
+      assert.equal((await store.load("resume-cancel"))?.status, "stopped");
+      assert.deepEqual(verifyAudit(await store.read("resume-cancel")), []);
+    }));
+
+  test("a cancel that lands while a pause is saved ends the run stopped, and a later grant runs nothing", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      let cancelled: Promise<RunState> | undefined;
+      const wrapped = onSaveOf(store, "run_paused", () => {
+        cancelled ??= agent.cancel("pause-cancel");
+      });
+      const save = writeTextTool({ name: "save", onWrite: (text) => (written.push(text), "saved") });
+      const agent = new Agent({
+        tools: [save],
+        planner: writerPlanner,
+        policy: new Policy({ allowEffects: ["read", "write"] }),
+        store: wrapped,
+        audit: wrapped,
+      });
+      const state = await agent.run("save the report", { runId: "pause-cancel" });
+      assert.ok(cancelled !== undefined);
+      assert.equal((await cancelled).status, "stopped");
+      assert.equal(state.status, "stopped");
+      assert.equal(state.stopReason, "cancelled");
+      assert.equal((await store.load("pause-cancel"))?.status, "stopped");
+      const digest = (await store.read("pause-cancel")).find((record) => record.event === "approval_requested")
+        ?.data as { digest?: string } | undefined;
+      assert.ok(typeof digest?.digest === "string");
+      await assert.rejects(
+        agent.resume("pause-cancel", { approvals: [Approval.grant(digest.digest, "allen")] }),
+        refusedWith("run_ended"),
+      );
+      assert.deepEqual(written, []);
+      assert.deepEqual(verifyAudit(await store.read("pause-cancel")), []);
     }));
 
   test("the same run id run twice at once in one agent: one runs, the other is refused (run_exists)", () =>
