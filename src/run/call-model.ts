@@ -71,10 +71,31 @@ function checkPrice(price: Price | undefined): Price {
 /**
  * The one door to a model for a run: checks the limits, asks the guards before and after, charges
  * the usage and writes a `model_called` record. A block or a limit sets the run's forced end, so the
- * run ends even if the planner catches the error thrown here.
+ * run ends even if the planner catches the error thrown here. Under `maxCost` or `maxTokens`, calls of
+ * one run made in parallel are serialized, each checked after the one before it was charged.
  */
 export function makeCallModel(run: ActiveRun) {
+  const callOne = makeOneCall(run);
+  // Under maxCost or maxTokens the calls of one run go one at a time: a call's usage is known only
+  // after it, so a call waits for the one in flight to be charged before its own limit check.
+  let inFlight: Promise<void> = Promise.resolve();
   return async (client: ModelClient, request: ModelRequest, options: CallModelOptions = {}): Promise<ModelResponse> => {
+    const { maxCost, maxTokens } = run.state.limits;
+    if (maxCost === undefined && maxTokens === undefined) return callOne(client, request, options);
+    const previous = inFlight;
+    let release: () => void = () => undefined;
+    inFlight = new Promise<void>((resolve) => (release = resolve));
+    try {
+      await previous;
+      return await callOne(client, request, options);
+    } finally {
+      release();
+    }
+  };
+}
+
+function makeOneCall(run: ActiveRun) {
+  return async (client: ModelClient, request: ModelRequest, options: CallModelOptions): Promise<ModelResponse> => {
     if (run.forcedEnd !== undefined) throw new LeashError("limit_reached", "This run has ended; no more model calls.");
     if (typeof client !== "object" || client === null || typeof client.generate !== "function") {
       throw new LeashError("invalid_option", "Expected `client` to be a ModelClient with a `generate` method.");
