@@ -3,6 +3,7 @@ import { digestOfJson, isJsonObject, toJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
 import type { ModelClient, ModelRequest, ModelResponse, Price } from "../models/model-client.js";
 import { askGuards, saidLine } from "../guards/ask-guards.js";
+import type { GuardResult } from "../guards/ask-guards.js";
 import { snapshotFields } from "../decisions/decision.js";
 import type { ActiveRun } from "./active-run.js";
 import { modelLimitReached } from "./limit-checks.js";
@@ -109,7 +110,7 @@ function makeOneCall(run: ActiveRun) {
     const sent = toJson(request, "the model request") as unknown as ModelRequest;
     const requestDigest = digestOfJson(sent);
     const { signal } = run.controller;
-    const before = await askGuards(run.core.guards, "beforeModel", run.work(), structuredClone(sent));
+    const before = await askGuards(run.core.guards, "beforeModel", run.work(), signal, structuredClone(sent));
     if (before.type !== "allow") return refuse(run, "beforeModel", before);
 
     // A model call that ignores its signal cannot keep a cancel from ending the run.
@@ -146,7 +147,7 @@ function makeOneCall(run: ActiveRun) {
         ? { request: sent as unknown as Json, response: response as unknown as Json }
         : {}),
     });
-    const after = await askGuards(run.core.guards, "afterModel", run.work(), structuredClone(response));
+    const after = await askGuards(run.core.guards, "afterModel", run.work(), signal, structuredClone(response));
     if (after.type !== "allow") return refuse(run, "afterModel", after);
     return structuredClone(response);
   };
@@ -155,8 +156,12 @@ function makeOneCall(run: ActiveRun) {
 function refuse(
   run: ActiveRun,
   point: "beforeModel" | "afterModel",
-  verdict: { type: "block"; guard: string; why: string } | { type: "failed"; guard: string; message: string },
+  verdict: Exclude<GuardResult, { type: "allow" }>,
 ): never {
+  if (verdict.type === "aborted") {
+    run.forcedEnd ??= { type: "stop", reason: "cancelled" };
+    throw new LeashError("limit_reached", `The run was cancelled while the guards checked the model call (${point}).`);
+  }
   if (verdict.type === "failed") {
     run.forcedEnd = { type: "fail", failure: { code: "guard_failed", message: verdict.message } };
     throw new LeashError("guard_failed", verdict.message);

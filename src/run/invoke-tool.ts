@@ -178,13 +178,26 @@ export async function invokeTool(
   });
 
   let failure: Failure | undefined;
+  let stop: CallStop | undefined;
   if (step.outcome === "executed") {
     const { guards } = run.core;
     const verdict =
       guards.length === 0
         ? ({ type: "allow" } as const)
-        : await askGuards(guards, "afterTool", run.work(), tool.describe(), structuredClone(result));
-    if (verdict.type === "allow") {
+        : await askGuards(
+            guards,
+            "afterTool",
+            run.work(),
+            run.controller.signal,
+            tool.describe(),
+            structuredClone(result),
+          );
+    if (verdict.type === "aborted") {
+      // The call ran and is counted; what it answered was never vetted, so it is kept back.
+      step.outcome = "withheld";
+      step.error = { code: "cancelled", message: "The run was cancelled while the guards checked the result." };
+      stop = { type: "stopped", reason: "cancelled" };
+    } else if (verdict.type === "allow") {
       step.result = result;
     } else if (verdict.type === "block") {
       // The tool ran and is counted, but what it answered never reaches the planner, a model or the
@@ -206,5 +219,5 @@ export async function invokeTool(
     }
   }
   await run.checkpoint();
-  return failure === undefined ? undefined : { type: "failed", failure };
+  return failure === undefined ? stop : { type: "failed", failure };
 }
