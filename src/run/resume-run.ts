@@ -82,7 +82,8 @@ interface HeardAnswer {
  * Decides a pending request from every answer to it: those given to this resume and those recorded
  * in the store. Safety first: a denial by an allowed approver wins over every grant; a grant decides
  * only when no allowed approver denied. An answer from someone `policy.mayApprove` refuses decides
- * nothing (it is audited all the same). Returns null when no answer matches the request, and the
+ * nothing (it is audited all the same). When mayApprove throws for any answer, nothing is decided:
+ * the resume is refused (`approver_check_failed`) and the run stays paused. Returns null when no answer matches the request, and the
  * answers to audit with the claim (the given ones and the recorded ones not audited yet).
  */
 function decideAnswers(
@@ -98,10 +99,20 @@ function decideAnswers(
     ...recorded.map((json) => ({ approval: Approval.fromJSON(json), json, recorded: true })),
   ];
   if (all.length === 0) return null;
-  const judged = all.map((item) => ({
+  const checked = all.map((item) => ({
     ...item,
-    allowed: core.policy.mayApprove(item.approval.approver, structuredClone(pending)),
+    check: core.policy.checkApprover(item.approval.approver, structuredClone(pending)),
   }));
+  // Safety first: a check that throws could hide a denial, so no answer decides, the grants included.
+  const threw = checked.filter((item) => item.check === "threw").map((item) => item.approval.approver);
+  if (threw.length > 0) {
+    throw new StateError(
+      "approver_check_failed",
+      `The policy's mayApprove threw for ${[...new Set(threw)].join(", ")}; no answer decides until it can say.`,
+      { details: { runId: state.runId, approvers: threw } },
+    );
+  }
+  const judged = checked.map((item) => ({ ...item, allowed: item.check === "allowed" }));
   const allowed = judged.filter((item) => item.allowed);
   const answer = (allowed.find((item) => !item.approval.granted) ?? allowed[0])?.approval;
   if (answer === undefined) {
