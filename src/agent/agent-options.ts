@@ -112,7 +112,8 @@ export function buildCore(options: AgentOptions): AgentCore {
   (["approver", "done", "clock", "randomId"] as const).forEach(optional);
   const guards = options.guards ?? [];
   if (!Array.isArray(guards)) fail("Expected `guards` to be an array of guards, each with a non-empty `name`.");
-  guards.forEach(checkGuard);
+  // Each guard is read once, here: the agent keeps a frozen copy of its name and bound hooks.
+  const guardCopies = Object.freeze(guards.map(checkGuard));
   const name = options.name ?? "agent";
   if (typeof name !== "string" || name === "") fail("Expected `name` to be a non-empty string.");
   const maxArgumentsSize = options.maxArgumentsSize ?? 1_000_000;
@@ -138,7 +139,7 @@ export function buildCore(options: AgentOptions): AgentCore {
     audit,
     storeIsSink: store !== undefined && (audit as unknown) === store,
     approver: options.approver,
-    guards: [...guards],
+    guards: guardCopies,
     done: options.done,
     skills,
     clock: options.clock ?? (() => new Date()),

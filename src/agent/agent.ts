@@ -4,7 +4,7 @@ import { LeashError, StateError } from "../errors/index.js";
 import { ActiveRun } from "../run/active-run.js";
 import { containFailure } from "../run/contain-failure.js";
 import type { AgentCore, CompiledSkill } from "../run/agent-core.js";
-import type { ResumeOptions } from "../run/resume-run.js";
+import type { ResumeOptions, ResumePlan } from "../run/resume-run.js";
 import { MAX_STARTS, planResume } from "../run/resume-run.js";
 import { actStep, endRun, runLoop } from "../run/run-loop.js";
 import type { InternalRunOptions, RunOptions } from "../run/start-run.js";
@@ -12,23 +12,41 @@ import { prepareRun } from "../run/start-run.js";
 import type { Skill } from "../skills/skill.js";
 import { ENDED_STATUSES } from "../state/outcomes.js";
 import type { RunStatus } from "../state/outcomes.js";
-import type { RunState } from "../state/run-state.js";
+import { RunState } from "../state/run-state.js";
 import type { AgentEvents } from "./agent-events.js";
 import { leftoverAnswerRecords } from "../run/audit-answers.js";
 import { AgentEmitter } from "./agent-events.js";
 import type { AgentOptions } from "./agent-options.js";
 import { buildCore, compileSkill } from "./agent-options.js";
 
-/** The run id a resume names, when it names one; anything else is refused later with a clear error. */
-function runIdOf(target: unknown): string | undefined {
-  if (typeof target === "string") return target;
-  if (typeof target !== "object" || target === null) return undefined;
+/**
+ * What a resume works on, read once: a run id as given, or a parsed copy of a state (its `toJSON()`
+ * called once), so the id checked here is the id of the state resumed. Anything else goes on as it
+ * is, to be refused later with a clear error.
+ */
+function resumeTarget(target: unknown): { target: unknown; runId: string | undefined } {
+  if (typeof target === "string") return { target, runId: target };
+  if (typeof target !== "object" || target === null) return { target, runId: undefined };
+  let toJSON: unknown;
   try {
-    const { runId } = target as { runId?: unknown };
-    return typeof runId === "string" ? runId : undefined;
+    toJSON = (target as { toJSON?: unknown }).toJSON;
   } catch {
-    return undefined;
+    return { target, runId: undefined };
   }
+  if (typeof toJSON !== "function") return { target, runId: undefined };
+  const copy = RunState.fromJSON((toJSON as () => unknown).call(target));
+  return { target: copy, runId: copy.runId };
+}
+
+/** Aborts `controller` when `signal` aborts (now or later); returns what stops listening. */
+function linkAbort(signal: AbortSignal, controller: AbortController): () => void {
+  const onAbort = (): void => controller.abort(signal.reason);
+  if (signal.aborted) {
+    onAbort();
+    return () => undefined;
+  }
+  signal.addEventListener("abort", onAbort, { once: true });
+  return () => signal.removeEventListener("abort", onAbort);
 }
 
 /** What `agent.do` returns: the outcome of the last attempt. */
@@ -55,8 +73,12 @@ export class Agent {
   readonly #core: AgentCore;
   readonly #events = new AgentEmitter();
   readonly #active = new Map<string, { run: ActiveRun; done: Promise<RunState> }>();
-  /** Run ids this agent is starting, resuming or driving: one driver per run in one agent. */
-  readonly #driving = new Set<string>();
+  /**
+   * Run ids this agent is starting, resuming or driving: one driver per run in one agent. Each is
+   * registered before the first await, with a controller that a cancel aborts, so a cancel reaches a
+   * run while it is being prepared or claimed too.
+   */
+  readonly #driving = new Map<string, { controller: AbortController; done?: Promise<RunState> }>();
 
   constructor(options: AgentOptions) {
     this.#core = buildCore(options);
@@ -92,24 +114,24 @@ export class Agent {
         },
       );
     }
-    if (typeof given === "string") this.#driving.add(given);
+    const entry: { controller: AbortController; done?: Promise<RunState> } = { controller: new AbortController() };
+    if (typeof given === "string") this.#driving.set(given, entry);
     try {
-      return await this.#startReserved(goal, options);
+      entry.done = this.#startReserved(goal, options, entry.controller.signal);
+      return await entry.done;
     } finally {
-      if (typeof given === "string") this.#driving.delete(given);
+      if (typeof given === "string" && this.#driving.get(given) === entry) this.#driving.delete(given);
     }
   }
 
-  async #startReserved(goal: string, options: InternalRunOptions): Promise<RunState> {
+  async #startReserved(goal: string, options: InternalRunOptions, early: AbortSignal): Promise<RunState> {
     const run = await prepareRun(this.#core, goal, options);
-    const signal = options.signal;
-    const onAbort = (): void => run.controller.abort(signal?.reason);
-    if (signal?.aborted === true) onAbort();
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const signals = [options.signal, early].filter((signal) => signal !== undefined);
+    const links = signals.map((signal) => linkAbort(signal, run.controller));
     try {
       return await this.#drive(run, () => runLoop(run));
     } finally {
-      signal?.removeEventListener("abort", onAbort);
+      for (const unlink of links) unlink();
     }
   }
 
@@ -135,7 +157,9 @@ export class Agent {
    * @example await agent.resume(paused.runId, { approvals: [Approval.grant(paused.pending!.digest, "allen")] });
    */
   async resume(target: string | RunState, options: ResumeOptions = {}): Promise<RunState> {
-    const runId = runIdOf(target);
+    const read = resumeTarget(target);
+    const runId = read.runId;
+    target = read.target as string | RunState;
     if (runId !== undefined && (this.#driving.has(runId) || this.#active.has(runId))) {
       throw new StateError(
         "stale_state",
@@ -143,17 +167,32 @@ export class Agent {
         { details: { runId } },
       );
     }
-    if (runId !== undefined) this.#driving.add(runId);
+    const entry: { controller: AbortController; done?: Promise<RunState> } = { controller: new AbortController() };
+    if (runId !== undefined) this.#driving.set(runId, entry);
     try {
-      return await this.#resume(target, options);
+      entry.done = this.#resume(target, options, entry.controller.signal);
+      return await entry.done;
     } finally {
-      if (runId !== undefined) this.#driving.delete(runId);
+      if (runId !== undefined && this.#driving.get(runId) === entry) this.#driving.delete(runId);
     }
   }
 
-  async #resume(target: string | RunState, options: ResumeOptions): Promise<RunState> {
+  async #resume(target: string | RunState, options: ResumeOptions, early: AbortSignal): Promise<RunState> {
     const plan = await planResume(this.#core, target, options, (name) => this.#skill(name));
-    if (plan.type === "unchanged") return plan.state;
+    if (plan.type === "unchanged") {
+      // A cancel asked for while the resume looked: the paused run is ended as a cancel ends one.
+      return early.aborted ? this.#cancelStored(plan.state.runId) : plan.state;
+    }
+    const { run } = plan;
+    const unlink = linkAbort(early, run.controller);
+    try {
+      return await this.#driveResumed(plan);
+    } finally {
+      unlink();
+    }
+  }
+
+  #driveResumed(plan: Exclude<ResumePlan, { type: "unchanged" }>): Promise<RunState> {
     const { run } = plan;
     return this.#drive(run, async () => {
       if (plan.type === "approval") {
@@ -161,6 +200,11 @@ export class Agent {
         return ended ?? runLoop(run);
       }
       const step = plan.step;
+      if (step?.outcome === "stopped") {
+        // The trail said the saved call never started: the run ended there, as it does now.
+        const code = step.error?.code;
+        return endRun(run, { status: "stopped", reason: code === "max_duration" ? "max_duration" : "cancelled" });
+      }
       if (step !== undefined && step.decision.type === "act" && (step.starts ?? 0) > 0) {
         const found = run.tools.get(step.decision.tool);
         if (found?.idempotent === true && (step.starts ?? 0) < MAX_STARTS) {
@@ -201,11 +245,21 @@ export class Agent {
    * aborted); a paused run in the store is ended as stopped. Returns the run's final state.
    */
   async cancel(runId: string): Promise<RunState> {
+    const reason = new LeashError("limit_reached", `Run \`${runId}\` was cancelled.`);
     const active = this.#active.get(runId);
-    if (active !== undefined) {
-      active.run.controller.abort(new LeashError("limit_reached", `Run \`${runId}\` was cancelled.`));
-      return active.done;
+    active?.run.controller.abort(reason);
+    // A run this agent is starting or resuming is cancelled where it is, and its end awaited.
+    const driving = this.#driving.get(runId);
+    if (driving !== undefined) {
+      driving.controller.abort(reason);
+      if (driving.done !== undefined) return driving.done;
     }
+    if (active !== undefined) return active.done;
+    return this.#cancelStored(runId);
+  }
+
+  /** Ends a run that no process here drives (paused, or crashed) as stopped, from the store. */
+  async #cancelStored(runId: string): Promise<RunState> {
     const { store } = this.#core;
     if (store === undefined)
       throw new StateError("run_not_found", `Run \`${runId}\` is not running here and this agent has no store.`, {

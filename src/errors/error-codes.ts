@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   "already_resumed",
   "audit_truncated",
   "approver_not_allowed",
+  "approver_check_failed",
   "invalid_state",
   "unsupported_version",
   // The audit trail.

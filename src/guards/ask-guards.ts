@@ -1,11 +1,14 @@
 import { messageOf } from "../errors/index.js";
+import { raceAbort } from "../run/race-abort.js";
 import type { Guard, GuardPoint, GuardedWork, Verdict } from "./guard.js";
 
 /** What the guards said at one point: all allowed, one blocked, or one threw. */
 export type GuardResult =
   | { type: "allow" }
   | { type: "block"; guard: string; why: string }
-  | { type: "failed"; guard: string; message: string };
+  | { type: "failed"; guard: string; message: string }
+  /** The run was cancelled while a guard decided: what it says later is ignored. */
+  | { type: "aborted" };
 
 /**
  * Reads a guard's answer once into a plain verdict, or says why it is not one. `type` and `why` are
@@ -40,6 +43,7 @@ export async function askGuards(
   guards: readonly Guard[],
   point: GuardPoint,
   work: GuardedWork,
+  signal: AbortSignal,
   ...subject: [unknown, unknown?]
 ): Promise<GuardResult> {
   for (const guard of guards) {
@@ -52,7 +56,11 @@ export async function askGuards(
       const hook = (guard as unknown as Record<GuardPoint, unknown>)[point];
       if (typeof hook !== "function") continue;
       const [first, second] = subject;
-      verdict = await (hook as Hook).call(guard, { ...work }, first, second);
+      // Raced against the run's signal: a guard that hangs cannot keep a cancel from ending the run.
+      const raced = await raceAbort(() => (hook as Hook).call(guard, { ...work }, first, second), signal);
+      if (raced.type === "aborted") return { type: "aborted" };
+      if (raced.type === "threw") throw raced.error;
+      verdict = raced.value;
     } catch (error) {
       return { type: "failed", guard: name, message: `Guard \`${name}\` threw at ${point}: ${messageOf(error)}` };
     }

@@ -55,8 +55,10 @@ export type GuardPoint = "beforeModel" | "afterModel" | "beforeTool" | "afterToo
 export const GUARD_POINTS: readonly GuardPoint[] = ["beforeModel", "afterModel", "beforeTool", "afterTool"];
 
 /**
- * Checks one guard when an agent is built: an object with a non-empty string `name`, whose hooks are
- * functions or absent. A hook that is there but not a function would silently guard nothing.
+ * Checks one guard when an agent is built and copies it: an object with a non-empty string `name`,
+ * whose hooks are functions or absent. A hook that is there but not a function would silently guard
+ * nothing. Each field is read once; the copy is a plain frozen object of the name and the hooks bound
+ * to the guard (a class keeps its `this`), so a guard cannot be switched off or swapped after build.
  *
  * @throws LeashError `invalid_option`, naming the guard and the hook.
  */
@@ -66,6 +68,7 @@ export function checkGuard(guard: unknown, index: number): Guard {
   const { name } = guard as { name?: unknown };
   if (typeof name !== "string" || name === "")
     throw new LeashError("invalid_option", `Expected \`guards[${index}]\` to have a non-empty string \`name\`.`);
+  const copy: Record<string, unknown> = { name };
   for (const point of GUARD_POINTS) {
     const hook = (guard as Record<string, unknown>)[point];
     if (hook !== undefined && typeof hook !== "function") {
@@ -75,6 +78,7 @@ export function checkGuard(guard: unknown, index: number): Guard {
         { details: { guard: name, hook: point } },
       );
     }
+    if (typeof hook === "function") copy[point] = (hook as (...args: unknown[]) => unknown).bind(guard);
   }
-  return guard as Guard;
+  return Object.freeze(copy) as unknown as Guard;
 }

@@ -68,6 +68,19 @@ export class Policy {
     return this.approvalFor.has(effect);
   }
 
+  /**
+   * Whether this approver may answer this request, telling a refusal from a check that threw: a
+   * resume decides nothing when the check of any of its answers threw (see `approver_check_failed`).
+   */
+  checkApprover(approver: string, request: ApprovalRequest): "allowed" | "refused" | "threw" {
+    if (this.#mayApprove === undefined) return "allowed";
+    try {
+      return this.#mayApprove(approver, request) === true ? "allowed" : "refused";
+    } catch {
+      return "threw";
+    }
+  }
+
   /** Whether this approver may answer this request. A throwing callable counts as a refusal. */
   mayApprove(approver: string, request: ApprovalRequest): boolean {
     if (this.#mayApprove === undefined) return true;

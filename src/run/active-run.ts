@@ -72,6 +72,14 @@ export class ActiveRun {
     return this.state.elapsedMs + Math.max(0, this.core.clock().getTime() - this.#segmentStart);
   }
 
+  /**
+   * Takes time that is not the run's own (a person deciding in an async approver) out of its running
+   * time, so `maxDurationMs` counts running time only.
+   */
+  excludeFromElapsed(ms: number): void {
+    if (ms > 0) this.#segmentStart += ms;
+  }
+
   /** What guards are told about this run. */
   work(): GuardedWork {
     const work: GuardedWork = { agent: this.core.name, task: this.state.runId };

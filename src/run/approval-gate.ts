@@ -6,6 +6,7 @@ import { messageOf } from "../errors/index.js";
 import type { Step } from "../state/run-state.js";
 import type { Tool } from "../tools/tool.js";
 import type { ActiveRun } from "./active-run.js";
+import { raceAbort } from "./race-abort.js";
 
 /** What the approval gate decided. */
 export type ApprovalResult =
@@ -93,8 +94,16 @@ export async function approvalGate(
   if (decision.reason !== undefined) request.reason = decision.reason;
   if (approver === undefined) return { type: "pause", request, history };
   let given: unknown;
+  // Raced against the run's signal: a cancel while the approver decides ends the run (the pause the
+  // caller then checks for is refused), and a late answer is ignored. Time spent deciding is a
+  // person's time, not the run's: it does not count against maxDurationMs.
+  const started = run.core.clock().getTime();
+  const raced = await raceAbort(() => approver(structuredClone(request)), run.controller.signal);
+  run.excludeFromElapsed(run.core.clock().getTime() - started);
   try {
-    given = await approver(structuredClone(request));
+    if (raced.type === "aborted") return { type: "pause", request, history };
+    if (raced.type === "threw") throw raced.error;
+    given = raced.value;
   } catch (error) {
     run.record("approval_answered", {
       step: step.index,

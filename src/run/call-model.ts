@@ -3,6 +3,7 @@ import { digestOfJson, isJsonObject, toJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
 import type { ModelClient, ModelRequest, ModelResponse, Price } from "../models/model-client.js";
 import { askGuards, saidLine } from "../guards/ask-guards.js";
+import type { GuardResult } from "../guards/ask-guards.js";
 import { snapshotFields } from "../decisions/decision.js";
 import type { ActiveRun } from "./active-run.js";
 import { modelLimitReached } from "./limit-checks.js";
@@ -71,10 +72,31 @@ function checkPrice(price: Price | undefined): Price {
 /**
  * The one door to a model for a run: checks the limits, asks the guards before and after, charges
  * the usage and writes a `model_called` record. A block or a limit sets the run's forced end, so the
- * run ends even if the planner catches the error thrown here.
+ * run ends even if the planner catches the error thrown here. Under `maxCost` or `maxTokens`, calls of
+ * one run made in parallel are serialized, each checked after the one before it was charged.
  */
 export function makeCallModel(run: ActiveRun) {
+  const callOne = makeOneCall(run);
+  // Under maxCost or maxTokens the calls of one run go one at a time: a call's usage is known only
+  // after it, so a call waits for the one in flight to be charged before its own limit check.
+  let inFlight: Promise<void> = Promise.resolve();
   return async (client: ModelClient, request: ModelRequest, options: CallModelOptions = {}): Promise<ModelResponse> => {
+    const { maxCost, maxTokens } = run.state.limits;
+    if (maxCost === undefined && maxTokens === undefined) return callOne(client, request, options);
+    const previous = inFlight;
+    let release: () => void = () => undefined;
+    inFlight = new Promise<void>((resolve) => (release = resolve));
+    try {
+      await previous;
+      return await callOne(client, request, options);
+    } finally {
+      release();
+    }
+  };
+}
+
+function makeOneCall(run: ActiveRun) {
+  return async (client: ModelClient, request: ModelRequest, options: CallModelOptions): Promise<ModelResponse> => {
     if (run.forcedEnd !== undefined) throw new LeashError("limit_reached", "This run has ended; no more model calls.");
     if (typeof client !== "object" || client === null || typeof client.generate !== "function") {
       throw new LeashError("invalid_option", "Expected `client` to be a ModelClient with a `generate` method.");
@@ -88,7 +110,7 @@ export function makeCallModel(run: ActiveRun) {
     const sent = toJson(request, "the model request") as unknown as ModelRequest;
     const requestDigest = digestOfJson(sent);
     const { signal } = run.controller;
-    const before = await askGuards(run.core.guards, "beforeModel", run.work(), structuredClone(sent));
+    const before = await askGuards(run.core.guards, "beforeModel", run.work(), signal, structuredClone(sent));
     if (before.type !== "allow") return refuse(run, "beforeModel", before);
 
     // A model call that ignores its signal cannot keep a cancel from ending the run.
@@ -125,7 +147,7 @@ export function makeCallModel(run: ActiveRun) {
         ? { request: sent as unknown as Json, response: response as unknown as Json }
         : {}),
     });
-    const after = await askGuards(run.core.guards, "afterModel", run.work(), structuredClone(response));
+    const after = await askGuards(run.core.guards, "afterModel", run.work(), signal, structuredClone(response));
     if (after.type !== "allow") return refuse(run, "afterModel", after);
     return structuredClone(response);
   };
@@ -134,8 +156,12 @@ export function makeCallModel(run: ActiveRun) {
 function refuse(
   run: ActiveRun,
   point: "beforeModel" | "afterModel",
-  verdict: { type: "block"; guard: string; why: string } | { type: "failed"; guard: string; message: string },
+  verdict: Exclude<GuardResult, { type: "allow" }>,
 ): never {
+  if (verdict.type === "aborted") {
+    run.forcedEnd ??= { type: "stop", reason: "cancelled" };
+    throw new LeashError("limit_reached", `The run was cancelled while the guards checked the model call (${point}).`);
+  }
   if (verdict.type === "failed") {
     run.forcedEnd = { type: "fail", failure: { code: "guard_failed", message: verdict.message } };
     throw new LeashError("guard_failed", verdict.message);

@@ -87,7 +87,15 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
   const verdict =
     guards.length === 0
       ? ({ type: "allow" } as const)
-      : await askGuards(guards, "beforeTool", run.work(), found.describe(), structuredClone(decision.args));
+      : await askGuards(
+          guards,
+          "beforeTool",
+          run.work(),
+          run.controller.signal,
+          found.describe(),
+          structuredClone(decision.args),
+        );
+  if (verdict.type === "aborted") return { type: "stop", reason: "cancelled" };
   if (verdict.type === "failed") return { type: "fail", failure: { code: "guard_failed", message: verdict.message } };
   if (verdict.type === "block") {
     run.state.said.push(saidLine("beforeTool", verdict.guard, verdict.why, found.name));

@@ -6,7 +6,39 @@ import type { Failure, Step, StepError } from "../state/run-state.js";
 import type { Tool } from "../tools/tool.js";
 import type { ToolContext } from "../tools/tool-context.js";
 import { askGuards, saidLine } from "../guards/ask-guards.js";
+import type { StopReason } from "../limits/limits.js";
 import type { ActiveRun } from "./active-run.js";
+import { runLimitReached } from "./limit-checks.js";
+
+/** How a call ended the run, when it did: a guard that threw, or a cancel or limit before it started. */
+export type CallStop = { type: "failed"; failure: Failure } | { type: "stopped"; reason: StopReason };
+
+/**
+ * Takes back a call whose intent was saved but that never started (a cancel or the running time
+ * landed while the intent was written): the charge is undone and, for a first start, the step is
+ * `stopped` with a `tool_ended` record that says the call did not happen. A restart after a crash
+ * stays open, for the run's end to close as `interrupted`: its first start may have taken effect.
+ */
+function withdrawCall(run: ActiveRun, step: Step, tool: Tool, restart: boolean, reason: StopReason): CallStop {
+  const { state } = run;
+  step.starts = (step.starts ?? 1) - 1;
+  if (restart) return { type: "stopped", reason };
+  state.toolCalls -= 1;
+  if (tool.cost !== 0) state.usage.cost -= tool.cost;
+  const at = state.ran.lastIndexOf(tool.name);
+  if (at >= 0) state.ran.splice(at, 1);
+  if (step.starts === 0) delete step.starts;
+  step.outcome = "stopped";
+  step.error = { code: reason, message: `The run reached ${reason} before the call could start.` };
+  run.record("tool_ended", {
+    step: step.index,
+    tool: tool.name,
+    outcome: "stopped",
+    resultDigest: null,
+    error: { ...step.error },
+  });
+  return { type: "stopped", reason };
+}
 
 type CallEnd = { type: "returned"; value: unknown } | { type: "threw"; error: unknown } | { type: "timed_out" };
 
@@ -62,14 +94,15 @@ function thrownCode(error: unknown): string {
 /**
  * Runs one tool call: charges it (unless it is a restart after a crash), makes the intent durable
  * before the call starts, calls the tool under its timeout, records the end, asks the guards'
- * `afterTool`, and makes the result durable. Returns a failure only when a guard threw.
+ * `afterTool`, and makes the result durable. Returns how the run must end when a guard threw, or when
+ * a cancel or a limit landed while the intent was saved (the call then never starts).
  */
 export async function invokeTool(
   run: ActiveRun,
   step: Step,
   tool: Tool,
   restart: boolean,
-): Promise<Failure | undefined> {
+): Promise<CallStop | undefined> {
   const { state } = run;
   const decision = step.decision as ActDecision;
   if (!restart) {
@@ -91,6 +124,10 @@ export async function invokeTool(
   });
   // The intent is durable before the call: after a crash, resume knows a call may have happened.
   await run.checkpoint();
+  // A cancel or the running time may have landed while the intent was written: checked again here,
+  // with nothing awaited before the call starts.
+  const reached = runLimitReached(run);
+  if (reached !== undefined) return withdrawCall(run, step, tool, restart, reached);
 
   // A call's own controller exists only to time it out; without a timeout the run's signal is the
   // call's signal (cancelling the run aborts it), which saves an AbortController and a listener per call.
@@ -141,13 +178,26 @@ export async function invokeTool(
   });
 
   let failure: Failure | undefined;
+  let stop: CallStop | undefined;
   if (step.outcome === "executed") {
     const { guards } = run.core;
     const verdict =
       guards.length === 0
         ? ({ type: "allow" } as const)
-        : await askGuards(guards, "afterTool", run.work(), tool.describe(), structuredClone(result));
-    if (verdict.type === "allow") {
+        : await askGuards(
+            guards,
+            "afterTool",
+            run.work(),
+            run.controller.signal,
+            tool.describe(),
+            structuredClone(result),
+          );
+    if (verdict.type === "aborted") {
+      // The call ran and is counted; what it answered was never vetted, so it is kept back.
+      step.outcome = "withheld";
+      step.error = { code: "cancelled", message: "The run was cancelled while the guards checked the result." };
+      stop = { type: "stopped", reason: "cancelled" };
+    } else if (verdict.type === "allow") {
       step.result = result;
     } else if (verdict.type === "block") {
       // The tool ran and is counted, but what it answered never reaches the planner, a model or the
@@ -169,5 +219,5 @@ export async function invokeTool(
     }
   }
   await run.checkpoint();
-  return failure;
+  return failure === undefined ? stop : { type: "failed", failure };
 }

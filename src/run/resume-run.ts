@@ -83,7 +83,8 @@ interface HeardAnswer {
  * Decides a pending request from every answer to it: those given to this resume and those recorded
  * in the store. Safety first: a denial by an allowed approver wins over every grant; a grant decides
  * only when no allowed approver denied. An answer from someone `policy.mayApprove` refuses decides
- * nothing (it is audited all the same). Returns null when no answer matches the request, and the
+ * nothing (it is audited all the same). When mayApprove throws for any answer, nothing is decided:
+ * the resume is refused (`approver_check_failed`) and the run stays paused. Returns null when no answer matches the request, and the
  * answers to audit with the claim (the given ones and the recorded ones not audited yet).
  */
 function decideAnswers(
@@ -102,10 +103,20 @@ function decideAnswers(
     ...recorded.map(({ json, index }) => ({ approval: Approval.fromJSON(json), json, index })),
   ];
   if (all.length === 0) return null;
-  const judged = all.map((item) => ({
+  const checked = all.map((item) => ({
     ...item,
-    allowed: core.policy.mayApprove(item.approval.approver, structuredClone(pending)),
+    check: core.policy.checkApprover(item.approval.approver, structuredClone(pending)),
   }));
+  // Safety first: a check that throws could hide a denial, so no answer decides, the grants included.
+  const threw = checked.filter((item) => item.check === "threw").map((item) => item.approval.approver);
+  if (threw.length > 0) {
+    throw new StateError(
+      "approver_check_failed",
+      `The policy's mayApprove threw for ${[...new Set(threw)].join(", ")}; no answer decides until it can say.`,
+      { details: { runId: state.runId, approvers: threw } },
+    );
+  }
+  const judged = checked.map((item) => ({ ...item, allowed: item.check === "allowed" }));
   const allowed = judged.filter((item) => item.allowed);
   const answer = (allowed.find((item) => !item.approval.granted) ?? allowed[0])?.approval;
   if (answer === undefined) {
@@ -272,6 +283,26 @@ export async function planResume(
 
   const run = new ActiveRun(core, state, { head, stored: core.store !== undefined, skill });
   const inFlight = state.steps.findLast((step) => step.outcome === null);
+  // A trail ahead of the state may say the saved call never started (a cancel landed while its intent
+  // was written): it is taken back as it was then, never started again.
+  const withdrawn = later.find((record) => {
+    const data = record.data as { step?: unknown; outcome?: unknown } | null;
+    return record.event === "tool_ended" && data?.step === inFlight?.index && data?.outcome === "stopped";
+  });
+  if (inFlight !== undefined && withdrawn !== undefined && inFlight.decision.type === "act" && inFlight.starts === 1) {
+    const error = (withdrawn.data as { error?: { code?: unknown; message?: unknown } }).error;
+    const tool = run.tools.get(inFlight.decision.tool);
+    state.toolCalls -= 1;
+    if (tool !== undefined && tool.cost !== 0) state.usage.cost -= tool.cost;
+    const at = state.ran.lastIndexOf(inFlight.decision.tool);
+    if (at >= 0) state.ran.splice(at, 1);
+    delete inFlight.starts;
+    inFlight.outcome = "stopped";
+    inFlight.error = {
+      code: typeof error?.code === "string" ? error.code : "cancelled",
+      message: typeof error?.message === "string" ? error.message : "The call never started.",
+    };
+  }
   // Answers a claim kept in the state when it died before their records were written are audited now.
   await run.claim(
     [

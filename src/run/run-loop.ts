@@ -138,6 +138,10 @@ export async function actStep(
     run.record("approval_requested", { ...approval.request, history: approval.history });
     run.record("run_paused", { step: step.index, digest: approval.request.digest });
     await run.checkpoint();
+    // A cancel that landed while the pause was saved ends the paused run here, as a cancel of a
+    // stored paused run does: the pending step is stopped and no later answer can run it.
+    const late = runLimitReached(run);
+    if (late !== undefined && run.controller.signal.aborted) return stopStep(run, step, late);
     return state;
   }
   state.pending = undefined;
@@ -150,8 +154,9 @@ export async function actStep(
   if (approval.approval !== undefined) step.approval = approval.approval;
   const reached = callLimitReached(run, gates.tool, options.restart);
   if (reached !== undefined) return stopStep(run, step, reached);
-  const failure = await invokeTool(run, step, gates.tool, options.restart);
-  if (failure !== undefined) return end(run, { status: "failed", failure });
+  const ended = await invokeTool(run, step, gates.tool, options.restart);
+  if (ended?.type === "failed") return end(run, { status: "failed", failure: ended.failure });
+  if (ended?.type === "stopped") return end(run, { status: "stopped", reason: ended.reason });
   return undefined;
 }
 

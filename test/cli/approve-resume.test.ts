@@ -29,6 +29,8 @@ test("the inbox lists a paused run and show prints the request it waits on", (t)
   const inbox = leash(["runs", "--status", "awaiting_approval", "--db", db], { cwd: folder.path });
   assert.equal(inbox.status, 0, inbox.stderr);
   assert.match(inbox.stdout, new RegExp(`${runId}\\s+awaiting_approval`));
+  // The footer sends a person to the request first, and to an answer pinned to the digest they read.
+  assert.match(inbox.stdout, /leash show RUN.*then leash approve RUN --as NAME --digest DIGEST/);
   const listed = JSON.parse(
     leash(["runs", "--status", "completed", "--db", db, "--json"], { cwd: folder.path }).stdout,
   ) as { runs: unknown[] };

@@ -2,9 +2,10 @@
 // cancel that closes the open step, and fencing tokens that grow with every claim.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Decision, tool, verifyAudit } from "../../src/index.js";
-import type { AuditSink, Planner, RunStore, ToolContext } from "../../src/index.js";
-import { refusedWith, withStore, writerAgent } from "./contract-fixtures.js";
+import { Agent, Approval, Decision, Policy, tool, verifyAudit } from "../../src/index.js";
+import { writeTextTool } from "../helpers/text-tool.js";
+import type { AuditSink, Planner, RunState, RunStore, ToolContext } from "../../src/index.js";
+import { refusedWith, withStore, writerAgent, writerPlanner } from "./contract-fixtures.js";
 import type { MakeStore } from "./contract-fixtures.js";
 
 const callOnce: Planner = (state) =>
@@ -35,6 +36,25 @@ function agentOn(store: RunStore & AuditSink, held: ReturnType<typeof heldTool>[
   return new Agent({ tools: [held], planner: callOnce, store, audit: store });
 }
 
+/**
+ * The store seen through a wrapper that calls `onSave` (synchronously, before the save) whenever a
+ * save carries a record of `event`: a cancel lands exactly while that checkpoint is being written.
+ */
+function onSaveOf<S extends RunStore & AuditSink>(store: S, event: string, onSave: () => void): S {
+  return new Proxy(store, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (key === "save") {
+        return (state: unknown, options?: { records?: { event: string }[] }) => {
+          if (options?.records?.some((record) => record.event === event) === true) onSave();
+          return (target.save as (...args: unknown[]) => unknown)(state, options);
+        };
+      }
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 /** The agent-driving tests of the store contract, defined inside the caller's `describe`. */
 export function agentDrivingContract(makeStore: MakeStore): void {
   test("resume of a run the same agent is still driving is refused (stale_state) and changes nothing", () =>
@@ -57,6 +77,86 @@ export function agentDrivingContract(makeStore: MakeStore): void {
       const state = await running;
       assert.equal(state.status, "completed");
       assert.equal(call.contexts.length, 1);
+    }));
+
+  test("resume of a copy (an object with only toJSON) of a run the same agent is driving is refused (stale_state)", () =>
+    withStore(makeStore, async (store) => {
+      const call = heldTool({ idempotent: true });
+      const agent = agentOn(store, call.held);
+      const started = call.nextStart();
+      const running = agent.run("call once", { runId: "driven-copy" });
+      await started;
+      const loaded = await store.load("driven-copy");
+      assert.ok(loaded !== null);
+      const copy = { toJSON: () => loaded.toJSON() } as unknown as RunState;
+      await assert.rejects(agent.resume(copy), refusedWith("stale_state"));
+      call.release();
+      assert.equal((await running).status, "completed");
+      assert.equal(call.contexts.length, 1);
+    }));
+
+  test("a cancel while a run is being started by the same agent ends it stopped (cancelled) before any call", () =>
+    withStore(makeStore, async (store) => {
+      const call = heldTool({ idempotent: true });
+      call.release();
+      const agent = agentOn(store, call.held);
+      const running = agent.run("call once", { runId: "start-cancel" });
+      const cancelled = await agent.cancel("start-cancel");
+      const state = await running;
+      assert.equal(state.status, "stopped");
+      assert.equal(state.stopReason, "cancelled");
+      assert.deepEqual(cancelled.toJSON(), state.toJSON());
+      assert.equal(call.contexts.length, 0);
+      assert.deepEqual(verifyAudit(await store.read("start-cancel")), []);
+    }));
+
+  test("a cancel while the same agent resumes a paused run with a grant ends it stopped; the approved call never runs", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      const agent = writerAgent(store, written);
+      const paused = await agent.run("save the report", { runId: "resume-cancel" });
+      assert.ok(paused.pending !== undefined);
+      const resumed = agent.resume("resume-cancel", { approvals: [Approval.grant(paused.pending.digest, "allen")] });
+      const cancelled = await agent.cancel("resume-cancel");
+      const state = await resumed;
+      assert.equal(state.status, "stopped");
+      assert.equal(state.stopReason, "cancelled");
+      assert.equal(cancelled.status, "stopped");
+      assert.deepEqual(written, []);
+      assert.equal((await store.load("resume-cancel"))?.status, "stopped");
+      assert.deepEqual(verifyAudit(await store.read("resume-cancel")), []);
+    }));
+
+  test("a cancel that lands while a pause is saved ends the run stopped, and a later grant runs nothing", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      let cancelled: Promise<RunState> | undefined;
+      const wrapped = onSaveOf(store, "run_paused", () => {
+        cancelled ??= agent.cancel("pause-cancel");
+      });
+      const save = writeTextTool({ name: "save", onWrite: (text) => (written.push(text), "saved") });
+      const agent = new Agent({
+        tools: [save],
+        planner: writerPlanner,
+        policy: new Policy({ allowEffects: ["read", "write"] }),
+        store: wrapped,
+        audit: wrapped,
+      });
+      const state = await agent.run("save the report", { runId: "pause-cancel" });
+      assert.ok(cancelled !== undefined);
+      assert.equal((await cancelled).status, "stopped");
+      assert.equal(state.status, "stopped");
+      assert.equal(state.stopReason, "cancelled");
+      assert.equal((await store.load("pause-cancel"))?.status, "stopped");
+      const digest = (await store.read("pause-cancel")).find((record) => record.event === "approval_requested")
+        ?.data as { digest?: string } | undefined;
+      assert.ok(typeof digest?.digest === "string");
+      await assert.rejects(
+        agent.resume("pause-cancel", { approvals: [Approval.grant(digest.digest, "allen")] }),
+        refusedWith("run_ended"),
+      );
+      assert.deepEqual(written, []);
+      assert.deepEqual(verifyAudit(await store.read("pause-cancel")), []);
     }));
 
   test("the same run id run twice at once in one agent: one runs, the other is refused (run_exists)", () =>
@@ -106,6 +206,38 @@ export function agentDrivingContract(makeStore: MakeStore): void {
       assert.equal(ended.length, 1);
       assert.equal((ended[0]?.data as { outcome?: string }).outcome, "interrupted");
       assert.deepEqual((await store.load("crashed-cancel"))?.toJSON(), state.toJSON());
+      assert.deepEqual(verifyAudit(trail), []);
+    }));
+
+  test("a cancel that lands while a call's intent is saved keeps the call from starting: stopped, uncharged, tool_ended stopped", () =>
+    withStore(makeStore, async (store) => {
+      const call = heldTool({ idempotent: false });
+      call.release();
+      let cancelled: Promise<unknown> | undefined;
+      const wrapped = onSaveOf(store, "tool_started", () => {
+        cancelled ??= agent.cancel("intent-cancel");
+      });
+      const priced = tool({
+        name: "call",
+        parameters: { type: "object", properties: {} },
+        cost: 2,
+        execute: (args, context) => call.held.execute(args, context),
+      });
+      const agent = new Agent({ tools: [priced], planner: callOnce, store: wrapped, audit: wrapped });
+      const state = await agent.run("call once", { runId: "intent-cancel" });
+      assert.ok(cancelled !== undefined);
+      assert.equal(((await cancelled) as { status: string }).status, "stopped");
+      assert.equal(call.contexts.length, 0);
+      assert.equal(state.status, "stopped");
+      assert.equal(state.stopReason, "cancelled");
+      assert.equal(state.steps[0]?.outcome, "stopped");
+      assert.equal(state.toolCalls, 0);
+      assert.equal(state.usage.cost, 0);
+      const trail = await store.read("intent-cancel");
+      const ended = trail.filter((record) => record.event === "tool_ended");
+      assert.equal(ended.length, 1);
+      assert.equal((ended[0]?.data as { outcome?: string }).outcome, "stopped");
+      assert.deepEqual((await store.load("intent-cancel"))?.toJSON(), state.toJSON());
       assert.deepEqual(verifyAudit(trail), []);
     }));
 

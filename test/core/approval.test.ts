@@ -154,6 +154,37 @@ test("an answer at resume from an approver mayApprove refuses changes nothing (a
   assert.equal(done.status, "completed");
 });
 
+test("a resume where mayApprove throws for an answer decides nothing (approver_check_failed): a grant beside it never runs", async () => {
+  const written: string[] = [];
+  const store = new MemoryStore();
+  const agent = new Agent({
+    tools: [saveTool(written)],
+    planner: writerPlanner,
+    policy: new Policy({
+      allowEffects: ["read", "write"],
+      mayApprove: (approver) => {
+        if (approver === "bob") throw new Error("the directory is down");
+        return true;
+      },
+    }),
+    store,
+  });
+  const paused = await agent.run("save the report");
+  const digest = paused.pending!.digest;
+  const before = store.records.length;
+  for (const approvals of [
+    [Approval.grant(digest, "allen"), Approval.deny(digest, "bob")],
+    [Approval.grant(digest, "bob")],
+  ]) {
+    await assert.rejects(agent.resume(paused.runId, { approvals }), (error) =>
+      isLeashError(error, "approver_check_failed"),
+    );
+  }
+  assert.deepEqual(written, []);
+  assert.equal(store.records.length, before);
+  assert.equal((await store.load(paused.runId))?.status, "awaiting_approval");
+});
+
 test("a resume with no approval that matches the pending request returns the run still paused and writes nothing", async () => {
   const store = new MemoryStore();
   const agent = new Agent({ tools: [saveTool([])], planner: writerPlanner, policy: writePolicy(), store });

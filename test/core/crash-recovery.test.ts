@@ -1,6 +1,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Approval, Decision, MemoryStore, Policy, isLeashError, tool, verifyAudit } from "../../src/index.js";
+import {
+  Agent,
+  Approval,
+  Decision,
+  MemoryAuditSink,
+  MemoryStore,
+  Policy,
+  isLeashError,
+  tool,
+  verifyAudit,
+} from "../../src/index.js";
 import type { Planner, RunState } from "../../src/index.js";
 
 // A crash is simulated in one process: the first agent's tool never returns (as if the process died
@@ -187,4 +197,55 @@ test("a crash after an approved call's claim is durable, before the call, runs t
   assert.equal(done.steps[0]?.outcome, "executed");
   assert.deepEqual(written, ["the report"]);
   assert.deepEqual(verifyAudit(store.records), []);
+});
+
+test("a crash after the trail said a saved call never started (tool_ended stopped) does not start it at resume", async () => {
+  const store = new MemoryStore();
+  const audit = new MemoryAuditSink();
+  let calls = 0;
+  const call = tool({
+    name: "call",
+    parameters: { type: "object", properties: { n: { type: "number" } } },
+    idempotent: true,
+    execute: () => {
+      calls += 1;
+      return "done";
+    },
+  });
+  let cancelled = false;
+  let dead = false;
+  // The first process: a cancel lands while the intent is saved, then the process dies after the
+  // trail took the end of the run and before the state did.
+  const dying = new Proxy(store, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (key === "save") {
+        return (state: RunState, options: unknown) => {
+          if (dead) return Promise.reject(new Error("the process died"));
+          if (!cancelled && state.steps[0]?.starts === 1) {
+            cancelled = true;
+            dead = true;
+            first.cancel("withdrawn").catch(() => undefined);
+          }
+          return target.save(state, options as never);
+        };
+      }
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const first = new Agent({ tools: [call], planner, store: dying, audit });
+  await first.run("call once", { runId: "withdrawn" }).catch(() => undefined);
+  assert.equal(calls, 0);
+  const saved = await store.load("withdrawn");
+  assert.equal(saved?.status, "running");
+  assert.equal(saved?.steps[0]?.starts, 1);
+  const ended = (await audit.read("withdrawn")).find((record) => record.event === "tool_ended");
+  assert.equal((ended?.data as { outcome?: string }).outcome, "stopped");
+
+  const state = await new Agent({ tools: [call], planner, store, audit }).resume("withdrawn");
+  assert.equal(calls, 0);
+  assert.equal(state.status, "stopped");
+  assert.equal(state.stopReason, "cancelled");
+  assert.equal(state.steps[0]?.outcome, "stopped");
+  assert.equal(state.toolCalls, 0);
 });

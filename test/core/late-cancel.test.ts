@@ -44,12 +44,12 @@ test("a cancel that lands while an async approver decides keeps the call from st
   assert.equal(state.steps[0]?.outcome, "stopped");
   assert.equal(state.toolCalls, 0);
   const events = agent.audit.records?.map((record) => record.event) ?? [];
-  assert.ok(events.includes("approval_answered"), "the approver's answer is still audited");
+  assert.ok(!events.includes("approval_answered"), "an answer given after the cancel is ignored");
   assert.ok(!events.includes("tool_started"));
   assert.deepEqual(verifyAudit(agent.audit.records ?? []), []);
 });
 
-test("a maxDurationMs that passes while the approver decides keeps the call from starting", async () => {
+test("time spent in an async approver does not count against maxDurationMs: it is a person's time", async () => {
   const paid: string[] = [];
   const time = manualClock();
   const agent = new Agent({
@@ -64,12 +64,75 @@ test("a maxDurationMs that passes while the approver decides keeps the call from
     },
   });
   const state = await agent.run("pay 10");
+  assert.deepEqual(paid, ["10"]);
+  assert.equal(state.status, "completed");
+  assert.ok(state.toJSON().elapsedMs < 1_000);
+});
+
+test("a maxDurationMs that passes outside the approver still keeps the call from starting", async () => {
+  const paid: string[] = [];
+  const time = manualClock();
+  const agent = new Agent({
+    tools: [writeTextTool({ name: "pay", onWrite: (text) => paid.push(text) })],
+    planner: (state, tools) => {
+      if (state.steps.length === 0) time.advance(5_000);
+      return payPlanner(state, tools, undefined as never);
+    },
+    policy: new Policy({ allowEffects: ["read", "write"] }),
+    clock: time.clock,
+    limits: { maxDurationMs: 1_000 },
+    approver: (request) => Promise.resolve(Approval.grant(request.digest, "allen")),
+  });
+  const state = await agent.run("pay 10");
   assert.deepEqual(paid, []);
   assert.equal(state.status, "stopped");
   assert.equal(state.stopReason, "max_duration");
-  assert.equal(state.steps[0]?.outcome, "stopped");
-  assert.ok(agent.audit.records?.some((record) => record.event === "approval_answered"));
 });
+
+test("cancel resolves while an async approver never answers: the run ends stopped (cancelled)", async () => {
+  let asked: () => void = () => undefined;
+  const wasAsked = new Promise<void>((resolve) => (asked = resolve));
+  const paid: string[] = [];
+  const agent = new Agent({
+    tools: [writeTextTool({ name: "pay", onWrite: (text) => paid.push(text) })],
+    planner: payPlanner,
+    policy: new Policy({ allowEffects: ["read", "write"] }),
+    approver: () => {
+      asked();
+      return new Promise<never>(() => undefined);
+    },
+  });
+  const running = agent.run("pay 10", { runId: "hung-approver" });
+  await wasAsked;
+  const cancelled = await agent.cancel("hung-approver");
+  assert.equal(cancelled.status, "stopped");
+  assert.equal(cancelled.stopReason, "cancelled");
+  assert.equal((await running).status, "stopped");
+  assert.deepEqual(paid, []);
+});
+
+for (const point of ["beforeTool", "afterTool"] as const) {
+  test(`cancel resolves while a ${point} guard never answers: the run ends stopped (cancelled)`, async () => {
+    let asked: () => void = () => undefined;
+    const wasAsked = new Promise<void>((resolve) => (asked = resolve));
+    const hang = () => {
+      asked();
+      return new Promise<never>(() => undefined);
+    };
+    const agent = new Agent({
+      tools: [tool({ name: "pay", parameters: { type: "object", properties: {} }, execute: () => "paid" })],
+      planner: (state) => (state.steps.length === 0 ? Decision.act("pay", {}) : Decision.finish("ok")),
+      guards: [{ name: "slow", [point]: hang }],
+    });
+    const running = agent.run("pay", { runId: `hung-${point}` });
+    await wasAsked;
+    const cancelled = await agent.cancel(`hung-${point}`);
+    assert.equal(cancelled.status, "stopped");
+    assert.equal(cancelled.stopReason, "cancelled");
+    assert.equal((await running).status, "stopped");
+    assert.deepEqual(verifyAudit(agent.audit.records ?? []), []);
+  });
+}
 
 test("a cancel that lands while the approver decides to wait ends the run instead of pausing it", async () => {
   let asked: () => void = () => undefined;

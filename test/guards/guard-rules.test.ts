@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Approval, Decision, Policy, allow, block, trace, verifyAudit } from "../../src/index.js";
-import type { AuditRecord, Guard, GuardPoint } from "../../src/index.js";
+import { Agent, Approval, Decision, Policy, allow, block, tool, trace, verifyAudit } from "../../src/index.js";
+import type { AuditRecord, Guard, GuardPoint, Planner } from "../../src/index.js";
 import { modelPlanner } from "../../src/models/model-planner.js";
 import { says, scriptedModel } from "../../src/testing/index.js";
 import { allowing, blocking, notebook, notebookAgent, plan } from "./guard-helpers.js";
@@ -132,4 +132,35 @@ test("guards that allow at resume let the approved call run once", async () => {
   assert.deepEqual(book.written, ["entry"]);
   // Asked before the pause, and again at resume before the call.
   assert.deepEqual(asked, ["Rules.beforeTool", "Rules.beforeTool", "Rules.afterTool"]);
+});
+
+test("a guard is fixed when the agent is built: a hook switched off or swapped afterwards still guards every call", async () => {
+  let ran = 0;
+  const pay = tool({
+    name: "pay",
+    parameters: { type: "object", properties: {} },
+    execute: () => {
+      ran += 1;
+      return "paid";
+    },
+  });
+  const planner: Planner = (state) => (state.steps.length === 0 ? Decision.act("pay", {}) : Decision.finish("ok"));
+  let reads = 0;
+  const getter = {
+    name: "no payments",
+    get beforeTool() {
+      reads += 1;
+      return reads === 1 ? () => block("never pay") : "disabled";
+    },
+  };
+  const plain: Guard = { name: "no payments", beforeTool: () => block("never pay") };
+  const agents = [getter as unknown as Guard, plain].map(
+    (guard) => new Agent({ tools: [pay], planner, guards: [guard] }),
+  );
+  plain.beforeTool = undefined;
+  for (const agent of agents) {
+    const state = await agent.run("pay");
+    assert.equal(state.steps[0]?.outcome, "blocked");
+  }
+  assert.equal(ran, 0);
 });

@@ -188,3 +188,29 @@ test("a caller asks for the full text of one model call with recordText, and onl
   assert.equal((second?.response as { text?: string }).text, "second");
   assert.equal(state.answer, "second");
 });
+
+test("parallel model calls under maxCost or maxTokens wait for each other: one call is made while the spend is below the limit", async () => {
+  for (const limits of [{ maxCost: 1 }, { maxTokens: 1 }] satisfies Limits[]) {
+    let calls = 0;
+    const client = {
+      name: "one-token",
+      price: { input: 1e6, output: 0 },
+      generate: async () => {
+        calls += 1;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        return { calls: [], text: "hi", usage: { inputTokens: 1, outputTokens: 0 } };
+      },
+    };
+    const agent = new Agent({
+      tools: [],
+      planner: async (_state, _tools, context) => {
+        await Promise.allSettled(Array.from({ length: 8 }, () => context.callModel(client, ask)));
+        return Decision.finish("ok");
+      },
+    });
+    const state = await agent.run("ask in parallel", { limits });
+    assert.equal(calls, 1, JSON.stringify(limits));
+    assert.equal(state.usage.tokens, 1);
+    assert.equal(state.status, "stopped");
+  }
+});

@@ -80,7 +80,7 @@ export function runsCommand(): Command {
     if (options.status === "awaiting_approval") {
       printLines([
         "",
-        "Answer one with: leash show RUN, then leash approve RUN --as NAME (or leash deny RUN --as NAME).",
+        "Answer one with: leash show RUN (read the request and its digest), then leash approve RUN --as NAME --digest DIGEST (or leash deny RUN --as NAME --digest DIGEST).",
       ]);
     }
   });
