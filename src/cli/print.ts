@@ -23,10 +23,22 @@ export function jsonText(value: unknown, indent?: number): string {
   return escapeJsonText(JSON.stringify(value, null, indent) ?? "null");
 }
 
-/** JSON on one line, cut to `width` characters with an ellipsis, for a value shown inside a sentence. */
-export function shortJson(value: unknown, width = 80): string {
+/**
+ * JSON on one line, cut to `width` characters for a value shown inside a list. A cut says so, and
+ * how much it left out: never use it for what a person approves ({@link fullJsonLines}).
+ */
+export function shortJson(value: unknown, width = 80, seeAlso = "see leash show"): string {
   const text = JSON.stringify(value) ?? "null";
-  return text.length > width ? `${text.slice(0, width - 1)}…` : text;
+  if (text.length <= width) return text;
+  return `${text.slice(0, width - 1)}… (${text.length - width + 1} more characters; ${seeAlso})`;
+}
+
+/**
+ * A value as whole JSON, pretty-printed over several lines, each prefixed with `indent`: what a
+ * person reads before answering a request. Nothing is cut, whatever its length or key order.
+ */
+export function fullJsonLines(value: unknown, indent: string): string[] {
+  return (JSON.stringify(value, null, 2) ?? "null").split("\n").map((line) => `${indent}${line}`);
 }
 
 /** Text cut to `width` characters with an ellipsis. */

@@ -40,7 +40,7 @@ eachStore("show, runs and approve escape control characters of run data, visibly
   });
   assert.equal(approve.status, 0, approve.stderr);
   assertSafe(approve.stdout, "approve");
-  assert.ok(approve.stdout.includes("noor\\x1b[8m"), approve.stdout);
+  assert.ok(approve.stdout.includes("noor\\u001b[8m"), approve.stdout);
 
   const after = leash(["show", paused.runId, ...target.args], { cwd });
   assertSafe(after.stdout, "show after the answer");
