@@ -1,4 +1,5 @@
 import { escapeJsonText, escapeText } from "./escape-text.js";
+import { maskPasswords } from "./mask-password.js";
 
 /**
  * Writes lines of text on stdout, each escaped ({@link escapeText}): lines carry run data (goals,
@@ -61,5 +62,5 @@ export function formatTable(rows: readonly (readonly string[])[]): string[] {
 
 /** Writes lines on stderr, each escaped as {@link printLines} escapes them: warnings and errors quote run data too. */
 export function printErrorLines(lines: readonly string[]): void {
-  if (lines.length > 0) process.stderr.write(`${lines.map(escapeText).join("\n")}\n`);
+  if (lines.length > 0) process.stderr.write(`${lines.map((line) => escapeText(maskPasswords(line))).join("\n")}\n`);
 }

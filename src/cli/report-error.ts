@@ -3,6 +3,7 @@ import { isLeashError } from "../index.js";
 import type { ErrorCode } from "../index.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./cli-error.js";
 import { escapeText } from "./escape-text.js";
+import { maskPasswords } from "./mask-password.js";
 import { jsonText } from "./print.js";
 
 /**
@@ -62,8 +63,9 @@ function messageOf(error: unknown): string {
  * terminal; with `--json`, one JSON document `{ "error": { "code", "message" } }` on one line.
  */
 export function errorText(report: Pick<ErrorReport, "code" | "message">, json: boolean): string {
-  if (json) return jsonText({ error: { code: report.code, message: report.message } });
-  return escapeText(`leash: ${report.message} (${report.code})`);
+  const message = maskPasswords(report.message);
+  if (json) return jsonText({ error: { code: report.code, message } });
+  return escapeText(`leash: ${message} (${report.code})`);
 }
 
 /** Whether the user asked to see stack traces (`LEASH_DEBUG=1`). */
@@ -81,5 +83,8 @@ export function stackOf(error: unknown): string {
     current = current instanceof Error ? current.cause : undefined;
     if (current !== undefined) parts.push("caused by:");
   }
-  return parts.join("\n").split("\n").map(escapeText).join("\n");
+  return maskPasswords(parts.join("\n"))
+    .split("\n")
+    .map(escapeText)
+    .join("\n");
 }
