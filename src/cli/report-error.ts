@@ -1,21 +1,24 @@
 import { inspect } from "node:util";
 import { isLeashError } from "../index.js";
 import type { ErrorCode } from "../index.js";
-import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./cli-error.js";
+import { CliError, EXIT_FAILURE, EXIT_OPERATIONAL, EXIT_USAGE } from "./cli-error.js";
 import { escapeText } from "./escape-text.js";
 import { maskPasswords } from "./mask-password.js";
 import { jsonText } from "./print.js";
 
 /**
- * Leash codes that mean the work itself failed (a disk, a database, a broken sink), not that the
- * command was given something it cannot act on: they exit 1, like a failed verification.
+ * Leash codes that mean the work on a run failed (a model, a guard), not that the command was given
+ * something it cannot act on: they exit 1.
  */
-const FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  "store_failed",
-  "audit_failed",
-  "model_failed",
-  "guard_failed",
-]);
+const FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["model_failed", "guard_failed"]);
+
+/** Leash codes of a store or sink that failed or was busy: nothing was decided, try again (exit 3). */
+const OPERATIONAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["store_failed", "store_busy", "audit_failed"]);
+
+function exitCodeOf(code: ErrorCode): number {
+  if (OPERATIONAL_CODES.has(code)) return EXIT_OPERATIONAL;
+  return FAILURE_CODES.has(code) ? EXIT_FAILURE : EXIT_USAGE;
+}
 
 /** What the process prints and how it ends for an error. */
 export interface ErrorReport {
@@ -34,7 +37,7 @@ export function oneLine(text: string): string {
 /**
  * Turns anything thrown by a command into its one-line report and exit status: 2 for what the
  * command was given (a usage error, an unknown run, a run that waits for nothing), 1 for a failure
- * while working. A stack trace is never shown unless `LEASH_DEBUG=1`.
+ * while working on a run, 3 for a store that failed or was busy. A stack trace is never shown unless `LEASH_DEBUG=1`.
  */
 export function reportOf(error: unknown): ErrorReport {
   if (error instanceof CliError) return { code: error.code, message: oneLine(error.message), exitCode: error.exitCode };
@@ -42,7 +45,7 @@ export function reportOf(error: unknown): ErrorReport {
     return {
       code: error.code,
       message: oneLine(error.message),
-      exitCode: FAILURE_CODES.has(error.code) ? EXIT_FAILURE : EXIT_USAGE,
+      exitCode: exitCodeOf(error.code),
     };
   }
   return { code: "internal_error", message: oneLine(messageOf(error)), exitCode: EXIT_FAILURE };
