@@ -64,3 +64,11 @@ export function formatTable(rows: readonly (readonly string[])[]): string[] {
 export function printErrorLines(lines: readonly string[]): void {
   if (lines.length > 0) process.stderr.write(`${lines.map((line) => escapeText(maskPasswords(line))).join("\n")}\n`);
 }
+
+/**
+ * Writes one JSON document on one line of stderr: under `--json`, each warning and log line is one,
+ * so that a script can read stderr line by line too. Passwords in it are masked, as in text.
+ */
+export function printErrorJsonLine(value: unknown): void {
+  process.stderr.write(`${maskPasswords(jsonText(value))}\n`);
+}
