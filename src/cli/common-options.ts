@@ -28,7 +28,6 @@ export function isPostgresUrl(db: string): boolean {
   return /^postgres(ql)?:\/\//i.test(db);
 }
 
-
 /**
  * Where the store of a command is: `--db`, else `LEASH_DB`, else `./leash.db`. A `postgres://` or
  * `postgresql://` URL is a PostgreSQL database (its tables in `--schema`, default `public`); anything

@@ -36,7 +36,9 @@ function stepLines(step: Step): string[] {
   const lines = [`  ${String(step.index).padStart(2)}  ${asked}`];
   if (decision.type === "act" && decision.reason !== undefined) lines.push(`      because: ${decision.reason}`);
   const outcome = step.outcome ?? "waiting (for a person, or in flight)";
-  lines.push(`      -> ${outcome}${step.result === null ? "" : `: ${shortJson(step.result, 80, "see leash show --json")}`}`);
+  lines.push(
+    `      -> ${outcome}${step.result === null ? "" : `: ${shortJson(step.result, 80, "see leash show --json")}`}`,
+  );
   if (step.error !== undefined) lines.push(`      ${step.error.code}: ${step.error.message}`);
   if (step.approval !== undefined) lines.push(`      ${answeredBy(step.approval)}`);
   return lines;

@@ -86,8 +86,5 @@ export function stackOf(error: unknown): string {
     current = current instanceof Error ? current.cause : undefined;
     if (current !== undefined) parts.push("caused by:");
   }
-  return maskPasswords(parts.join("\n"))
-    .split("\n")
-    .map(escapeText)
-    .join("\n");
+  return maskPasswords(parts.join("\n")).split("\n").map(escapeText).join("\n");
 }

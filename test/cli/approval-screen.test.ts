@@ -44,20 +44,27 @@ eachStore("deny's confirmation prints the request's arguments in full", async (t
   assert.match(deny.stdout, /"amount": 10000/, deny.stdout);
 });
 
-eachStore("an approver's name is printed quoted, apart from the labelled origin, so it cannot imitate one", async (t, target) => {
-  const paused = await longRequestAgent(target.store).run("pay bob");
-  const spoof = "alice (via cli: alice@payroll-host)";
-  await target.store.answer(paused.runId, Approval.grant(paused.pending!.digest, spoof));
-  const show = leash(["show", paused.runId, ...target.args], { cwd: target.cwd });
-  assert.equal(show.status, 0, show.stderr);
-  assert.ok(!show.stdout.includes(`by ${spoof}`), show.stdout);
-  assert.ok(show.stdout.includes(`by ${JSON.stringify(spoof)}`), show.stdout);
-  assert.match(show.stdout, /origin: none recorded/, show.stdout);
+eachStore(
+  "an approver's name is printed quoted, apart from the labelled origin, so it cannot imitate one",
+  async (t, target) => {
+    const paused = await longRequestAgent(target.store).run("pay bob");
+    const spoof = "alice (via cli: alice@payroll-host)";
+    await target.store.answer(paused.runId, Approval.grant(paused.pending!.digest, spoof));
+    const show = leash(["show", paused.runId, ...target.args], { cwd: target.cwd });
+    assert.equal(show.status, 0, show.stderr);
+    assert.ok(!show.stdout.includes(`by ${spoof}`), show.stdout);
+    assert.ok(show.stdout.includes(`by ${JSON.stringify(spoof)}`), show.stdout);
+    assert.match(show.stdout, /origin: none recorded/, show.stdout);
 
-  const approve = leash(["approve", paused.runId, "--as", spoof, ...target.args], { cwd: target.cwd });
-  assert.equal(approve.status, 0, approve.stderr);
-  assert.ok(approve.stdout.includes(`as ${JSON.stringify(spoof)}`), approve.stdout);
-  assert.match(approve.stdout, /origin: via cli, os user "[^"]+", host "[^"]+"/, approve.stdout);
-  const after = leash(["show", paused.runId, ...target.args], { cwd: target.cwd });
-  assert.match(after.stdout, /approved by "alice \(via cli: alice@payroll-host\)"; origin: via cli, os user "/, after.stdout);
-});
+    const approve = leash(["approve", paused.runId, "--as", spoof, ...target.args], { cwd: target.cwd });
+    assert.equal(approve.status, 0, approve.stderr);
+    assert.ok(approve.stdout.includes(`as ${JSON.stringify(spoof)}`), approve.stdout);
+    assert.match(approve.stdout, /origin: via cli, os user "[^"]+", host "[^"]+"/, approve.stdout);
+    const after = leash(["show", paused.runId, ...target.args], { cwd: target.cwd });
+    assert.match(
+      after.stdout,
+      /approved by "alice \(via cli: alice@payroll-host\)"; origin: via cli, os user "/,
+      after.stdout,
+    );
+  },
+);

@@ -18,21 +18,32 @@ function withQueryPassword(args: string[]): string[] {
   return copy;
 }
 
-test("a password in a PostgreSQL URL's query string is masked in runs --json, verify and show", {
-  skip: !storeKinds().includes("postgres"),
-}, async (t) => {
-  const target = openCliStore(t, "postgres");
-  const paused = await payAgent(target.store).run("pay the invoice");
-  const args = withQueryPassword(target.args);
-  for (const command of [["runs", "--json"], ["runs"], ["verify"], ["verify", "--json"], ["show", paused.runId], ["show", "nope"]]) {
-    const result = leash([...command, ...args], { cwd: target.cwd });
-    assert.ok(result.status === 0 || result.status === 2, `${command.join(" ")}: ${result.stderr}`);
-    const output = result.stdout + result.stderr;
-    assert.ok(!output.includes(SECRET), `${command.join(" ")} prints the password:\n${output}`);
-  }
-  const runs = leash(["runs", "--json", ...args], { cwd: target.cwd });
-  assert.match((JSON.parse(runs.stdout) as { db: string }).db, /password=\*\*\*/i);
-});
+test(
+  "a password in a PostgreSQL URL's query string is masked in runs --json, verify and show",
+  {
+    skip: !storeKinds().includes("postgres"),
+  },
+  async (t) => {
+    const target = openCliStore(t, "postgres");
+    const paused = await payAgent(target.store).run("pay the invoice");
+    const args = withQueryPassword(target.args);
+    for (const command of [
+      ["runs", "--json"],
+      ["runs"],
+      ["verify"],
+      ["verify", "--json"],
+      ["show", paused.runId],
+      ["show", "nope"],
+    ]) {
+      const result = leash([...command, ...args], { cwd: target.cwd });
+      assert.ok(result.status === 0 || result.status === 2, `${command.join(" ")}: ${result.stderr}`);
+      const output = result.stdout + result.stderr;
+      assert.ok(!output.includes(SECRET), `${command.join(" ")} prints the password:\n${output}`);
+    }
+    const runs = leash(["runs", "--json", ...args], { cwd: target.cwd });
+    assert.match((JSON.parse(runs.stdout) as { db: string }).db, /password=\*\*\*/i);
+  },
+);
 
 test("a password is masked in the error of an unreachable PostgreSQL database, in text and JSON", async () => {
   const folder = tempFolder();

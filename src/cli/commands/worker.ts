@@ -72,7 +72,12 @@ function workerLogger(onResumed: (run: ResumedRun) => void, json = false): Worke
     (message: string, details?: Record<string, unknown>): void => {
       if (!json) return printErrorLines([`leash worker: ${oneLine(message)}`]);
       const runId = details?.runId;
-      printErrorJsonLine({ event: "log", level, message: oneLine(message), ...(typeof runId === "string" ? { runId } : {}) });
+      printErrorJsonLine({
+        event: "log",
+        level,
+        message: oneLine(message),
+        ...(typeof runId === "string" ? { runId } : {}),
+      });
     };
   return {
     info: (message, details) => {
