@@ -5,7 +5,7 @@ import type { AnswerOrigin } from "./answer-origin.js";
 import { CliError } from "./cli-error.js";
 import type { StoreLocation } from "./common-options.js";
 import { findRun } from "./find-run.js";
-import { shortJson } from "./print.js";
+import { fullJsonLines, shortJson } from "./print.js";
 
 /** The shortest digest prefix `--digest` takes: 12 hex digits, 48 bits, too many to match by chance. */
 export const MIN_DIGEST_PREFIX = 12;
@@ -80,9 +80,9 @@ export async function answerRun(
   return { request, approval, origin, state };
 }
 
-/** `user@host (via cli)`: where an answer came from. */
+/** `origin: via cli, os user "mia", host "build-3"`: where an answer came from, each part labelled and quoted. */
 export function originText(origin: AnswerOrigin): string {
-  return `via ${origin.via}: ${origin.user}@${origin.host}`;
+  return `origin: via ${origin.via}, os user ${JSON.stringify(origin.user)}, host ${JSON.stringify(origin.host)}`;
 }
 
 /** The lines `leash approve` and `leash deny` print once an answer is recorded. */
@@ -90,8 +90,9 @@ export function answerLines(recorded: RecordedAnswer, location: StoreLocation): 
   const { request, approval, origin, state } = recorded;
   const verb = approval.granted ? "Approved" : "Denied";
   return [
-    `${verb} step ${request.step} of run ${state.runId}: ${request.tool} ${shortJson(request.args, 80)} (effect ${request.effect}).`,
-    `Recorded as ${approval.approver} (${originText(origin)})${approval.note === undefined ? "" : `, note "${approval.note}"`}, for request digest ${request.digest}.`,
+    `${verb} step ${request.step} of run ${state.runId}: ${request.tool} (effect ${request.effect}) with these arguments, in full:`,
+    ...fullJsonLines(request.args, "  "),
+    `Recorded as ${JSON.stringify(approval.approver)}; ${originText(origin)}${approval.note === undefined ? "" : `; note ${JSON.stringify(approval.note)}`}; for request digest ${request.digest}.`,
     "Nothing ran yet: the app acts on the answer when it resumes the run, and its policy decides there who may approve.",
     `Next: leash resume ${state.runId} --agent PATH ${location.args} (or let your worker pick it up).`,
   ];

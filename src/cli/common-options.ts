@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { CliError } from "./cli-error.js";
+import { maskUrl } from "./mask-password.js";
 
 /** The database every command reads or writes when neither `--db` nor `LEASH_DB` names one. */
 export const DEFAULT_DB = "./leash.db";
@@ -27,17 +28,6 @@ export function isPostgresUrl(db: string): boolean {
   return /^postgres(ql)?:\/\//i.test(db);
 }
 
-/** A PostgreSQL URL as it may be printed: without its password. */
-export function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "the PostgreSQL URL given";
-  }
-}
-
 /**
  * Where the store of a command is: `--db`, else `LEASH_DB`, else `./leash.db`. A `postgres://` or
  * `postgresql://` URL is a PostgreSQL database (its tables in `--schema`, default `public`); anything
@@ -51,7 +41,7 @@ export function storeLocation(options: CommonOptions): StoreLocation {
   if (isPostgresUrl(db)) {
     const schema = options.schema ?? "public";
     if (schema.trim() === "") throw new CliError("invalid_option", "Expected --schema to name a PostgreSQL schema.");
-    const label = redactedUrl(db);
+    const label = maskUrl(db);
     const args = `--db ${label}${options.schema === undefined ? "" : ` --schema ${schema}`}`;
     return { kind: "postgres", db, schema, label: `${label} (schema ${schema})`, args };
   }

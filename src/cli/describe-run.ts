@@ -4,7 +4,7 @@ import type { TrailCheck } from "./check-trail.js";
 import { problemLines } from "./check-trail.js";
 import { originText } from "./answer-run.js";
 import type { AnswerOrigin } from "./answer-origin.js";
-import { shortJson } from "./print.js";
+import { fullJsonLines, shortJson } from "./print.js";
 
 /** The origin recorded with an answer (`store.answer(..., { origin })`), when there is a well-formed one. */
 function originOf(answer: object): AnswerOrigin | undefined {
@@ -16,24 +16,29 @@ function originOf(answer: object): AnswerOrigin | undefined {
     : undefined;
 }
 
-/** `approved by noor (via cli: mia@build-3) ("note")`: who answered, where from, and their note. */
+/**
+ * `approved by "noor"; origin: via cli, os user "mia", host "build-3"; note "fine"`: who answered
+ * (quoted, so that no name can pass for the origin), where from, and their note.
+ */
 function answeredBy(answer: { granted: boolean; approver: string; note?: string | undefined }): string {
   const origin = originOf(answer);
-  const from = origin === undefined ? "" : ` (${originText(origin)})`;
-  const note = answer.note === undefined ? "" : ` ("${answer.note}")`;
-  return `${answer.granted ? "approved" : "denied"} by ${answer.approver}${from}${note}`;
+  const from = origin === undefined ? "origin: none recorded" : originText(origin);
+  const note = answer.note === undefined ? "" : `; note ${JSON.stringify(answer.note)}`;
+  return `${answer.granted ? "approved" : "denied"} by ${JSON.stringify(answer.approver)}; ${from}${note}`;
 }
 
 function stepLines(step: Step): string[] {
   const { decision } = step;
   const asked =
     decision.type === "act"
-      ? `${decision.tool} ${shortJson(decision.args, 90)}`
-      : `finish ${shortJson(decision.answer, 90)}`;
+      ? `${decision.tool} ${JSON.stringify(decision.args)}`
+      : `finish ${shortJson(decision.answer, 90, "see leash show --json")}`;
   const lines = [`  ${String(step.index).padStart(2)}  ${asked}`];
   if (decision.type === "act" && decision.reason !== undefined) lines.push(`      because: ${decision.reason}`);
   const outcome = step.outcome ?? "waiting (for a person, or in flight)";
-  lines.push(`      -> ${outcome}${step.result === null ? "" : `: ${shortJson(step.result, 80)}`}`);
+  lines.push(
+    `      -> ${outcome}${step.result === null ? "" : `: ${shortJson(step.result, 80, "see leash show --json")}`}`,
+  );
   if (step.error !== undefined) lines.push(`      ${step.error.code}: ${step.error.message}`);
   if (step.approval !== undefined) lines.push(`      ${answeredBy(step.approval)}`);
   return lines;
@@ -44,7 +49,8 @@ function pendingLines(state: RunState): string[] {
   if (request === undefined) return [];
   const lines = [
     "Waiting for a person:",
-    `  step ${request.step} asks to run ${request.tool} ${shortJson(request.args, 90)}`,
+    `  step ${request.step} asks to run ${request.tool} with these arguments, in full:`,
+    ...fullJsonLines(request.args, "    "),
     `  effect: ${request.effect}; scopes: ${request.scopes.length === 0 ? "none" : request.scopes.join(", ")}`,
     `  digest: ${request.digest}`,
     `  asked at: ${request.requestedAt}`,
@@ -88,7 +94,7 @@ export function describeRun(state: RunState, check: TrailCheck): string[] {
     );
   lines.push(`  agent: ${state.agent}${state.principal === undefined ? "" : `, working as ${state.principal}`}`);
   lines.push(`  created ${state.createdAt}, updated ${state.updatedAt}, revision ${state.revision}`);
-  if (state.answer !== undefined) lines.push(`  answer: ${shortJson(state.answer, 100)}`);
+  if (state.answer !== undefined) lines.push(`  answer: ${shortJson(state.answer, 100, "see leash show --json")}`);
   lines.push("", `Steps (${state.steps.length}):`);
   if (state.steps.length === 0) lines.push("  none");
   for (const step of state.steps) lines.push(...stepLines(step));

@@ -1,13 +1,12 @@
 /**
- * Characters a terminal may act on rather than show, or that reorder what it shows: C0 controls
- * (ESC starts the sequences that move the cursor and repaint the screen), DEL, C1 controls (0x9B is
- * a one-byte CSI on some terminals), the bidirectional marks, embeddings, overrides and isolates
- * (U+200E/F, U+061C, U+202A-E, U+2066-9: "pay 10000" can be shown as "pay 00001"), the line and
- * paragraph separators, and lone surrogates, which are no text at all.
+ * Characters a terminal may act on rather than show, or that hide or reorder what it shows: every
+ * control character (Cc: C0, DEL, C1; ESC starts the sequences that repaint the screen, 0x9B is a
+ * one-byte CSI on some terminals), every format character (Cf: the bidirectional marks, embeddings,
+ * overrides and isolates that can show "pay 10000" as "pay 00001", zero-width spaces and joiners,
+ * U+2060-U+2064, the byte-order mark, the soft hyphen, U+180E, the tag characters U+E0000-U+E007F),
+ * the line and paragraph separators, and lone surrogates (Cs), which are no text at all.
  */
-const UNSAFE =
-  // eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
-  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/gu;
 
 /** The short escapes people know; every other unsafe character is written by its code. */
 const NAMED: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
@@ -15,8 +14,9 @@ const NAMED: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t"
 function escapeOne(character: string): string {
   const named = NAMED[character];
   if (named !== undefined) return named;
-  const code = character.charCodeAt(0);
-  return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  const code = character.codePointAt(0) ?? 0;
+  if (code < 0x100) return `\\x${code.toString(16).padStart(2, "0")}`;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
 }
 
 /**
@@ -33,16 +33,25 @@ export function escapeText(text: string): string {
 }
 
 /**
- * The characters JSON leaves as they are but a terminal may act on: DEL, C1 controls, the
- * bidirectional and separator characters. (`JSON.stringify` already escapes C0 controls and lone
- * surrogates.) They occur only inside JSON strings, where `\uXXXX` means the same character.
+ * The characters JSON leaves as they are but a terminal may act on or hide: DEL, C1 controls, every
+ * format character (Cf) and the separators. (`JSON.stringify` already escapes C0 controls and lone
+ * surrogates.) They occur only inside JSON strings, where `\uXXXX` (a pair of them above U+FFFF)
+ * means the same character.
  */
-const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_IN_JSON = /[\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
+
+/** `\uXXXX` for each UTF-16 unit of a character: a JSON escape. */
+function jsonEscape(character: string): string {
+  let escaped = "";
+  for (let index = 0; index < character.length; index++)
+    escaped += `\\u${character.charCodeAt(index).toString(16).padStart(4, "0")}`;
+  return escaped;
+}
 
 /**
  * JSON text with every character a terminal may act on written as a `\uXXXX` escape: it parses to the
  * same value, and a person who prints `--json` output on a terminal sees the escape, not its effect.
  */
 export function escapeJsonText(json: string): string {
-  return json.replace(UNSAFE_IN_JSON, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return json.replace(UNSAFE_IN_JSON, jsonEscape);
 }

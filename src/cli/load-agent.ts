@@ -56,7 +56,13 @@ export async function importAgentModule(path: string): Promise<Record<string, un
     return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof CliError) throw error;
-    throw new CliError("agent_load_failed", `Could not load the agent module ${path}: ${(error as Error).message}`);
+    const hint = /\.c(ts|js)$/i.test(file)
+      ? " A .cts or .cjs module is CommonJS, and CommonJS cannot require() leash, an ES module: write the agent module as .ts, .mts or .js (ES module syntax)."
+      : "";
+    throw new CliError(
+      "agent_load_failed",
+      `Could not load the agent module ${path}: ${(error as Error).message}${hint}`,
+    );
   }
 }
 

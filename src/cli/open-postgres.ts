@@ -1,5 +1,5 @@
 import type { AuditSink, RunStore } from "../index.js";
-import { CliError, EXIT_FAILURE } from "./cli-error.js";
+import { CliError, EXIT_OPERATIONAL } from "./cli-error.js";
 import type { StoreLocation } from "./common-options.js";
 
 /** How long the command line waits for a PostgreSQL connection before it says it cannot reach the server. */
@@ -70,7 +70,7 @@ async function holdsLeashTables(pg: PgModule, location: PostgresLocation): Promi
     throw new CliError(
       "store_failed",
       `Could not read the PostgreSQL database ${location.label}: ${(error as Error).message}`,
-      EXIT_FAILURE,
+      EXIT_OPERATIONAL,
     );
   } finally {
     await client.end().catch(() => undefined);

@@ -2,7 +2,7 @@ import { closeSync, openSync, readSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
 import type { AuditSink, RunStore } from "../index.js";
 import { SqliteStore } from "../stores/sqlite/index.js";
-import { CliError, EXIT_FAILURE } from "./cli-error.js";
+import { CliError, EXIT_OPERATIONAL } from "./cli-error.js";
 import type { StoreLocation } from "./common-options.js";
 import { openPostgresStore } from "./open-postgres.js";
 
@@ -95,7 +95,7 @@ export async function withExistingStore<T>(location: StoreLocation, body: (store
       throw new CliError(
         "store_failed",
         `Could not close ${location.label}: ${(error as Error).message}`,
-        EXIT_FAILURE,
+        EXIT_OPERATIONAL,
       );
     });
   }

@@ -1,4 +1,5 @@
 import { escapeJsonText, escapeText } from "./escape-text.js";
+import { maskPasswords } from "./mask-password.js";
 
 /**
  * Writes lines of text on stdout, each escaped ({@link escapeText}): lines carry run data (goals,
@@ -23,10 +24,22 @@ export function jsonText(value: unknown, indent?: number): string {
   return escapeJsonText(JSON.stringify(value, null, indent) ?? "null");
 }
 
-/** JSON on one line, cut to `width` characters with an ellipsis, for a value shown inside a sentence. */
-export function shortJson(value: unknown, width = 80): string {
+/**
+ * JSON on one line, cut to `width` characters for a value shown inside a list. A cut says so, and
+ * how much it left out: never use it for what a person approves ({@link fullJsonLines}).
+ */
+export function shortJson(value: unknown, width = 80, seeAlso = "see leash show"): string {
   const text = JSON.stringify(value) ?? "null";
-  return text.length > width ? `${text.slice(0, width - 1)}…` : text;
+  if (text.length <= width) return text;
+  return `${text.slice(0, width - 1)}… (${text.length - width + 1} more characters; ${seeAlso})`;
+}
+
+/**
+ * A value as whole JSON, pretty-printed over several lines, each prefixed with `indent`: what a
+ * person reads before answering a request. Nothing is cut, whatever its length or key order.
+ */
+export function fullJsonLines(value: unknown, indent: string): string[] {
+  return (JSON.stringify(value, null, 2) ?? "null").split("\n").map((line) => `${indent}${line}`);
 }
 
 /** Text cut to `width` characters with an ellipsis. */
@@ -49,5 +62,13 @@ export function formatTable(rows: readonly (readonly string[])[]): string[] {
 
 /** Writes lines on stderr, each escaped as {@link printLines} escapes them: warnings and errors quote run data too. */
 export function printErrorLines(lines: readonly string[]): void {
-  if (lines.length > 0) process.stderr.write(`${lines.map(escapeText).join("\n")}\n`);
+  if (lines.length > 0) process.stderr.write(`${lines.map((line) => escapeText(maskPasswords(line))).join("\n")}\n`);
+}
+
+/**
+ * Writes one JSON document on one line of stderr: under `--json`, each warning and log line is one,
+ * so that a script can read stderr line by line too. Passwords in it are masked, as in text.
+ */
+export function printErrorJsonLine(value: unknown): void {
+  process.stderr.write(`${maskPasswords(jsonText(value))}\n`);
 }

@@ -1,20 +1,24 @@
 import { inspect } from "node:util";
 import { isLeashError } from "../index.js";
 import type { ErrorCode } from "../index.js";
-import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./cli-error.js";
+import { CliError, EXIT_FAILURE, EXIT_OPERATIONAL, EXIT_USAGE } from "./cli-error.js";
 import { escapeText } from "./escape-text.js";
+import { maskPasswords } from "./mask-password.js";
 import { jsonText } from "./print.js";
 
 /**
- * Leash codes that mean the work itself failed (a disk, a database, a broken sink), not that the
- * command was given something it cannot act on: they exit 1, like a failed verification.
+ * Leash codes that mean the work on a run failed (a model, a guard), not that the command was given
+ * something it cannot act on: they exit 1.
  */
-const FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  "store_failed",
-  "audit_failed",
-  "model_failed",
-  "guard_failed",
-]);
+const FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["model_failed", "guard_failed"]);
+
+/** Leash codes of a store or sink that failed or was busy: nothing was decided, try again (exit 3). */
+const OPERATIONAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["store_failed", "store_busy", "audit_failed"]);
+
+function exitCodeOf(code: ErrorCode): number {
+  if (OPERATIONAL_CODES.has(code)) return EXIT_OPERATIONAL;
+  return FAILURE_CODES.has(code) ? EXIT_FAILURE : EXIT_USAGE;
+}
 
 /** What the process prints and how it ends for an error. */
 export interface ErrorReport {
@@ -33,7 +37,7 @@ export function oneLine(text: string): string {
 /**
  * Turns anything thrown by a command into its one-line report and exit status: 2 for what the
  * command was given (a usage error, an unknown run, a run that waits for nothing), 1 for a failure
- * while working. A stack trace is never shown unless `LEASH_DEBUG=1`.
+ * while working on a run, 3 for a store that failed or was busy. A stack trace is never shown unless `LEASH_DEBUG=1`.
  */
 export function reportOf(error: unknown): ErrorReport {
   if (error instanceof CliError) return { code: error.code, message: oneLine(error.message), exitCode: error.exitCode };
@@ -41,7 +45,7 @@ export function reportOf(error: unknown): ErrorReport {
     return {
       code: error.code,
       message: oneLine(error.message),
-      exitCode: FAILURE_CODES.has(error.code) ? EXIT_FAILURE : EXIT_USAGE,
+      exitCode: exitCodeOf(error.code),
     };
   }
   return { code: "internal_error", message: oneLine(messageOf(error)), exitCode: EXIT_FAILURE };
@@ -62,8 +66,9 @@ function messageOf(error: unknown): string {
  * terminal; with `--json`, one JSON document `{ "error": { "code", "message" } }` on one line.
  */
 export function errorText(report: Pick<ErrorReport, "code" | "message">, json: boolean): string {
-  if (json) return jsonText({ error: { code: report.code, message: report.message } });
-  return escapeText(`leash: ${report.message} (${report.code})`);
+  const message = maskPasswords(report.message);
+  if (json) return jsonText({ error: { code: report.code, message } });
+  return escapeText(`leash: ${message} (${report.code})`);
 }
 
 /** Whether the user asked to see stack traces (`LEASH_DEBUG=1`). */
@@ -81,5 +86,5 @@ export function stackOf(error: unknown): string {
     current = current instanceof Error ? current.cause : undefined;
     if (current !== undefined) parts.push("caused by:");
   }
-  return parts.join("\n").split("\n").map(escapeText).join("\n");
+  return maskPasswords(parts.join("\n")).split("\n").map(escapeText).join("\n");
 }

@@ -15,7 +15,8 @@ const FINE = new Set(["commander.helpDisplayed", "commander.version"]);
 
 /**
  * Runs the `leash` command line on `argv` (as `process.argv`) and returns the exit status: 0, 1 for
- * a failed verification or a failure while working, 2 for a usage or input error. Every error is one
+ * a failed verification or a failure while working on a run, 2 for a usage or input error, 3 for a
+ * store that failed, cannot be reached or is busy (try again). Every error is one
  * line on stderr, `leash: <message> (<code>)`, or with `--json` one JSON document
  * `{ "error": { "code", "message" } }` on one line; `LEASH_DEBUG=1` adds the stack trace above it.
  */

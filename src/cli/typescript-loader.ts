@@ -1,4 +1,4 @@
-import { createRequire } from "node:module";
+import { createRequire, register as registerHooks } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { CliError } from "./cli-error.js";
@@ -36,13 +36,44 @@ function nativeTypeScript(): boolean {
 }
 
 let registered = false;
+let asModules = false;
+
+/**
+ * A resolve hook that loads a `.ts` file as an ES module whatever its package's type: in a project
+ * whose package.json has no `"type": "module"` (or no package.json), Node and tsx take `.ts` for
+ * CommonJS, and a CommonJS module cannot `require()` leash, an ES module with import cycles. `.mts`
+ * is a module anyway; `.cts` stays CommonJS, as its author asked.
+ */
+const TS_AS_MODULE_HOOK = `
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  if (!resolved.url.startsWith("file:") || !/\\.tsx?$/i.test(new URL(resolved.url).pathname)) return resolved;
+  if (resolved.format === "commonjs-typescript") return { ...resolved, format: "module-typescript" };
+  if (resolved.format === "commonjs" || resolved.format === undefined || resolved.format === null)
+    return { ...resolved, format: "module" };
+  return resolved;
+}
+`;
+
+/** Registers {@link TS_AS_MODULE_HOOK} once, after tsx's loader, so that it runs before it. */
+function loadTypeScriptAsModules(): void {
+  if (asModules) return;
+  registerHooks(`data:text/javascript,${encodeURIComponent(TS_AS_MODULE_HOOK)}`);
+  asModules = true;
+}
 
 /**
  * Lets this process import a TypeScript agent module, by registering tsx's loader
- * (`register()` of `tsx/esm/api`) before the module is imported. tsx is not a dependency of leash:
- * when it is not installed, the error says how to install it, or to compile the module.
+ * (`register()` of `tsx/esm/api`) before the module is imported, and a hook that loads `.ts` as an
+ * ES module in a CommonJS project too. tsx is not a dependency of leash: when it is not installed,
+ * the error says how to install it, or to compile the module.
  */
 export async function registerTypeScript(moduleFile: string, shownPath: string): Promise<void> {
+  await registerTsx(moduleFile, shownPath);
+  loadTypeScriptAsModules();
+}
+
+async function registerTsx(moduleFile: string, shownPath: string): Promise<void> {
   if (registered || underTsx()) return;
   const api = tsxApi(moduleFile);
   // A Node that strips types itself (22.18+, 24) may load a simple module without tsx: let it try.

@@ -103,7 +103,12 @@ eachStore(
 
     const show = leash(["show", paused.runId, ...target.args], { cwd: target.cwd });
     assert.equal(show.status, 0, show.stderr);
-    assert.ok(show.stdout.includes(`approved by noor (via cli: ${origin.user}@${origin.host})`), show.stdout);
+    assert.ok(
+      show.stdout.includes(
+        `approved by "noor"; origin: via cli, os user ${JSON.stringify(origin.user)}, host ${JSON.stringify(origin.host)}`,
+      ),
+      show.stdout,
+    );
   },
 );
 

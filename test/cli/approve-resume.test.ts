@@ -39,7 +39,10 @@ test("the inbox lists a paused run and show prints the request it waits on", (t)
   const show = leash(["show", runId, "--db", db], { cwd: folder.path });
   assert.equal(show.status, 0, show.stderr);
   assert.match(show.stdout, /Waiting for a person:/);
-  assert.match(show.stdout, /asks to run save \{"text":"the report"\}/);
+  assert.match(
+    show.stdout,
+    /asks to run save with these arguments, in full:\n {4}\{\n {6}"text": "the report"\n {4}\}/,
+  );
   assert.match(show.stdout, /effect: write/);
   assert.match(show.stdout, /digest: [0-9a-f]{64}/);
   assert.match(show.stdout, /it holds the state's auditHead, as its last record/);

@@ -40,7 +40,7 @@ eachStore("show, runs and approve escape control characters of run data, visibly
   });
   assert.equal(approve.status, 0, approve.stderr);
   assertSafe(approve.stdout, "approve");
-  assert.ok(approve.stdout.includes("noor\\x1b[8m"), approve.stdout);
+  assert.ok(approve.stdout.includes("noor\\u001b[8m"), approve.stdout);
 
   const after = leash(["show", paused.runId, ...target.args], { cwd });
   assertSafe(after.stdout, "show after the answer");
@@ -73,3 +73,43 @@ test("an error that quotes a hostile run id is escaped too, in text and in JSON"
   assert.equal(error.code, "run_not_found");
   assert.ok(error.message.includes("nope\u009b2J\u202e"), "JSON keeps the text itself");
 });
+
+/** Zero-width, format and tag characters: invisible on a screen, so a run can hide text with them. */
+const INVISIBLE = [
+  "\u200b",
+  "\u200c",
+  "\u200d",
+  "\u2060",
+  "\u2064",
+  "\ufeff",
+  "\u00ad",
+  "\u180e",
+  "\u{e0041}",
+  "\u{e007f}",
+  "\u0600",
+];
+
+eachStore(
+  "show and approve escape every format (Cf) and control (Cc) character, in text and JSON",
+  async (t, target) => {
+    const hidden = `pay 1${INVISIBLE.join("")}0`;
+    const paused = await payAgent(target.store, { reason: hidden, memo: hidden }).run(`goal ${hidden}`);
+    const show = leash(["show", paused.runId, ...target.args], { cwd: target.cwd });
+    assert.equal(show.status, 0, show.stderr);
+    const found = /[\p{Cf}\p{Cc}]/u.exec(show.stdout.replaceAll("\n", ""));
+    assert.equal(found, null, `show holds U+${found?.[0].codePointAt(0)?.toString(16)}`);
+    assert.ok(show.stdout.includes("\\u200b"), show.stdout);
+    assert.ok(show.stdout.includes("\\u{e0041}") || show.stdout.includes("\\udb40\\udc41"), show.stdout);
+
+    const json = leash(["show", paused.runId, ...target.args, "--json"], { cwd: target.cwd });
+    assert.equal(json.status, 0, json.stderr);
+    assert.equal(/[\p{Cf}\p{Cc}]/u.exec(json.stdout.replaceAll("\n", "")), null);
+    assert.equal((JSON.parse(json.stdout) as { state: { goal: string } }).state.goal, `goal ${hidden}`);
+
+    const approve = leash(["approve", paused.runId, "--as", `noor${INVISIBLE.join("")}`, ...target.args], {
+      cwd: target.cwd,
+    });
+    assert.equal(approve.status, 0, approve.stderr);
+    assert.equal(/[\p{Cf}\p{Cc}]/u.exec(approve.stdout.replaceAll("\n", "")), null, approve.stdout);
+  },
+);

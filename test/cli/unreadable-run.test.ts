@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { leash } from "./cli-helpers.js";
+import { join } from "node:path";
+import { leash, root } from "./cli-helpers.js";
 import { eachStore } from "./cli-stores.js";
 import { payAgent } from "./pay-agent.js";
 
@@ -48,3 +49,46 @@ eachStore("verify --db verifies the readable runs and reports an unreadable one 
   assert.ok(good.runId in report.heads, "the readable run is checked against its head");
   assert.equal(report.runs, 2);
 });
+
+/** Every line of stderr, parsed: under --json each must be one JSON object. */
+function jsonLines(stderr: string): Record<string, unknown>[] {
+  return stderr
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        throw new Error(`A line of stderr under --json is not JSON: ${line}`);
+      }
+    });
+}
+
+eachStore(
+  "under --json, the warnings of runs and the worker's log lines are one JSON object per line",
+  async (t, target) => {
+    const agent = payAgent(target.store);
+    const bad = await agent.run("pay the second invoice");
+    await target.corruptState(bad.runId);
+
+    const runs = leash(["runs", ...target.args, "--json"], { cwd: target.cwd });
+    assert.equal(runs.status, 0, runs.stderr);
+    const warnings = jsonLines(runs.stderr);
+    assert.equal(warnings.length, 1, runs.stderr);
+    assert.equal(warnings[0]?.runId, bad.runId);
+
+    const agentModule = join(root, "test", "fixtures", "cli", "any-store-agent.ts");
+    const worker = leash(["worker", "--agent", agentModule, ...target.args, "--once", "--json"], {
+      cwd: target.cwd,
+      env: { LEASH_TEST_EFFECTS: join(target.cwd, "effects.log") },
+    });
+    assert.equal(worker.status, 0, worker.stderr);
+    const logged = jsonLines(worker.stderr);
+    // SQLite's poll reads every waiting run and meets the bad one; PostgreSQL's may not look at it.
+    if (target.kind === "sqlite") assert.ok(logged.length > 0, "the worker says it could not read the run");
+    assert.ok(
+      logged.every((line) => typeof line.message === "string"),
+      worker.stderr,
+    );
+  },
+);

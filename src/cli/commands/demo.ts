@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync, statSync } from "node:fs";
 import { Command } from "commander";
 import { CliError } from "../cli-error.js";
 import { isPostgresUrl, withCommonOptions } from "../common-options.js";
@@ -27,6 +27,11 @@ function removeSqliteFile(path: string): void {
  */
 function freshDemoFile(path: string, own: boolean, force: boolean): boolean {
   if (!existsSync(path)) return false;
+  if (statSync(path).isDirectory())
+    throw new CliError(
+      "invalid_option",
+      `${path} is a directory: give --db the path of a new SQLite file for the demo (say ${path}/${DEMO_DB}).`,
+    );
   if (!isSqliteFile(path))
     throw new CliError(
       "not_a_database",

@@ -7,7 +7,7 @@ import { withExistingStore } from "../open-store.js";
 import { escapeText } from "../escape-text.js";
 import { unreadableSummary } from "../unreadable-run.js";
 import type { UnreadableSummary } from "../unreadable-run.js";
-import { formatTable, printErrorLines, printJson, printLines, shorten } from "../print.js";
+import { formatTable, printErrorJsonLine, printErrorLines, printJson, printLines, shorten } from "../print.js";
 
 interface RunsOptions extends CommonOptions {
   status?: RunStatus;
@@ -52,11 +52,15 @@ export function runsCommand(): Command {
         onUnreadable: ({ runId, error }) => unreadable.push(unreadableSummary(runId, error)),
       }),
     );
-    printErrorLines(
-      unreadable.map(
-        (run) => `leash: run ${run.runId} cannot be read, so it is not listed: ${run.message} (${run.code})`,
-      ),
-    );
+    if (options.json) {
+      for (const run of unreadable) printErrorJsonLine({ warning: "unreadable_run", ...run });
+    } else {
+      printErrorLines(
+        unreadable.map(
+          (run) => `leash: run ${run.runId} cannot be read, so it is not listed: ${run.message} (${run.code})`,
+        ),
+      );
+    }
     const runs = states.map(summaryOf);
     if (options.json) return printJson({ db: location.label, status: options.status ?? null, runs, unreadable });
     if (runs.length === 0) {

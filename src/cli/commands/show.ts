@@ -18,7 +18,9 @@ interface ShowOptions extends CommonOptions {
 function recordLines(runId: string, path: string, records: readonly AuditRecord[], problems: string[]): string[] {
   const lines = [`Run ${runId} in the JSONL trail ${path}: ${records.length} records`];
   for (const record of records)
-    lines.push(`  ${String(record.seq).padStart(3)}  ${record.at}  ${record.event}  ${shortJson(record.data, 100)}`);
+    lines.push(
+      `  ${String(record.seq).padStart(3)}  ${record.at}  ${record.event}  ${shortJson(record.data, 100, "see leash show --json")}`,
+    );
   lines.push("", problems.length === 0 ? "The run's chain verifies." : `${problems.length} problems:`, ...problems);
   return lines;
 }

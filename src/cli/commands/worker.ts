@@ -8,7 +8,7 @@ import type { StoreLocation } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { importAgentModule, loadAgent } from "../load-agent.js";
 import { withExistingStore } from "../open-store.js";
-import { printErrorLines, printJson, printJsonLine, printLines } from "../print.js";
+import { printErrorJsonLine, printErrorLines, printJson, printJsonLine, printLines } from "../print.js";
 import { oneLine } from "../report-error.js";
 import { integerOption } from "./bench-corpus.js";
 
@@ -66,17 +66,28 @@ async function exportedStore(path: string): Promise<RunStore> {
  * status in the details (its other messages carry no status): those are the command's output, on
  * stdout; everything else it says is progress or trouble with one run, one line each on stderr.
  */
-function workerLogger(onResumed: (run: ResumedRun) => void): WorkerLogger {
-  const say = (message: string): void => printErrorLines([`leash worker: ${oneLine(message)}`]);
+function workerLogger(onResumed: (run: ResumedRun) => void, json = false): WorkerLogger {
+  const say =
+    (level: "info" | "warn" | "error") =>
+    (message: string, details?: Record<string, unknown>): void => {
+      if (!json) return printErrorLines([`leash worker: ${oneLine(message)}`]);
+      const runId = details?.runId;
+      printErrorJsonLine({
+        event: "log",
+        level,
+        message: oneLine(message),
+        ...(typeof runId === "string" ? { runId } : {}),
+      });
+    };
   return {
     info: (message, details) => {
       const runId = details?.runId;
       const status = details?.status;
       if (typeof runId === "string" && typeof status === "string") onResumed({ runId, status });
-      else say(message);
+      else say("info")(message, details);
     },
-    warn: say,
-    error: say,
+    warn: say("warn"),
+    error: say("error"),
   };
 }
 
@@ -96,7 +107,7 @@ async function onePass(parts: WorkerParts, options: WorkerCommandOptions): Promi
   const logger = workerLogger((run) => {
     runs.push(run);
     if (!options.json) printLines([runLine(run)]);
-  });
+  }, options.json === true);
   const worker = new Worker({ ...parts, pollMs: options.pollMs, signal: stopping.signal, logger });
   // `once`: a second signal finds no handler and ends the process at once, as with `runWorker`.
   process.once("SIGTERM", stop).once("SIGINT", stop);
@@ -118,7 +129,7 @@ async function untilStopped(parts: WorkerParts, options: WorkerCommandOptions, w
     resumed++;
     if (options.json) printJsonLine({ event: "resumed", ...run });
     else printLines([runLine(run)]);
-  });
+  }, options.json === true);
   const running = runWorker({ ...parts, pollMs: options.pollMs, logger });
   // runWorker installs its signal handlers before its first await, so from here on a SIGTERM is a
   // clean stop: only now does the worker say it is ready, and a supervisor (or a test) may wait for it.
