@@ -57,13 +57,14 @@ function checkPrice(price: Price | undefined): Price {
   const refuse = (): never => {
     throw new LeashError(
       "invalid_option",
-      "Expected `price` to be { input, output }: money per million tokens, finite and >= 0.",
+      "Expected `price` to be { input, output }: money per million tokens, finite, from 0 to Number.MAX_SAFE_INTEGER.",
     );
   };
   if (typeof price !== "object" || price === null) return refuse();
   // Each field read once, and only the checked copy used: a getter cannot answer a second read otherwise.
   const { input, output } = snapshotFields(price, ["input", "output"], refuse);
-  const ok = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0;
+  const ok = (value: unknown): value is number =>
+    typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= Number.MAX_SAFE_INTEGER;
   if (!ok(input) || !ok(output)) return refuse();
   return { input, output };
 }

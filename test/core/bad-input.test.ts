@@ -35,6 +35,13 @@ test("a schema that does not compile, a negative cost or a bad effect is refused
   );
 });
 
+test("a tool cost that is not finite or is over Number.MAX_SAFE_INTEGER is refused (invalid_tool)", () => {
+  assert.throws(() => tool({ name: "a", cost: 1.7e308, execute: () => 1 }), code("invalid_tool"));
+  assert.throws(() => tool({ name: "a", cost: Number.MAX_SAFE_INTEGER + 2, execute: () => 1 }), code("invalid_tool"));
+  assert.throws(() => tool({ name: "a", cost: Infinity, execute: () => 1 }), code("invalid_tool"));
+  assert.equal(tool({ name: "a", cost: Number.MAX_SAFE_INTEGER, execute: () => 1 }).cost, Number.MAX_SAFE_INTEGER);
+});
+
 test("draft-07 and 2020-12 schemas are both accepted, chosen by $schema", () => {
   const draft7 = tool({
     name: "d7",
