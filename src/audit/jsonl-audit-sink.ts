@@ -156,7 +156,7 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
       } catch (error) {
         // A torn-looking last line is waited for by `append`; anything else rejects the promise.
         if (isLeashError(error, "audit_torn")) throw error;
-        return Promise.reject(error as Error);
+        return Promise.reject(error instanceof Error ? error : new Error(messageOf(error)));
       }
       if (!wrote) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
