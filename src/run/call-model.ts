@@ -1,5 +1,5 @@
 import { LeashError, isLeashError, messageOf } from "../errors/index.js";
-import { digestOfJson, isJsonObject, toJson } from "../json/index.js";
+import { digestOfJson, isJsonObject, MAX_RECORD_DEPTH, toJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
 import type { ModelClient, ModelRequest, ModelResponse, Price } from "../models/model-client.js";
 import { askGuards, saidLine } from "../guards/ask-guards.js";
@@ -27,7 +27,7 @@ export function parseModelResponse(value: unknown, model: string): ModelResponse
   };
   let json: Json;
   try {
-    json = toJson(value, "the model's response");
+    json = toJson(value, "the model's response", { maxDepth: MAX_RECORD_DEPTH });
   } catch (error) {
     return malformed(messageOf(error));
   }
@@ -86,7 +86,7 @@ export function makeCallModel(run: ActiveRun) {
       run.forcedEnd = { type: "stop", reason: reached };
       throw new LeashError("limit_reached", `The model was not called: the run reached ${reached}.`);
     }
-    const sent = toJson(request, "the model request") as unknown as ModelRequest;
+    const sent = toJson(request, "the model request", { maxDepth: MAX_RECORD_DEPTH }) as unknown as ModelRequest;
     const requestDigest = digestOfJson(sent);
     const { signal } = run.controller;
     const before = await askGuards(run.core.guards, "beforeModel", run.work(), structuredClone(sent));

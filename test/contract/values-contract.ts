@@ -139,4 +139,41 @@ export function valuesContract(makeStore: MakeStore): void {
       assert.ok(caught.every(refused));
       assert.deepEqual(verifyAudit(await store.read()), []);
     }));
+
+  test("arguments, results, answers and model tool-call arguments 254..256 deep are carried; 257 and 258 are refused as steps", () =>
+    withStore(makeStore, async (store) => {
+      for (const depth of [254, 255, 256, 257, 258]) {
+        const fits = depth <= 256;
+        const value = nested(depth);
+        const echo = tool({
+          name: "odd",
+          parameters: { type: "object" },
+          execute: (args) => (args as { a?: unknown }).a ?? value,
+        });
+        const agent = (planner: Planner): Agent => new Agent({ tools: [echo], planner, store, audit: store });
+        const planners: [string, Planner][] = [
+          ["args", actThenFinish({ a: nested(depth - 1) })],
+          ["result", actThenFinish()],
+          [
+            "model",
+            modelPlanner({ model: scriptedModel(says.tool("odd", { a: nested(depth - 1) }), says.text("done")) }),
+          ],
+        ];
+        for (const [kind, planner] of planners) {
+          const runId = `${kind}-${depth}`;
+          const state = await agent(planner).run("deep", { runId });
+          assert.equal(state.status, "completed", runId);
+          const step = state.steps[0];
+          if (fits) assert.equal(step?.outcome, "executed", runId);
+          else assert.match(step?.error?.code ?? "", /_too_deep$/, runId);
+          assert.deepEqual((await store.load(runId))?.toJSON(), state.toJSON(), runId);
+        }
+        const runId = `answer-${depth}`;
+        const state = await agent(() => Decision.finish(value)).run("deep answer", { runId });
+        if (fits) assert.equal(state.status, "completed", runId);
+        else assert.equal(state.failure?.code, "invalid_decision", runId);
+        assert.deepEqual((await store.load(runId))?.toJSON(), state.toJSON(), runId);
+      }
+      assert.deepEqual(verifyAudit(await store.read()), []);
+    }));
 }
