@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { Agent, Decision, RunState, isLeashError, tool, verifyAudit } from "../../src/index.js";
 import { modelPlanner } from "../../src/index.js";
 import { says, scriptedModel } from "../../src/testing/index.js";
-import type { ModelClient, Planner } from "../../src/index.js";
+import type { Json, ModelClient, Planner } from "../../src/index.js";
 import { withStore } from "./contract-fixtures.js";
 import type { MakeStore } from "./contract-fixtures.js";
 
@@ -156,7 +156,9 @@ export function valuesContract(makeStore: MakeStore): void {
           ["result", actThenFinish()],
           [
             "model",
-            modelPlanner({ model: scriptedModel(says.tool("odd", { a: nested(depth - 1) }), says.text("done")) }),
+            modelPlanner({
+              model: scriptedModel(says.tool("odd", { a: nested(depth - 1) as Json }), says.text("done")),
+            }),
           ],
         ];
         for (const [kind, planner] of planners) {
