@@ -119,11 +119,11 @@ export class ActiveRun {
    * written first, so a crash can leave the trail ahead of the state but never behind it.
    */
   async checkpoint(): Promise<void> {
-    this.#refuseNumbersThatAreNotJson();
     const now = this.core.clock();
     this.state.elapsedMs += Math.max(0, now.getTime() - this.#segmentStart);
     this.#segmentStart = now.getTime();
     this.state.updatedAt = now.toISOString();
+    this.#refuseNumbersThatAreNotJson();
     const records = this.#unwritten;
     this.#unwritten = [];
     const { store, audit, storeIsSink } = this.core;
