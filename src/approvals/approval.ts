@@ -4,6 +4,8 @@ import { isDigest } from "../json/index.js";
 import type { Json } from "../json/index.js";
 import type { Effect } from "../tools/tool.js";
 
+/** The longest `note` of an approval, in characters. */
+export const MAX_NOTE_LENGTH = 10_000;
 /** What a paused run asks a person, and why. */
 export interface ApprovalRequest {
   runId: string;
@@ -67,6 +69,9 @@ export class Approval {
         "not_json",
         "Expected the approval's `approver` and `note` to be well-formed text, but one holds a lone surrogate.",
       );
+    }
+    if (options.note !== undefined && options.note.length > MAX_NOTE_LENGTH) {
+      throw new LeashError("not_json", `Expected the approval's \`note\` to be at most ${MAX_NOTE_LENGTH} characters.`);
     }
     this.digest = digest;
     this.granted = options.granted;

@@ -1,5 +1,5 @@
 import type { Json } from "../json/index.js";
-import { digestOfJson, toJson } from "../json/index.js";
+import { digestOfJson, MAX_RECORD_DEPTH, toJson } from "../json/index.js";
 
 /** The version of the audit record format. */
 export const AUDIT_RECORD_VERSION = 1;
@@ -39,7 +39,7 @@ export function recordDigest(record: Omit<AuditRecord, "digest"> | AuditRecord):
 export function makeRecord(run: string, head: AuditHead | null, event: string, data: unknown, at: string): AuditRecord {
   const seq = head === null ? 0 : head.seq + 1;
   const prev = head === null ? null : head.digest;
-  const checked = toJson(data, `the data of audit event \`${event}\``);
+  const checked = toJson(data, `the data of audit event \`${event}\``, { maxDepth: MAX_RECORD_DEPTH });
   const digest = digestOfJson({ v: AUDIT_RECORD_VERSION, run, seq, at, event, data: checked, prev });
   // One literal with the fields in a fixed order: every record shares one hidden class, which keeps
   // reading them (verification, sinks) fast.

@@ -1,6 +1,6 @@
 import * as nodeFs from "node:fs";
 import { dirname } from "node:path";
-import { LeashError, messageOf } from "../errors/index.js";
+import { isLeashError, LeashError, messageOf } from "../errors/index.js";
 import type { AuditHead, AuditRecord } from "./audit-record.js";
 import type { SyncReadableAuditSink } from "./audit-sink.js";
 import { checkChain } from "./chain-heads.js";
@@ -40,6 +40,14 @@ const defaultFileSystem: AuditFileSystem = nodeFs;
 
 /** How many times a torn-looking last line is looked at while the file grows, before it is reported torn. */
 const MAX_TORN_LOOKS = 3;
+
+/**
+ * How many times in a row a torn-looking last line is looked at again, with no growth of the file in
+ * between, before an append or a read calls it torn: the waits double from 1 ms to 1,024 ms, about 2 s in
+ * all, since another process may be writing that line (a big line takes several writes of the kernel
+ * to appear whole). A file that grows starts the count again.
+ */
+const QUIET_LOOKS = 11;
 
 /** A torn-looking last line, and the size of the file when it was seen. */
 interface TornLook {
@@ -127,12 +135,31 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
    * and a record at a seq the file holds already with `StateError` `stale_state` (another writer
    * moved the chain first), before anything is written. The heads come from reading the file, so
    * this holds between writers of one process; writers in several processes should share a store.
+   * A last line with no line end may be another process's line still being written: an append or a
+   * read waits for it (waits that double from 1 ms, for as long as the file grows, and at most about
+   * 2 s with no growth) before it is refused with `audit_torn`. The `records` getter cannot wait.
    */
   append(records: readonly AuditRecord[]): void | Promise<void> {
+    try {
+      return this.#appendNow(records);
+    } catch (error) {
+      if (!isLeashError(error, "audit_torn")) throw error;
+      return this.#afterTorn(error, () => this.append(records));
+    }
+  }
+
+  #appendNow(records: readonly AuditRecord[]): void | Promise<void> {
     if (this.fsync === "batch") {
-      // A throw inside the executor (a refused record, a broken sink) rejects the promise.
+      let wrote: boolean;
+      try {
+        wrote = this.#writeRecords(records);
+      } catch (error) {
+        // A torn-looking last line is waited for by `append`; anything else rejects the promise.
+        if (isLeashError(error, "audit_torn")) throw error;
+        return Promise.reject(error instanceof Error ? error : new Error(messageOf(error)));
+      }
+      if (!wrote) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
-        if (!this.#writeRecords(records)) return resolve();
         this.#waiting.push({ resolve, reject });
         if (this.#syncing === null) this.#startSync(this.#descriptor as number);
       });
@@ -146,6 +173,57 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
     this.#fsyncCount++;
   }
 
+  /**
+   * After an `audit_torn`: the torn-looking last line may be another process's line still being
+   * written, so the file is looked at again, with waits that double, until it reads whole (then `again`
+   * runs) or it stopped growing for {@link QUIET_LOOKS} looks (then it is torn). Any other error is
+   * thrown as it is.
+   */
+  async #afterTorn<T>(error: unknown, again: () => T | Promise<T>): Promise<T> {
+    if (!isLeashError(error, "audit_torn")) throw error;
+    let torn: unknown = error;
+    let size = this.#sizeNow();
+    let delay = 1;
+    for (let quiet = 0; ;) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      const now = this.#sizeNow();
+      if (now === size) {
+        if (++quiet >= QUIET_LOOKS) throw torn;
+        delay *= 2;
+        continue;
+      }
+      size = now;
+      quiet = 0;
+      delay = 1;
+      try {
+        this.#refresh();
+      } catch (failure) {
+        if (!isLeashError(failure, "audit_torn")) throw failure;
+        torn = failure;
+        continue;
+      }
+      return again();
+    }
+  }
+
+  /** The file's size now (a cheap look: no bytes read), or -1 when there is no file. */
+  #sizeNow(): number {
+    let descriptor: number;
+    try {
+      descriptor = this.#fs.openSync(this.path, "r");
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "ENOENT") throw this.#readError(error);
+      return -1;
+    }
+    try {
+      return this.#fs.fstatSync(descriptor).size;
+    } catch (error) {
+      throw this.#readError(error);
+    } finally {
+      this.#fs.closeSync(descriptor);
+    }
+  }
+
   /** Every record of the file, read back (incrementally); `[]` when the file does not exist yet. */
   get records(): AuditRecord[] {
     this.#refresh();
@@ -154,13 +232,18 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
 
   /** One run's records in file order (seq order, for a sound trail), or every record without a run id. */
   read(runId?: string): Promise<AuditRecord[]> {
-    return new Promise((resolve) => {
-      if (runId === undefined) return resolve(this.records);
+    const readNow = (): AuditRecord[] => {
+      if (runId === undefined) return this.records;
       this.#refresh();
       const records = this.#byRun.get(runId)?.slice() ?? [];
       if (this.#tail !== null && this.#tail.run === runId) records.push(this.#tail);
-      resolve(records);
-    });
+      return records;
+    };
+    try {
+      return Promise.resolve(readNow());
+    } catch (error) {
+      return this.#afterTorn(error, readNow);
+    }
   }
 
   /** Closes the file once the pending fsync, if any, has completed. A later append opens it again. */

@@ -98,6 +98,9 @@ export function parseUsage(value: unknown): Usage | undefined {
   return fine(tokens) && fine(cost) ? { tokens, cost } : undefined;
 }
 
+/** The longest `reason` of an act decision, and the longest `note` of an approval, in characters. */
+export const MAX_REASON_LENGTH = 10_000;
+
 // Arguments refused for their shape alone (nested too deep): the decision is kept, with `args` null,
 // and the gates deny its step (`invalid_arguments`) instead of failing the run.
 const refusedArguments = new WeakMap<ActDecision, string>();
@@ -115,7 +118,7 @@ export function argumentsRefusal(decision: ActDecision): string | undefined {
  * naming what is wrong. Each field is read exactly once, then only that snapshot is checked and used.
  * Text given as data (`tool`, `reason`) must be well-formed UTF-16: a lone surrogate is refused.
  */
-export function parseDecision(value: unknown): Decision {
+export function parseDecision(value: unknown, bounds: { maxAnswerSize?: number } = {}): Decision {
   const wrong = (message: string): never => {
     throw new LeashError("invalid_decision", `The planner returned an invalid decision: ${message}`);
   };
@@ -135,7 +138,7 @@ export function parseDecision(value: unknown): Decision {
   }
   const json = (what: string, item: unknown): Json => {
     try {
-      return toJson(item, what);
+      return toJson(item, what, { maxSize: bounds.maxAnswerSize ?? Number.POSITIVE_INFINITY });
     } catch (error) {
       return wrong(messageOf(error));
     }
@@ -146,6 +149,8 @@ export function parseDecision(value: unknown): Decision {
     if (raw.reason !== undefined && typeof raw.reason !== "string") return wrong("`reason` must be a string.");
     if (typeof raw.reason === "string" && !raw.reason.isWellFormed())
       return wrong("`reason` must be well-formed text (it holds a lone surrogate).");
+    if (typeof raw.reason === "string" && raw.reason.length > MAX_REASON_LENGTH)
+      return wrong(`\`reason\` must be at most ${MAX_REASON_LENGTH} characters.`);
     let args: Json = null;
     let refusal: string | undefined;
     try {

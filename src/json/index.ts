@@ -4,6 +4,7 @@ export {
   isJsonObject,
   parseJson,
   MAX_JSON_DEPTH,
+  MAX_RECORD_DEPTH,
   type Json,
   type JsonObject,
   type ToJsonOptions,

@@ -13,6 +13,12 @@ export type JsonObject = { [key: string]: Json };
  */
 export const MAX_JSON_DEPTH = 256;
 
+/**
+ * How deep the containers the run loop wraps values in may nest: audit records, saved states and
+ * model messages hold values of up to {@link MAX_JSON_DEPTH} levels inside a few levels of their own.
+ */
+export const MAX_RECORD_DEPTH = MAX_JSON_DEPTH + 32;
+
 /** Bounds for {@link toJson} beyond the JSON rules. */
 export interface ToJsonOptions {
   /**
@@ -20,6 +26,8 @@ export interface ToJsonOptions {
    * value is over, so a huge value is refused without being copied or turned into text.
    */
   maxSize?: number;
+  /** How deep the value may nest; default {@link MAX_JSON_DEPTH}. */
+  maxDepth?: number;
 }
 
 /** Why a value was refused, in `details.reason` of the `not_json` error. */
@@ -39,7 +47,7 @@ export type NotJsonReason = "not_json" | "too_deep" | "too_large";
  */
 export function toJson(value: unknown, what = "the value", options: ToJsonOptions = {}): Json {
   if (value === undefined) return null;
-  const walk = new Walk(what, options.maxSize ?? Number.POSITIVE_INFINITY);
+  const walk = new Walk(what, options.maxSize ?? Number.POSITIVE_INFINITY, options.maxDepth ?? MAX_JSON_DEPTH);
   try {
     return walk.copy(value, "$", 0);
   } catch (error) {
@@ -51,10 +59,10 @@ export function toJson(value: unknown, what = "the value", options: ToJsonOption
 }
 
 /** Whether a value is JSON as {@link toJson} defines it. Never throws. */
-export function isJson(value: unknown): value is Json {
+export function isJson(value: unknown, options: { maxDepth?: number } = {}): value is Json {
   try {
     if (value === undefined) return false;
-    new Walk("", Number.POSITIVE_INFINITY).copy(value, "$", 0);
+    new Walk("", Number.POSITIVE_INFINITY, options.maxDepth ?? MAX_JSON_DEPTH).copy(value, "$", 0);
     return true;
   } catch {
     return false;
@@ -83,6 +91,7 @@ class Walk {
   constructor(
     readonly what: string,
     readonly maxSize: number,
+    readonly maxDepth: number,
   ) {}
 
   refuse(path: string, problem: string, reason: NotJsonReason = "not_json"): never {
@@ -139,8 +148,8 @@ class Walk {
       if (this.maxSize !== Number.POSITIVE_INFINITY) this.#grow(4, path);
       return null;
     }
-    if (depth >= MAX_JSON_DEPTH) {
-      this.refuse(path, `values nested more than ${MAX_JSON_DEPTH} levels deep`, "too_deep");
+    if (depth >= this.maxDepth) {
+      this.refuse(path, `values nested more than ${this.maxDepth} levels deep`, "too_deep");
     }
     const object = value;
     if (this.#seen.has(object)) this.refuse(path, "a cycle");

@@ -49,12 +49,19 @@ function checkOptions(options: ModelPlannerOptions): {
   ) {
     fail("Expected `model` to be a ModelClient: { name, generate(request, { signal }) }.");
   }
-  const money = (value: unknown): boolean => typeof value === "number" && Number.isFinite(value) && value >= 0;
+  const money = (value: unknown): boolean =>
+    typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= Number.MAX_SAFE_INTEGER;
   if (
     price !== undefined &&
     (typeof price !== "object" || price === null || !money(price.input) || !money(price.output))
   ) {
-    fail("Expected `price` to be { input, output }: money per million tokens, finite and >= 0.");
+    fail("Expected `price` to be { input, output }: money per million tokens, from 0 to Number.MAX_SAFE_INTEGER.");
+  }
+  const own = price === undefined ? model.price : undefined;
+  if (own !== undefined && (typeof own !== "object" || own === null || !money(own.input) || !money(own.output))) {
+    fail(
+      "Expected the model's `price` to be { input, output }: money per million tokens, from 0 to Number.MAX_SAFE_INTEGER.",
+    );
   }
   if (purpose !== undefined && typeof purpose !== "string") fail("Expected `purpose` to be a string.");
   if (maxOutputTokens !== undefined && (!Number.isSafeInteger(maxOutputTokens) || maxOutputTokens < 1)) {

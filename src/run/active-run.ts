@@ -131,6 +131,7 @@ export class ActiveRun {
     this.state.elapsedMs += Math.max(0, now.getTime() - this.#segmentStart);
     this.#segmentStart = now.getTime();
     this.state.updatedAt = now.toISOString();
+    this.#refuseNumbersThatAreNotJson();
     const records = this.#unwritten;
     this.#unwritten = [];
     const { store, audit, storeIsSink } = this.core;
@@ -160,5 +161,21 @@ export class ActiveRun {
     this.checkpointFailed = false;
     this.#stored = true;
     this.#savedRevision = this.state.revision;
+  }
+
+  /**
+   * A store writes the state with JSON.stringify, which turns Infinity and NaN into null: a state so
+   * saved could never load again. The inputs are bounded, so this should never fire; if it does, the
+   * numbers are capped and the checkpoint throws, so the driver ends the run `failed` instead.
+   */
+  #refuseNumbersThatAreNotJson(): void {
+    const { usage } = this.state;
+    const bad = [usage.tokens, usage.cost, this.state.elapsedMs].some((number) => !Number.isFinite(number));
+    if (!bad) return;
+    const cap = (number: number): number => (Number.isFinite(number) ? number : Number.MAX_SAFE_INTEGER);
+    usage.tokens = cap(usage.tokens);
+    usage.cost = cap(usage.cost);
+    this.state.elapsedMs = cap(this.state.elapsedMs);
+    throw new LeashError("internal_error", "The run's usage or elapsed time grew past a finite number.");
   }
 }

@@ -42,7 +42,7 @@ export async function askPlanner(run: ActiveRun): Promise<PlannerResult> {
   if (run.forcedEnd !== undefined) return { type: "forced", end: run.forcedEnd };
   let decision: Decision;
   try {
-    decision = parseDecision(raw);
+    decision = parseDecision(raw, { maxAnswerSize: run.core.maxResultSize });
   } catch (error) {
     return { type: "fail", failure: { code: "invalid_decision", message: messageOf(error) } };
   }

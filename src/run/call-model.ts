@@ -1,5 +1,5 @@
 import { LeashError, isLeashError, messageOf } from "../errors/index.js";
-import { digestOfJson, isJsonObject, toJson } from "../json/index.js";
+import { digestOfJson, isJsonObject, MAX_RECORD_DEPTH, toJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
 import type { ModelClient, ModelRequest, ModelResponse, Price } from "../models/model-client.js";
 import { askGuards, saidLine } from "../guards/ask-guards.js";
@@ -28,7 +28,7 @@ export function parseModelResponse(value: unknown, model: string): ModelResponse
   };
   let json: Json;
   try {
-    json = toJson(value, "the model's response");
+    json = toJson(value, "the model's response", { maxDepth: MAX_RECORD_DEPTH });
   } catch (error) {
     return malformed(messageOf(error));
   }
@@ -58,13 +58,14 @@ function checkPrice(price: Price | undefined): Price {
   const refuse = (): never => {
     throw new LeashError(
       "invalid_option",
-      "Expected `price` to be { input, output }: money per million tokens, finite and >= 0.",
+      "Expected `price` to be { input, output }: money per million tokens, finite, from 0 to Number.MAX_SAFE_INTEGER.",
     );
   };
   if (typeof price !== "object" || price === null) return refuse();
   // Each field read once, and only the checked copy used: a getter cannot answer a second read otherwise.
   const { input, output } = snapshotFields(price, ["input", "output"], refuse);
-  const ok = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0;
+  const ok = (value: unknown): value is number =>
+    typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= Number.MAX_SAFE_INTEGER;
   if (!ok(input) || !ok(output)) return refuse();
   return { input, output };
 }
@@ -107,7 +108,7 @@ function makeOneCall(run: ActiveRun) {
       run.forcedEnd = { type: "stop", reason: reached };
       throw new LeashError("limit_reached", `The model was not called: the run reached ${reached}.`);
     }
-    const sent = toJson(request, "the model request") as unknown as ModelRequest;
+    const sent = toJson(request, "the model request", { maxDepth: MAX_RECORD_DEPTH }) as unknown as ModelRequest;
     const requestDigest = digestOfJson(sent);
     const { signal } = run.controller;
     const before = await askGuards(run.core.guards, "beforeModel", run.work(), signal, structuredClone(sent));

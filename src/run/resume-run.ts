@@ -2,7 +2,7 @@ import { Approval } from "../approvals/approval.js";
 import type { ApprovalRequest } from "../approvals/approval.js";
 import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
 import { isLeashError, LeashError, StateError } from "../errors/index.js";
-import { toJson } from "../json/index.js";
+import { MAX_RECORD_DEPTH, toJson } from "../json/index.js";
 import { ENDED_STATUSES } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
 import type { RecordedAnswer, Step } from "../state/run-state.js";
@@ -265,7 +265,9 @@ export async function planResume(
     ];
     // Checked before the claim: an answer that cannot be recorded (a note that is not well-formed
     // text, say) is refused with `not_json` while nothing has been written.
-    for (const [event, data] of records) toJson(data, `the data of audit event \`${event}\``);
+    for (const [event, data] of records) {
+      toJson(data, `the data of audit event \`${event}\``, { maxDepth: MAX_RECORD_DEPTH });
+    }
     const run = new ActiveRun(core, state, { head, stored: core.store !== undefined, skill });
     state.status = "running";
     // The answer is saved with the claim: if this process dies between the claim and the call,

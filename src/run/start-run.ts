@@ -33,12 +33,18 @@ export function checkRunId(runId: unknown): string {
   return runId;
 }
 
+/** The longest goal a run takes, in characters: it is stored in the state and the trail. */
+export const MAX_GOAL_LENGTH = 1_000_000;
+
 /**
  * Builds a new run and makes its first record and state durable. A run id already in the store or in
  * the audit trail is refused with `run_exists` before anything is written.
  */
 export async function prepareRun(core: AgentCore, goal: unknown, options: InternalRunOptions): Promise<ActiveRun> {
   if (typeof goal !== "string") throw new LeashError("invalid_option", "Expected the goal to be a string.");
+  if (goal.length > MAX_GOAL_LENGTH) {
+    throw new LeashError("invalid_option", `Expected the goal to be at most ${MAX_GOAL_LENGTH} characters.`);
+  }
   if (typeof options !== "object" || options === null)
     throw new LeashError("invalid_option", "Expected the run options to be an object.");
   if (options.principal !== undefined && (typeof options.principal !== "string" || options.principal === "")) {

@@ -3,7 +3,7 @@ import type { AuditRecord } from "../audit/audit-record.js";
 import { makeRecord } from "../audit/audit-record.js";
 import type { AuditSink } from "../audit/audit-sink.js";
 import { isLeashError, LeashError, StateError } from "../errors/index.js";
-import { toJson } from "../json/index.js";
+import { MAX_RECORD_DEPTH, toJson } from "../json/index.js";
 import type { RecordedAnswer, RunState } from "../state/run-state.js";
 import type { AnswerOptions, AnswerOrigin, RunStore } from "./run-store.js";
 
@@ -103,7 +103,13 @@ async function recordOnce(
   if (origin !== undefined) answer.origin = origin;
   // Whichever writes its record (this store now, or the resume later), the answer must be one that
   // can be recorded: refused here (`not_json`) before anything is written, never at the claim.
-  const data = toJson({ step: pending.step, recorded: true, ...answer }, "the data of audit event `approval_answered`");
+  const data = toJson(
+    { step: pending.step, recorded: true, ...answer },
+    "the data of audit event `approval_answered`",
+    {
+      maxDepth: MAX_RECORD_DEPTH,
+    },
+  );
   const now = new Date().toISOString();
   // The store holds the run's trail when the agent uses it as its sink: the answer's record then
   // continues that chain, in the same transaction as the state.

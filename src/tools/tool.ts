@@ -81,8 +81,8 @@ export class Tool<Args = Record<string, Json>> {
     const effect = spec.effect ?? "read";
     if (!EFFECTS.includes(effect)) invalid(name, 'Expected `effect` to be "read", "write" or "external".');
     const cost = spec.cost ?? 0;
-    if (typeof cost !== "number" || !Number.isFinite(cost) || cost < 0) {
-      invalid(name, "Expected `cost` to be a finite number of at least 0.");
+    if (typeof cost !== "number" || !Number.isFinite(cost) || cost < 0 || cost > Number.MAX_SAFE_INTEGER) {
+      invalid(name, "Expected `cost` to be a finite number from 0 to Number.MAX_SAFE_INTEGER.");
     }
     const idempotent = spec.idempotent ?? effect === "read";
     if (typeof idempotent !== "boolean") invalid(name, "Expected `idempotent` to be a boolean.");

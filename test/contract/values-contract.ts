@@ -2,8 +2,10 @@
 // what the store holds can be loaded and listed again, and the trail verifies.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Decision, RunState, tool, verifyAudit } from "../../src/index.js";
-import type { Planner } from "../../src/index.js";
+import { Agent, Decision, RunState, isLeashError, tool, verifyAudit } from "../../src/index.js";
+import { modelPlanner } from "../../src/index.js";
+import { says, scriptedModel } from "../../src/testing/index.js";
+import type { Json, ModelClient, Planner } from "../../src/index.js";
 import { withStore } from "./contract-fixtures.js";
 import type { MakeStore } from "./contract-fixtures.js";
 
@@ -99,6 +101,81 @@ export function valuesContract(makeStore: MakeStore): void {
         assert.deepEqual(loaded.toJSON(), state.toJSON());
       }
       assert.equal((await store.list()).length, thrown.length);
+      assert.deepEqual(verifyAudit(await store.read()), []);
+    }));
+
+  test("a model price over Number.MAX_SAFE_INTEGER is refused (invalid_option); no run is left running and each loads", () =>
+    withStore(makeStore, async (store) => {
+      const huge = { input: 1e308, output: 1e308 };
+      const refused = (error: unknown): boolean => isLeashError(error, "invalid_option");
+      assert.throws(() => modelPlanner({ model: scriptedModel(), price: huge }), refused);
+      assert.throws(() => modelPlanner({ model: scriptedModel({ price: huge }) }), refused);
+      const caught: unknown[] = [];
+      const calling =
+        (client: ModelClient, options: { price?: { input: number; output: number } }): Planner =>
+        async (state, _tools, context) => {
+          if (state.steps.length === 0) {
+            for (let call = 0; call < 2; call++) {
+              await context
+                .callModel(client, { system: "", messages: [{ role: "user", content: "x" }], tools: [] }, options)
+                .catch((error: unknown) => caught.push(error));
+            }
+          }
+          return Decision.finish("ok");
+        };
+      const planners: Planner[] = [
+        calling(scriptedModel({ price: huge }, says.text("a"), says.text("b")), {}),
+        calling(scriptedModel(says.text("a"), says.text("b")), { price: huge }),
+      ];
+      for (const [index, planner] of planners.entries()) {
+        const runId = `price-${index}`;
+        const state = await new Agent({ tools: [], planner, store, audit: store }).run("g", { runId });
+        assert.equal(state.status, "completed", runId);
+        assert.ok(Number.isFinite(state.usage.cost), runId);
+        const loaded = await store.load(runId);
+        assert.deepEqual(loaded?.toJSON(), state.toJSON(), runId);
+      }
+      assert.equal(caught.length, 4);
+      assert.ok(caught.every(refused));
+      assert.deepEqual(verifyAudit(await store.read()), []);
+    }));
+
+  test("arguments, results, answers and model tool-call arguments 254..256 deep are carried; 257 and 258 are refused as steps", () =>
+    withStore(makeStore, async (store) => {
+      for (const depth of [254, 255, 256, 257, 258]) {
+        const fits = depth <= 256;
+        const value = nested(depth);
+        const echo = tool({
+          name: "odd",
+          parameters: { type: "object" },
+          execute: (args) => (args as { a?: unknown }).a ?? value,
+        });
+        const agent = (planner: Planner): Agent => new Agent({ tools: [echo], planner, store, audit: store });
+        const planners: [string, Planner][] = [
+          ["args", actThenFinish({ a: nested(depth - 1) })],
+          ["result", actThenFinish()],
+          [
+            "model",
+            modelPlanner({
+              model: scriptedModel(says.tool("odd", { a: nested(depth - 1) as Json }), says.text("done")),
+            }),
+          ],
+        ];
+        for (const [kind, planner] of planners) {
+          const runId = `${kind}-${depth}`;
+          const state = await agent(planner).run("deep", { runId });
+          assert.equal(state.status, "completed", runId);
+          const step = state.steps[0];
+          if (fits) assert.equal(step?.outcome, "executed", runId);
+          else assert.match(step?.error?.code ?? "", /_too_deep$/, runId);
+          assert.deepEqual((await store.load(runId))?.toJSON(), state.toJSON(), runId);
+        }
+        const runId = `answer-${depth}`;
+        const state = await agent(() => Decision.finish(value)).run("deep answer", { runId });
+        if (fits) assert.equal(state.status, "completed", runId);
+        else assert.equal(state.failure?.code, "invalid_decision", runId);
+        assert.deepEqual((await store.load(runId))?.toJSON(), state.toJSON(), runId);
+      }
       assert.deepEqual(verifyAudit(await store.read()), []);
     }));
 }

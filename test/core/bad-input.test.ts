@@ -35,6 +35,13 @@ test("a schema that does not compile, a negative cost or a bad effect is refused
   );
 });
 
+test("a tool cost that is not finite or is over Number.MAX_SAFE_INTEGER is refused (invalid_tool)", () => {
+  assert.throws(() => tool({ name: "a", cost: 1.7e308, execute: () => 1 }), code("invalid_tool"));
+  assert.throws(() => tool({ name: "a", cost: Number.MAX_SAFE_INTEGER + 2, execute: () => 1 }), code("invalid_tool"));
+  assert.throws(() => tool({ name: "a", cost: Infinity, execute: () => 1 }), code("invalid_tool"));
+  assert.equal(tool({ name: "a", cost: Number.MAX_SAFE_INTEGER, execute: () => 1 }).cost, Number.MAX_SAFE_INTEGER);
+});
+
 test("draft-07 and 2020-12 schemas are both accepted, chosen by $schema", () => {
   const draft7 = tool({
     name: "d7",
@@ -176,4 +183,35 @@ test("LeashError and StateError carry a code, a name and a JSON form; isLeashErr
   assert.equal(isLeashError(fromAnotherCopy, "run_ended"), true);
   assert.equal(isLeashError(new Error("plain")), false);
   assert.equal(isLeashError(null), false);
+});
+
+test("a goal over 1,000,000 characters is invalid_option; an answer over maxResultSize and a reason over 10,000 characters are invalid_decision; a note over 10,000 is not_json", async () => {
+  const echo = tool({ name: "echo", parameters: { type: "object" }, execute: () => 1 });
+  await assert.rejects(
+    new Agent({ tools: [echo], planner: () => Decision.finish("x") }).run("g".repeat(1_000_001)),
+    code("invalid_option"),
+  );
+  assert.equal(
+    (await new Agent({ tools: [echo], planner: () => Decision.finish("x") }).run("g".repeat(1_000_000))).status,
+    "completed",
+  );
+  const answer = await new Agent({
+    tools: [echo],
+    maxResultSize: 100,
+    planner: () => Decision.finish("a".repeat(200)),
+  }).run("g");
+  assert.equal(answer.failure?.code, "invalid_decision");
+  const fine = await new Agent({
+    tools: [echo],
+    maxResultSize: 100,
+    planner: () => Decision.finish("a".repeat(90)),
+  }).run("g");
+  assert.equal(fine.status, "completed");
+  const reason = await new Agent({
+    tools: [echo],
+    planner: () => ({ type: "act", tool: "echo", args: {}, reason: "r".repeat(10_001) }),
+  }).run("g");
+  assert.equal(reason.failure?.code, "invalid_decision");
+  assert.throws(() => Approval.grant("d".repeat(64), "ann", "n".repeat(10_001)), code("not_json"));
+  assert.equal(Approval.grant("d".repeat(64), "ann", "n".repeat(10_000)).note?.length, 10_000);
 });
