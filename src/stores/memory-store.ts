@@ -7,6 +7,7 @@ import { StateError } from "../errors/index.js";
 import type { RunStatus } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
 import { recordAnswer } from "./record-answer.js";
+import { settledSteps } from "./written-steps.js";
 import { checkListOptions, readEach, reportUnreadable } from "./list-runs.js";
 import type { AnswerOptions, ListOptions, RunStore, SaveOptions } from "./run-store.js";
 
@@ -31,17 +32,6 @@ interface StoredRun {
   steps: string[];
   /** How many leading steps had an outcome when written: those never change again. */
   settled: number;
-}
-
-/** The length of the leading run of steps that have an outcome, counting on from `known` of them. */
-function settledSteps(state: RunState, known: number): number {
-  const { steps } = state;
-  let count = Math.min(known, steps.length);
-  for (; count < steps.length; count++) {
-    const outcome = steps[count]?.outcome;
-    if (outcome === null || outcome === undefined) break;
-  }
-  return count;
 }
 
 /**

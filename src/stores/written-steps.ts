@@ -30,7 +30,7 @@ export interface StepWrites {
 const REMEMBERED_RUNS = 1024;
 
 /** The length of the leading run of steps that have an outcome, counting on from `known` of them. */
-function settledSteps(state: RunState, known: number): number {
+export function settledSteps(state: RunState, known: number): number {
   const { steps } = state;
   let count = Math.min(known, steps.length);
   for (; count < steps.length; count++) {

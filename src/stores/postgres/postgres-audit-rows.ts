@@ -5,17 +5,7 @@ import { LeashError, messageOf } from "../../errors/index.js";
 import { SQLSTATE, sqlState } from "./postgres-errors.js";
 import type { PostgresClient } from "./postgres-pool.js";
 import type { PostgresTables } from "./postgres-tables.js";
-
-/** The `digest` field of a record's stored text, parsed outside SQL, or null. */
-function digestInText(text: unknown): string | null {
-  try {
-    const value: unknown = JSON.parse(String(text));
-    const digest = typeof value === "object" && value !== null ? (value as { digest?: unknown }).digest : undefined;
-    return typeof digest === "string" ? digest : null;
-  } catch {
-    return null;
-  }
-}
+import { digestInText } from "../record-text-digest.js";
 
 /**
  * The last stored record of each of these runs, read in the caller's transaction from plain columns

@@ -5,22 +5,12 @@ import { checkRecords } from "../../audit/check-records.js";
 import { parseAuditRecord } from "../../audit/parse-audit-record.js";
 import { LeashError, StateError } from "../../errors/index.js";
 import { isKeyViolation } from "./sqlite-errors.js";
+import { digestInText } from "../record-text-digest.js";
 
 interface TrailRow {
   run_id: string;
   seq: number;
   record: string;
-}
-
-/** The `digest` field of a record's stored text, parsed outside SQL, or null. */
-function digestInText(text: unknown): string | null {
-  try {
-    const value: unknown = JSON.parse(String(text));
-    const digest = typeof value === "object" && value !== null ? (value as { digest?: unknown }).digest : undefined;
-    return typeof digest === "string" ? digest : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
