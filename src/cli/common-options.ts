@@ -39,6 +39,12 @@ export function storeLocation(options: CommonOptions): StoreLocation {
   if (db.trim() === "")
     throw new CliError("invalid_option", "Expected --db to name a SQLite file or a PostgreSQL URL.");
   if (isPostgresUrl(db)) {
+    // A URL that does not parse is the caller's to fix (a usage error), not a failure of leash's.
+    if (!URL.canParse(db))
+      throw new CliError(
+        "invalid_option",
+        "Expected --db to be a PostgreSQL URL that parses: the scheme postgres, then user, host, port and database.",
+      );
     const schema = options.schema ?? "public";
     if (schema.trim() === "") throw new CliError("invalid_option", "Expected --schema to name a PostgreSQL schema.");
     const label = maskUrl(db);

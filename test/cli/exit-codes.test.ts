@@ -54,3 +54,17 @@ test("demo --db naming a directory is a clear error, not an internal one", () =>
     folder.remove();
   }
 });
+
+test("a --db PostgreSQL URL that does not parse is a usage error (exit 2, invalid_option), never internal_error", () => {
+  const folder = tempFolder();
+  try {
+    for (const command of [["runs"], ["verify"], ["show", "r1"]]) {
+      const result = leash([...command, "--db", "postgres://u:pw@[::1:1/x"], { cwd: folder.path });
+      assert.equal(result.status, 2, result.stderr);
+      assert.equal(errorLine(result).code, "invalid_option", result.stderr);
+      assert.doesNotMatch(result.stderr, /pw/);
+    }
+  } finally {
+    folder.remove();
+  }
+});
