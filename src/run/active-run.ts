@@ -22,6 +22,9 @@ async function appendRecords(audit: AuditSink, records: AuditRecord[]): Promise<
   }
 }
 
+/** How many times a claim's records are written on a trail that another writer moved on. */
+const CLAIM_APPEND_ATTEMPTS = 5;
+
 /** Why the loop must end now, whatever the planner does: set inside `callModel`, read by the loop. */
 export type ForcedEnd = { type: "stop"; reason: StopReason } | { type: "fail"; failure: Failure };
 
@@ -115,10 +118,48 @@ export class ActiveRun {
       this.state.updatedAt = this.now();
       await store.save(this.state, { expectedRevision });
       this.#savedRevision = this.state.revision;
+      settle?.();
+      for (const [event, data] of records) this.record(event, data);
+      await this.#appendClaimed();
+      await this.checkpoint();
+      return;
     }
     settle?.();
     for (const [event, data] of records) this.record(event, data);
     await this.checkpoint();
+  }
+
+  /**
+   * Writes a claim's records to a separate sink. The claim's save owns the run, but a process still
+   * driving it may have appended its records between that save and this append (it then loses at
+   * its own save and writes nothing more): the sink refuses this append with `stale_state`. That is
+   * the trail ahead of the state, as a resume tolerates: the records are rebuilt on the trail's
+   * current head (same events and data) and written again, a bounded number of times.
+   */
+  async #appendClaimed(): Promise<void> {
+    const { audit } = this.core;
+    for (let attempt = 1; this.#unwritten.length > 0; attempt += 1) {
+      const records = this.#unwritten;
+      try {
+        await appendRecords(audit, records);
+        this.#unwritten = [];
+        return;
+      } catch (error) {
+        this.checkpointFailed = true;
+        if (attempt >= CLAIM_APPEND_ATTEMPTS || !isLeashError(error, "stale_state")) throw error;
+        const last = (await audit.read(this.state.runId)).at(-1);
+        // Only a trail that moved on past where these records start is another writer's doing.
+        if (last === undefined || last.seq < records[0]!.seq) throw error;
+        let head: AuditHead = { seq: last.seq, digest: last.digest };
+        this.#unwritten = records.map((record) => {
+          const rebuilt = makeRecord(this.state.runId, head, record.event, record.data, record.at);
+          head = { seq: rebuilt.seq, digest: rebuilt.digest };
+          return rebuilt;
+        });
+        this.#head = head;
+        this.state.auditHead = head;
+      }
+    }
   }
 
   /**

@@ -73,25 +73,29 @@ function checkPrice(price: Price | undefined): Price {
 /**
  * The one door to a model for a run: checks the limits, asks the guards before and after, charges
  * the usage and writes a `model_called` record. A block or a limit sets the run's forced end, so the
- * run ends even if the planner catches the error thrown here. Under `maxCost` or `maxTokens`, calls of
- * one run made in parallel are serialized, each checked after the one before it was charged.
+ * run ends even if the planner catches the error thrown here. Under `maxCost` or `maxTokens` a run
+ * makes one model call at a time: a call's usage is known only after it returns, so while one is in
+ * flight another is refused at once with `limit_reached` (it does not end the run; the planner may
+ * catch it). Refusing rather than waiting means a call that hangs, or a client that calls
+ * `ctx.callModel` itself, cannot wedge the run.
  */
 export function makeCallModel(run: ActiveRun) {
   const callOne = makeOneCall(run);
-  // Under maxCost or maxTokens the calls of one run go one at a time: a call's usage is known only
-  // after it, so a call waits for the one in flight to be charged before its own limit check.
-  let inFlight: Promise<void> = Promise.resolve();
+  let inFlight = false;
   return async (client: ModelClient, request: ModelRequest, options: CallModelOptions = {}): Promise<ModelResponse> => {
     const { maxCost, maxTokens } = run.state.limits;
     if (maxCost === undefined && maxTokens === undefined) return callOne(client, request, options);
-    const previous = inFlight;
-    let release: () => void = () => undefined;
-    inFlight = new Promise<void>((resolve) => (release = resolve));
+    if (inFlight) {
+      throw new LeashError(
+        "limit_reached",
+        "The model was not called: under maxCost/maxTokens a run makes one model call at a time, and one is in flight.",
+      );
+    }
+    inFlight = true;
     try {
-      await previous;
       return await callOne(client, request, options);
     } finally {
-      release();
+      inFlight = false;
     }
   };
 }

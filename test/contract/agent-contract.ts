@@ -15,6 +15,7 @@ import {
 import type { RunState } from "../../src/index.js";
 import { agentDrivingContract } from "./agent-driving-contract.js";
 import { answersTrailContract } from "./answers-trail-contract.js";
+import { claimRaceContract } from "./claim-race-contract.js";
 import { startFixture } from "../stores/fixture-process.js";
 import { refusedWith, withStore, writerAgent } from "./contract-fixtures.js";
 import type { MakeStore } from "./contract-fixtures.js";
@@ -23,6 +24,7 @@ import type { MakeStore } from "./contract-fixtures.js";
 export function agentContract(makeStore: MakeStore): void {
   agentDrivingContract(makeStore);
   answersTrailContract(makeStore);
+  claimRaceContract(makeStore);
 
   test("an agent run on the store leaves a state and a trail that agree", () =>
     withStore(makeStore, async (store) => {

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Agent, Decision, isLeashError, tool } from "../../src/index.js";
-import type { AuditRecord, Limits, ModelRequest } from "../../src/index.js";
+import type { AuditRecord, Limits, ModelRequest, PlannerContext } from "../../src/index.js";
 import { digestOfJson } from "../../src/json/index.js";
 import { modelPlanner } from "../../src/models/model-planner.js";
 import { says, scriptedModel } from "../../src/testing/index.js";
@@ -189,7 +189,7 @@ test("a caller asks for the full text of one model call with recordText, and onl
   assert.equal(state.answer, "second");
 });
 
-test("parallel model calls under maxCost or maxTokens wait for each other: one call is made while the spend is below the limit", async () => {
+test("parallel model calls under maxCost or maxTokens: one is made, the others are refused at once with limit_reached", async () => {
   for (const limits of [{ maxCost: 1 }, { maxTokens: 1 }] satisfies Limits[]) {
     let calls = 0;
     const client = {
@@ -201,16 +201,91 @@ test("parallel model calls under maxCost or maxTokens wait for each other: one c
         return { calls: [], text: "hi", usage: { inputTokens: 1, outputTokens: 0 } };
       },
     };
+    let refused: unknown[] = [];
     const agent = new Agent({
       tools: [],
       planner: async (_state, _tools, context) => {
-        await Promise.allSettled(Array.from({ length: 8 }, () => context.callModel(client, ask)));
+        const settled = await Promise.allSettled(Array.from({ length: 8 }, () => context.callModel(client, ask)));
+        refused = settled.flatMap((result) => (result.status === "rejected" ? [result.reason as unknown] : []));
         return Decision.finish("ok");
       },
     });
     const state = await agent.run("ask in parallel", { limits });
     assert.equal(calls, 1, JSON.stringify(limits));
+    assert.equal(refused.length, 7);
+    assert.ok(refused.every((error) => isLeashError(error, "limit_reached")));
     assert.equal(state.usage.tokens, 1);
-    assert.equal(state.status, "stopped");
+    // The refusals do not end the run; the planner's own finish does.
+    assert.equal(state.status, "completed");
   }
+});
+
+test("under maxCost or maxTokens a planner that gives up on a hung model call is refused a second call at once and can still finish the run", async () => {
+  for (const limits of [{ maxCost: 100 }, { maxTokens: 10_000 }] satisfies Limits[]) {
+    let giveUp: () => void = () => undefined;
+    const gaveUp = new Promise<void>((resolve) => (giveUp = resolve));
+    const hung = {
+      name: "hung",
+      generate: () => {
+        giveUp();
+        return new Promise<never>(() => undefined);
+      },
+    };
+    const fast = {
+      name: "fast",
+      generate: async () => ({ calls: [], text: "fast", usage: { inputTokens: 1, outputTokens: 1 } }),
+    };
+    let refusal: unknown;
+    const agent = new Agent({
+      tools: [],
+      planner: async (_state, _tools, context) => {
+        void context.callModel(hung, ask).catch(() => undefined);
+        await gaveUp;
+        try {
+          await context.callModel(fast, ask);
+        } catch (error) {
+          refusal = error;
+        }
+        return Decision.finish("fallback refused");
+      },
+    });
+    const state = await agent.run("fall back", { limits });
+    assert.ok(isLeashError(refusal, "limit_reached"), JSON.stringify(limits));
+    assert.match((refusal as Error).message, /one model call at a time/);
+    assert.equal(state.status, "completed");
+    assert.equal(state.answer, "fallback refused");
+  }
+});
+
+test("under maxCost a model client that calls ctx.callModel itself is refused the inner call instead of waiting forever", async () => {
+  let inner: unknown;
+  let context: PlannerContext | undefined;
+  const innerClient = {
+    name: "inner",
+    generate: async () => ({ calls: [], text: "i", usage: { inputTokens: 1, outputTokens: 1 } }),
+  };
+  const outer = {
+    name: "outer",
+    generate: async () => {
+      try {
+        await context!.callModel(innerClient, ask);
+      } catch (error) {
+        inner = error;
+      }
+      return { calls: [], text: "o", usage: { inputTokens: 1, outputTokens: 1 } };
+    },
+  };
+  const agent = new Agent({
+    tools: [],
+    limits: { maxCost: 100 },
+    planner: async (_state, _tools, ctx) => {
+      context = ctx;
+      const response = await ctx.callModel(outer, ask);
+      return Decision.finish(response.text ?? "none");
+    },
+  });
+  const state = await agent.run("nested");
+  assert.ok(isLeashError(inner, "limit_reached"));
+  assert.equal(state.status, "completed");
+  assert.equal(state.answer, "o");
 });
