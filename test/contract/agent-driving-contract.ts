@@ -306,4 +306,40 @@ export function agentDrivingContract(makeStore: MakeStore): void {
       assert.equal(trail.filter((record) => record.event === "run_ended").length, 1);
       assert.deepEqual(verifyAudit(trail), []);
     }));
+
+  test("a cancel from another agent that loses the claim to a cancel returns the stopped state", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      await writerAgent(store, written).run("save the report", { runId: "cancel-race" });
+      let reached: () => void = () => undefined;
+      const atClaim = new Promise<void>((resolve) => (reached = resolve));
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      // The second agent's claim waits until the first agent's cancel has ended the run.
+      const held = new Proxy(store, {
+        get(target, key) {
+          const value: unknown = Reflect.get(target, key, target);
+          if (key === "save") {
+            return async (state: unknown, options?: { records?: { event: string }[] }) => {
+              if (options?.records?.some((record) => record.event === "run_resumed") === true) {
+                reached();
+                await gate;
+              }
+              return (target.save as (...args: unknown[]) => unknown)(state, options);
+            };
+          }
+          return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const late = writerAgent(held, written).cancel("cancel-race");
+      await atClaim;
+      const first = await writerAgent(store, written).cancel("cancel-race");
+      release();
+      const second = await late;
+      assert.equal(first.status, "stopped");
+      assert.deepEqual(second.toJSON(), first.toJSON());
+      const trail = await store.read("cancel-race");
+      assert.equal(trail.filter((record) => record.event === "run_ended").length, 1);
+      assert.deepEqual(verifyAudit(trail), []);
+    }));
 }
