@@ -15,7 +15,7 @@ import type { RunStatus } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
 import type { AgentEvents } from "./agent-events.js";
 import { leftoverAnswerRecords, lostApprovalRecords } from "../run/audit-answers.js";
-import { withdrawCall } from "../run/withdrawn-call.js";
+import { endedByCancel, withdrawCall } from "../run/withdrawn-call.js";
 import { AgentEmitter } from "./agent-events.js";
 import type { AgentOptions } from "./agent-options.js";
 import { buildCore, compileSkill } from "./agent-options.js";
@@ -323,8 +323,8 @@ export class Agent {
     } catch (error) {
       // Another process moved the run first (a cancel of its own, say): a run that has ended is returned.
       if (!isLeashError(error, "stale_state")) throw error;
-      const now = await store.load(runId);
-      if (now !== null && ENDED_STATUSES.has(now.status)) return now;
+      const now = await endedByCancel(this.#core, runId, headSeq);
+      if (now !== undefined) return now;
       throw error;
     }
     return endRun(run, { status: "stopped", reason: "cancelled" });

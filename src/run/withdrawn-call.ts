@@ -1,4 +1,8 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { AuditRecord } from "../audit/audit-record.js";
+import { ENDED_STATUSES } from "../state/outcomes.js";
+import type { RunState } from "../state/run-state.js";
+import type { AgentCore } from "./agent-core.js";
 import type { Step } from "../state/run-state.js";
 import type { ActiveRun } from "./active-run.js";
 
@@ -34,4 +38,32 @@ export function withdrawCall(run: ActiveRun, later: readonly AuditRecord[]): Ste
     message: typeof error?.message === "string" ? error.message : "The call never started.",
   };
   return inFlight;
+}
+
+/** How long a cancel that lost its claim to another cancel waits for that one to end the run. */
+const CANCEL_WAIT_MS = 30_000;
+
+/**
+ * After a cancel lost its claim (`stale_state`): the run's state once it has ended, when it has ended
+ * or when another cancel claimed it (a `run_resumed{reason:"cancel"}` past the head the loser saw),
+ * waiting for that cancel to save the end (polled, up to 30 s). Undefined when another process
+ * resumed the run to drive it: the loser's refusal stands.
+ */
+export async function endedByCancel(core: AgentCore, runId: string, headSeq: number): Promise<RunState | undefined> {
+  const { store } = core;
+  if (store === undefined) return undefined;
+  const deadline = Date.now() + CANCEL_WAIT_MS;
+  let pause = 5;
+  for (;;) {
+    const now = await store.load(runId);
+    if (now === null) return undefined;
+    if (ENDED_STATUSES.has(now.status)) return now;
+    const later = (await core.audit.read(runId)).filter((record) => record.seq > headSeq);
+    const claims = later.filter((record) => record.event === "run_resumed");
+    const cancelled =
+      claims.length > 0 && claims.every((record) => (record.data as { reason?: unknown } | null)?.reason === "cancel");
+    if (!cancelled || Date.now() > deadline) return undefined;
+    await sleep(pause);
+    pause = Math.min(pause * 2, 100);
+  }
 }
