@@ -308,12 +308,9 @@ export class Agent {
     );
     // Answers recorded for the paused run and not yet in a separate sink are audited with the claim, and
     // so is the answer a crashed resume's claim saved in the state but never wrote to the trail.
+    const leftover = leftoverAnswerRecords(this.#core, state, trail);
     const claimed = run.claim(
-      [
-        ["run_resumed", { reason: "cancel" }],
-        ...leftoverAnswerRecords(this.#core, state, trail),
-        ...lostApprovalRecords(state, trail),
-      ],
+      [["run_resumed", { reason: "cancel" }], ...leftover, ...lostApprovalRecords(state, trail, leftover)],
       () => {
         state.answers = [];
       },

@@ -290,11 +290,12 @@ export async function planResume(
   // was written): it is taken back as it was then, never started again.
   withdrawCall(run, later);
   // Answers a claim kept in the state when it died before their records were written are audited now.
+  const leftover = leftoverAnswerRecords(core, state, trail);
   await run.claim(
     [
       ["run_resumed", { reason: "recovery", step: inFlight?.index ?? null }],
-      ...leftoverAnswerRecords(core, state, trail),
-      ...lostApprovalRecords(state, trail),
+      ...leftover,
+      ...lostApprovalRecords(state, trail, leftover),
     ],
     () => {
       state.answers = [];
