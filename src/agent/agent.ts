@@ -1,6 +1,6 @@
 import type { AuditSink } from "../audit/audit-sink.js";
 import type { AuditRecord } from "../audit/audit-record.js";
-import { LeashError, StateError } from "../errors/index.js";
+import { isLeashError, LeashError, StateError } from "../errors/index.js";
 import { ActiveRun } from "../run/active-run.js";
 import { containFailure } from "../run/contain-failure.js";
 import type { AgentCore, CompiledSkill } from "../run/agent-core.js";
@@ -14,7 +14,8 @@ import { ENDED_STATUSES } from "../state/outcomes.js";
 import type { RunStatus } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
 import type { AgentEvents } from "./agent-events.js";
-import { leftoverAnswerRecords } from "../run/audit-answers.js";
+import { leftoverAnswerRecords, lostApprovalRecords } from "../run/audit-answers.js";
+import { endedByCancel, withdrawCall } from "../run/withdrawn-call.js";
 import { AgentEmitter } from "./agent-events.js";
 import type { AgentOptions } from "./agent-options.js";
 import { buildCore, compileSkill } from "./agent-options.js";
@@ -79,6 +80,8 @@ export class Agent {
    * run while it is being prepared or claimed too.
    */
   readonly #driving = new Map<string, { controller: AbortController; done?: Promise<RunState> }>();
+  /** The cancels under way, by run id: a second cancel of a run waits for the first. */
+  readonly #cancelling = new Map<string, Promise<RunState>>();
 
   constructor(options: AgentOptions) {
     this.#core = buildCore(options);
@@ -245,6 +248,19 @@ export class Agent {
    * aborted); a paused run in the store is ended as stopped. Returns the run's final state.
    */
   async cancel(runId: string): Promise<RunState> {
+    // A second cancel of the same run from this agent waits for the first and returns its result.
+    const running = this.#cancelling.get(runId);
+    if (running !== undefined) return running;
+    const done = this.#cancel(runId);
+    this.#cancelling.set(runId, done);
+    try {
+      return await done;
+    } finally {
+      if (this.#cancelling.get(runId) === done) this.#cancelling.delete(runId);
+    }
+  }
+
+  async #cancel(runId: string): Promise<RunState> {
     const reason = new LeashError("limit_reached", `Run \`${runId}\` was cancelled.`);
     const active = this.#active.get(runId);
     active?.run.controller.abort(reason);
@@ -252,7 +268,14 @@ export class Agent {
     const driving = this.#driving.get(runId);
     if (driving !== undefined) {
       driving.controller.abort(reason);
-      if (driving.done !== undefined) return driving.done;
+      if (driving.done !== undefined) {
+        try {
+          return await driving.done;
+        } catch {
+          // The resume was refused (an approver not allowed, say): the stored run is cancelled all the same.
+          return this.#cancelStored(runId);
+        }
+      }
     }
     if (active !== undefined) return active.done;
     return this.#cancelStored(runId);
@@ -277,10 +300,30 @@ export class Agent {
       skill: this.#skill(state.skill),
     });
     run.controller.abort();
-    // Answers recorded for the paused run and not yet in a separate sink are audited with the claim.
-    await run.claim([["run_resumed", { reason: "cancel" }], ...leftoverAnswerRecords(this.#core, state, trail)], () => {
-      state.answers = [];
-    });
+    // A trail ahead of the state may say the saved call never started: it is taken back, not interrupted.
+    const headSeq = state.auditHead?.seq ?? -1;
+    withdrawCall(
+      run,
+      trail.filter((record) => record.seq > headSeq),
+    );
+    // Answers recorded for the paused run and not yet in a separate sink are audited with the claim, and
+    // so is the answer a crashed resume's claim saved in the state but never wrote to the trail.
+    const leftover = leftoverAnswerRecords(this.#core, state, trail);
+    const claimed = run.claim(
+      [["run_resumed", { reason: "cancel" }], ...leftover, ...lostApprovalRecords(state, trail, leftover)],
+      () => {
+        state.answers = [];
+      },
+    );
+    try {
+      await claimed;
+    } catch (error) {
+      // Another process moved the run first (a cancel of its own, say): a run that has ended is returned.
+      if (!isLeashError(error, "stale_state")) throw error;
+      const now = await endedByCancel(this.#core, runId, headSeq);
+      if (now !== undefined) return now;
+      throw error;
+    }
     return endRun(run, { status: "stopped", reason: "cancelled" });
   }
 

@@ -86,3 +86,41 @@ function mayApprove(core: AgentCore, approver: string, pending: ApprovalRequest)
     return false;
   }
 }
+
+/**
+ * The `approval_answered` record of an answer a crashed run's open step holds (`step.approval`, saved
+ * with a resume's claim) when the trail past the step's request lacks one: with a sink separate from
+ * the store, a process killed after the claim's state was saved and before its records were written
+ * leaves the answer that authorises the call only in the state. A recovery, or a cancel, of the run
+ * audits it (`recovered: true`) before anything else is written. The records the same claim writes
+ * (`writing`: the recorded answers audited late) count as the trail.
+ */
+export function lostApprovalRecords(
+  state: RunState,
+  trail: readonly AuditRecord[],
+  writing: readonly [event: string, data: unknown][] = [],
+): [event: string, data: unknown][] {
+  const step = state.steps.findLast((item) => item.outcome === null);
+  const approval = step?.approval;
+  if (step === undefined || approval === undefined) return [];
+  const requested = trail.findLastIndex(
+    (record) => record.event === "approval_requested" && (record.data as AnsweredData | null)?.step === step.index,
+  );
+  const answered: [string, unknown][] = [
+    ...trail.slice(requested + 1).map((record): [string, unknown] => [record.event, record.data]),
+    ...writing,
+  ];
+  const found = answered.some(([event, raw]) => {
+    if (event !== "approval_answered") return false;
+    const data = raw as AnsweredData | null;
+    return (
+      data?.step === step.index &&
+      data.digest === approval.digest &&
+      data.approver === approval.approver &&
+      data.granted === approval.granted
+    );
+  });
+  if (found) return [];
+  const { audited: _audited, ...answer } = approval as RecordedAnswer;
+  return [["approval_answered", { step: step.index, accepted: true, ...answer, recovered: true }]];
+}

@@ -8,7 +8,8 @@ import { RunState } from "../state/run-state.js";
 import type { RecordedAnswer, Step } from "../state/run-state.js";
 import type { AgentCore, CompiledSkill } from "./agent-core.js";
 import { ActiveRun } from "./active-run.js";
-import { answeredData, leftoverAnswerRecords, unauditedAnswers } from "./audit-answers.js";
+import { answeredData, leftoverAnswerRecords, lostApprovalRecords, unauditedAnswers } from "./audit-answers.js";
+import { withdrawCall } from "./withdrawn-call.js";
 
 /** Options of `agent.resume`. */
 export interface ResumeOptions {
@@ -287,29 +288,14 @@ export async function planResume(
   const inFlight = state.steps.findLast((step) => step.outcome === null);
   // A trail ahead of the state may say the saved call never started (a cancel landed while its intent
   // was written): it is taken back as it was then, never started again.
-  const withdrawn = later.find((record) => {
-    const data = record.data as { step?: unknown; outcome?: unknown } | null;
-    return record.event === "tool_ended" && data?.step === inFlight?.index && data?.outcome === "stopped";
-  });
-  if (inFlight !== undefined && withdrawn !== undefined && inFlight.decision.type === "act" && inFlight.starts === 1) {
-    const error = (withdrawn.data as { error?: { code?: unknown; message?: unknown } }).error;
-    const tool = run.tools.get(inFlight.decision.tool);
-    state.toolCalls -= 1;
-    if (tool !== undefined && tool.cost !== 0) state.usage.cost -= tool.cost;
-    const at = state.ran.lastIndexOf(inFlight.decision.tool);
-    if (at >= 0) state.ran.splice(at, 1);
-    delete inFlight.starts;
-    inFlight.outcome = "stopped";
-    inFlight.error = {
-      code: typeof error?.code === "string" ? error.code : "cancelled",
-      message: typeof error?.message === "string" ? error.message : "The call never started.",
-    };
-  }
+  withdrawCall(run, later);
   // Answers a claim kept in the state when it died before their records were written are audited now.
+  const leftover = leftoverAnswerRecords(core, state, trail);
   await run.claim(
     [
       ["run_resumed", { reason: "recovery", step: inFlight?.index ?? null }],
-      ...leftoverAnswerRecords(core, state, trail),
+      ...leftover,
+      ...lostApprovalRecords(state, trail, leftover),
     ],
     () => {
       state.answers = [];

@@ -263,4 +263,83 @@ export function agentDrivingContract(makeStore: MakeStore): void {
       await assert.rejects(stalledRun, refusedWith("stale_state"));
       assert.deepEqual((await store.load("fenced"))?.toJSON(), state.toJSON());
     }));
+
+  test("a cancel that lands while the same agent's resume is refused (approver_not_allowed) still ends the run stopped", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      const save = writeTextTool({
+        name: "save",
+        onWrite: (text) => {
+          written.push(text);
+          return "saved";
+        },
+      });
+      const agent = new Agent({
+        tools: [save],
+        planner: writerPlanner,
+        policy: new Policy({ allowEffects: ["read", "write"], mayApprove: (who) => who !== "eve" }),
+        store,
+        audit: store,
+      });
+      const paused = await agent.run("save the report", { runId: "refused-cancel" });
+      assert.ok(paused.pending !== undefined);
+      const resumed = agent.resume("refused-cancel", { approvals: [Approval.grant(paused.pending.digest, "eve")] });
+      const cancelled = agent.cancel("refused-cancel");
+      await assert.rejects(resumed, refusedWith("approver_not_allowed"));
+      const state = await cancelled;
+      assert.equal(state.status, "stopped");
+      assert.equal(state.stopReason, "cancelled");
+      assert.equal((await store.load("refused-cancel"))?.status, "stopped");
+      assert.deepEqual(written, []);
+      assert.deepEqual(verifyAudit(await store.read("refused-cancel")), []);
+    }));
+
+  test("two cancels of one paused run from the same agent both return the stopped state, ended once", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      const agent = writerAgent(store, written);
+      await agent.run("save the report", { runId: "cancel-twice" });
+      const [first, second] = await Promise.all([agent.cancel("cancel-twice"), agent.cancel("cancel-twice")]);
+      assert.equal(first.status, "stopped");
+      assert.deepEqual(second.toJSON(), first.toJSON());
+      const trail = await store.read("cancel-twice");
+      assert.equal(trail.filter((record) => record.event === "run_ended").length, 1);
+      assert.deepEqual(verifyAudit(trail), []);
+    }));
+
+  test("a cancel from another agent that loses the claim to a cancel returns the stopped state", () =>
+    withStore(makeStore, async (store) => {
+      const written: string[] = [];
+      await writerAgent(store, written).run("save the report", { runId: "cancel-race" });
+      let reached: () => void = () => undefined;
+      const atClaim = new Promise<void>((resolve) => (reached = resolve));
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      // The second agent's claim waits until the first agent's cancel has ended the run.
+      const held = new Proxy(store, {
+        get(target, key) {
+          const value: unknown = Reflect.get(target, key, target);
+          if (key === "save") {
+            return async (state: unknown, options?: { records?: { event: string }[] }) => {
+              if (options?.records?.some((record) => record.event === "run_resumed") === true) {
+                reached();
+                await gate;
+              }
+              return (target.save as (...args: unknown[]) => unknown)(state, options);
+            };
+          }
+          return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const late = writerAgent(held, written).cancel("cancel-race");
+      await atClaim;
+      const first = await writerAgent(store, written).cancel("cancel-race");
+      release();
+      const second = await late;
+      assert.equal(first.status, "stopped");
+      assert.deepEqual(second.toJSON(), first.toJSON());
+      const trail = await store.read("cancel-race");
+      assert.equal(trail.filter((record) => record.event === "run_ended").length, 1);
+      assert.deepEqual(verifyAudit(trail), []);
+    }));
 }

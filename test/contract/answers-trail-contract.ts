@@ -180,4 +180,50 @@ export function answersTrailContract(makeStore: MakeStore): void {
         }
       }));
   }
+
+  for (const follow of ["resume", "cancel"] as const) {
+    test(`a resumer given a grant and killed (SIGKILL) after its claim saved the state leaves the grant to be audited by the ${follow === "resume" ? "recovery" : "cancel"}, before the call`, () =>
+      withStore(makeStore, async (store, _raw, child) => {
+        if (child === undefined) return;
+        const folder = mkdtempSync(join(tmpdir(), "leash-given-"));
+        try {
+          const trailPath = join(folder, "trail.jsonl");
+          const runId = `given-${follow}`;
+          const first = new JsonlAuditSink(trailPath);
+          const paid: string[] = [];
+          const paused = await payingAgent(store, first, paid).run("pay", { runId });
+          await first.close();
+          const resumer = startFixture(
+            "stores/claim-child.ts",
+            [child.kind, child.location, trailPath, runId, "before", "carol"],
+            child.env,
+          );
+          await resumer.waitFor((line) => line === "hold before", { timeoutMs: 120_000 });
+          await killHard(resumer);
+          const sink = new JsonlAuditSink(trailPath);
+          try {
+            const agent = payingAgent(store, sink, paid);
+            const done = follow === "resume" ? await agent.resume(runId) : await agent.cancel(runId);
+            assert.equal(done.status, follow === "resume" ? "completed" : "stopped");
+            assert.deepEqual(paid, follow === "resume" ? ["paid"] : []);
+            const trail = await sink.read(runId);
+            const answers = trail.filter((record) => record.event === "approval_answered");
+            assert.equal(answers.length, 1);
+            const data = answers[0]!.data as Record<string, unknown>;
+            assert.equal(data.approver, "carol");
+            assert.equal(data.accepted, true);
+            assert.equal(data.granted, true);
+            assert.equal(data.digest, paused.pending!.digest);
+            assert.equal(data.recovered, true);
+            const started = trail.findIndex((record) => record.event === "tool_started");
+            if (started >= 0) assert.ok(trail.indexOf(answers[0]!) < started);
+            assert.deepEqual(verifyAudit(trail), []);
+          } finally {
+            await sink.close();
+          }
+        } finally {
+          rmSync(folder, { recursive: true, force: true });
+        }
+      }));
+  }
 }

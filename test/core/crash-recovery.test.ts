@@ -199,7 +199,8 @@ test("a crash after an approved call's claim is durable, before the call, runs t
   assert.deepEqual(verifyAudit(store.records), []);
 });
 
-test("a crash after the trail said a saved call never started (tool_ended stopped) does not start it at resume", async () => {
+/** A run whose process died after its trail said the saved call never started, and before its state did. */
+async function crashWithdrawn() {
   const store = new MemoryStore();
   const audit = new MemoryAuditSink();
   let calls = 0;
@@ -207,6 +208,7 @@ test("a crash after the trail said a saved call never started (tool_ended stoppe
     name: "call",
     parameters: { type: "object", properties: { n: { type: "number" } } },
     idempotent: true,
+    cost: 7,
     execute: () => {
       calls += 1;
       return "done";
@@ -242,10 +244,36 @@ test("a crash after the trail said a saved call never started (tool_ended stoppe
   const ended = (await audit.read("withdrawn")).find((record) => record.event === "tool_ended");
   assert.equal((ended?.data as { outcome?: string }).outcome, "stopped");
 
+  return { store, audit, call, calls: () => calls };
+}
+
+test("a crash after the trail said a saved call never started (tool_ended stopped) does not start it at resume", async () => {
+  const { store, audit, call, calls } = await crashWithdrawn();
   const state = await new Agent({ tools: [call], planner, store, audit }).resume("withdrawn");
-  assert.equal(calls, 0);
+  assert.equal(calls(), 0);
   assert.equal(state.status, "stopped");
   assert.equal(state.stopReason, "cancelled");
   assert.equal(state.steps[0]?.outcome, "stopped");
   assert.equal(state.toolCalls, 0);
+});
+
+test("a cancel of a crashed run whose trail said the saved call never started takes the call back once, with no second record", async () => {
+  const { store, audit, call, calls } = await crashWithdrawn();
+  const state = await new Agent({ tools: [call], planner, store, audit }).cancel("withdrawn");
+  assert.equal(calls(), 0);
+  assert.equal(state.status, "stopped");
+  assert.equal(state.stopReason, "cancelled");
+  assert.equal(state.steps[0]?.outcome, "stopped");
+  assert.equal(state.toolCalls, 0);
+  assert.equal(state.usage.cost, 0);
+  const trail = await audit.read("withdrawn");
+  const ends = trail.filter((record) => record.event === "tool_ended");
+  assert.deepEqual(
+    ends.map((record) => (record.data as { outcome?: string }).outcome),
+    ["stopped"],
+  );
+  for (const record of trail.filter((item) => item.event === "run_ended")) {
+    assert.equal((record.data as { usage: { cost: number } }).usage.cost, 0);
+  }
+  assert.deepEqual(verifyAudit(trail), []);
 });
