@@ -11,7 +11,7 @@ import type { AnswerOptions, ListOptions, RunStore, SaveOptions } from "../run-s
 import { WrittenSteps } from "../written-steps.js";
 import type { StepWrites } from "../written-steps.js";
 import { SqliteCheckpoints } from "./sqlite-checkpoints.js";
-import { toLeashError } from "./sqlite-errors.js";
+import { isBusy, toLeashError } from "./sqlite-errors.js";
 import type { SqliteOperation } from "./sqlite-errors.js";
 import { SqliteRuns } from "./sqlite-runs.js";
 import { configure, migrate } from "./sqlite-schema.js";
@@ -73,6 +73,36 @@ function prepare(database: Database.Database, path: string): Prepared {
   };
 }
 
+/** Sleeps the thread: the constructor is synchronous, as SQLite's own busy wait is. */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Opens, configures and migrates the file. SQLite answers some lock conflicts of a first open (a
+ * switch to WAL or a recovery in another process) with `SQLITE_BUSY` at once, without waiting on the
+ * busy timeout; such an open is tried again, with a growing pause, until the busy timeout has passed.
+ */
+function openPrepared(path: string, busyTimeoutMs: number): Prepared {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    let database: Database.Database | undefined;
+    try {
+      database = new Database(path, { timeout: busyTimeoutMs });
+      configure(database, busyTimeoutMs);
+      migrate(database, path);
+      return prepare(database, path);
+    } catch (error) {
+      database?.close();
+      if (isBusy(error) && Date.now() < deadline) {
+        sleepSync(Math.min(2 ** attempt, 50, Math.max(1, deadline - Date.now())));
+        continue;
+      }
+      throw toLeashError(error, { method: "open", path });
+    }
+  }
+}
+
 /**
  * A {@link RunStore} and audit sink in one SQLite file (better-sqlite3): the embedded default. Give
  * it to an agent as both store and sink, and each save commits the state together with the audit
@@ -113,16 +143,7 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
       throw new LeashError("invalid_option", "Expected `busyTimeoutMs` to be a non-negative integer of milliseconds.");
     }
     this.path = path;
-    let database: Database.Database | undefined;
-    try {
-      database = new Database(path, { timeout: busyTimeoutMs });
-      configure(database, busyTimeoutMs);
-      migrate(database, path);
-      this.#prepared = prepare(database, path);
-    } catch (error) {
-      database?.close();
-      throw toLeashError(error, { method: "open", path });
-    }
+    this.#prepared = openPrepared(path, busyTimeoutMs);
   }
 
   /**
