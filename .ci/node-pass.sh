@@ -31,8 +31,6 @@ git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' 
   if [[ -f "$file" ]]; then printf '%s\0' "$file"; fi
 done | xargs -0 cp --parents -t "$tree"
 
-# CI lays a copy of shared/ beside the clone; the copy of the tree sees it at the same place.
-if [[ -d ../shared ]]; then ln -s "$(cd ../shared && pwd)" "$prefix/shared"; fi
 
 export PATH="$home/bin:$PATH"
 # node-gyp builds better-sqlite3 against this Node's headers, which the package ships in include/.

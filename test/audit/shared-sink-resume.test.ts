@@ -3,40 +3,16 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  Agent,
-  Approval,
-  Decision,
-  JsonlAuditSink,
-  MemoryAuditSink,
-  Policy,
-  isLeashError,
-  verifyAudit,
-} from "../../src/index.js";
-import type { AuditSink } from "../../src/index.js";
+import { Approval, JsonlAuditSink, MemoryAuditSink, isLeashError, verifyAudit } from "../../src/index.js";
+import type { Agent, AuditSink } from "../../src/index.js";
 import type { SyncReadableAuditSink } from "../../src/audit/audit-sink.js";
-import { writeTextTool } from "../helpers/text-tool.js";
+import { writerAgentOn } from "../contract/contract-fixtures.js";
 import { temporaryDirectory } from "./audit-test-helpers.js";
 
 const directory = temporaryDirectory();
 
 function writer(audit: AuditSink, written: string[]): Agent {
-  const save = writeTextTool({
-    name: "save",
-    onWrite: (text) => {
-      written.push(text);
-      return "saved";
-    },
-  });
-  return new Agent({
-    tools: [save],
-    planner: (state) =>
-      state.steps.length === 0
-        ? Decision.act("save", { text: "the report" })
-        : Decision.finish(state.steps.at(-1)?.outcome ?? null),
-    policy: new Policy({ allowEffects: ["read", "write"] }),
-    audit,
-  });
+  return writerAgentOn({ audit }, written);
 }
 
 const sinks: Array<[string, () => SyncReadableAuditSink]> = [

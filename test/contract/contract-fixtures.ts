@@ -107,6 +107,11 @@ export const writerPlanner: Planner = (state) =>
 
 /** An agent on the store (as store and sink) whose one write pauses for approval; `written` counts its effect. */
 export function writerAgent(store: RunStore & AuditSink, written: string[]): Agent {
+  return writerAgentOn({ store, audit: store }, written);
+}
+
+/** The same agent on any store and sink, or on a sink alone (no store: the caller holds the copies). */
+export function writerAgentOn(where: { store?: RunStore; audit: AuditSink }, written: string[]): Agent {
   const save = writeTextTool({
     name: "save",
     onWrite: (text) => {
@@ -118,7 +123,6 @@ export function writerAgent(store: RunStore & AuditSink, written: string[]): Age
     tools: [save],
     planner: writerPlanner,
     policy: new Policy({ allowEffects: ["read", "write"] }),
-    store,
-    audit: store,
+    ...where,
   });
 }
