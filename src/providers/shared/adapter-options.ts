@@ -1,0 +1,73 @@
+import { LeashError } from "../../errors/index.js";
+import type { Price } from "../../models/model-client.js";
+import { DEFAULT_HAND_BACK_NAME, isToolName } from "./hand-back-tool.js";
+
+/** What every adapter takes besides its client. */
+export interface AdapterOptions {
+  price?: Price;
+  /** Whether the model may ask for several tool calls in one answer (the provider's switch); default: the provider's default. */
+  parallelToolCalls?: boolean;
+  /** Whether to use the provider's streaming API and call `onText` per text delta. Default false. */
+  stream?: boolean;
+  /** The name of the hand-back tool offered when the request has an output schema. Default "hand_back". */
+  handBackTool?: string;
+}
+
+/** Checked adapter options. */
+export interface CheckedAdapterOptions {
+  price: Price | undefined;
+  parallelToolCalls: boolean | undefined;
+  stream: boolean;
+  handBackTool: string;
+}
+
+const money = (value: unknown): value is number =>
+  typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= Number.MAX_SAFE_INTEGER;
+
+/** Checks a price; `invalid_option` names what is wrong. */
+export function checkPrice(price: unknown, label = "`price`"): Price | undefined {
+  if (price === undefined) return undefined;
+  const fail = (): never => {
+    throw new LeashError(
+      "invalid_option",
+      `Expected ${label} to be { input, output, cacheRead?, cacheWrite? }: money per million tokens, from 0 to Number.MAX_SAFE_INTEGER.`,
+    );
+  };
+  if (typeof price !== "object" || price === null) return fail();
+  const { input, output, cacheRead, cacheWrite } = price as Record<string, unknown>;
+  if (!money(input) || !money(output)) return fail();
+  if (cacheRead !== undefined && !money(cacheRead)) return fail();
+  if (cacheWrite !== undefined && !money(cacheWrite)) return fail();
+  const checked: Price = { input, output };
+  if (cacheRead !== undefined) checked.cacheRead = cacheRead as number;
+  if (cacheWrite !== undefined) checked.cacheWrite = cacheWrite as number;
+  return checked;
+}
+
+/** Checks what every adapter takes; a bad option throws `invalid_option` when the adapter is made. */
+export function checkAdapterOptions(adapter: string, options: unknown): CheckedAdapterOptions {
+  const fail = (message: string): never => {
+    throw new LeashError("invalid_option", `${adapter}: ${message}`);
+  };
+  if (options === undefined) options = {};
+  if (typeof options !== "object" || options === null) return fail("expected the options to be an object.");
+  const { price, parallelToolCalls, stream, handBackTool } = options as Record<string, unknown>;
+  if (parallelToolCalls !== undefined && typeof parallelToolCalls !== "boolean")
+    fail("expected `parallelToolCalls` to be a boolean.");
+  if (stream !== undefined && typeof stream !== "boolean") fail("expected `stream` to be a boolean.");
+  if (handBackTool !== undefined && !isToolName(handBackTool))
+    fail("expected `handBackTool` to match /^[A-Za-z0-9_-]{1,64}$/.");
+  return {
+    price: checkPrice(price),
+    parallelToolCalls: parallelToolCalls as boolean | undefined,
+    stream: stream === true,
+    handBackTool: (handBackTool as string | undefined) ?? DEFAULT_HAND_BACK_NAME,
+  };
+}
+
+/** Checks the model name an adapter is given. */
+export function checkModelName(adapter: string, model: unknown): string {
+  if (typeof model !== "string" || model.trim() === "")
+    throw new LeashError("invalid_option", `${adapter}: expected \`model\` to be a non-empty string.`);
+  return model;
+}
