@@ -100,4 +100,9 @@ export interface ProviderHarness {
   read(request: Json): ReadRequest;
   /** Whether the wire carries opaque reasoning state that must go back verbatim. */
   providerState: boolean;
+  /**
+   * Whether the wire can carry argument text that is not JSON (Anthropic's non-streamed `tool_use.input`
+   * is always an object, so a malformed-arguments case is only possible when streaming there).
+   */
+  malformedArguments(stream: boolean): boolean;
 }
