@@ -1,5 +1,5 @@
 import type { Json } from "../json/index.js";
-import { toJson } from "../json/index.js";
+import { MAX_RECORD_DEPTH, toJson } from "../json/index.js";
 import { LeashError, isLeashError, messageOf } from "../errors/index.js";
 
 /** Tokens and money spent by model calls. */
@@ -216,12 +216,12 @@ export function parseDecision(value: unknown, bounds: { maxAnswerSize?: number }
     if (usage !== undefined) decision.usage = usage;
     if (refusal !== undefined) refusedArguments.set(decision, refusal);
     if (raw.invalidJson === true) decision.invalidJson = true;
-    return withModelFields(decision, raw, json, wrong);
+    return withModelFields(decision, raw, wrong);
   }
   if (raw.type === "finish") {
     const decision: FinishDecision = { type: "finish", answer: json("the answer", raw.answer) };
     if (usage !== undefined) decision.usage = usage;
-    return withModelFields(decision, raw, json, wrong);
+    return withModelFields(decision, raw, wrong);
   }
   return wrong('`type` must be "act" or "finish".');
 }
@@ -266,7 +266,6 @@ function isCallId(value: unknown): value is string {
 function withModelFields<D extends ActDecision | FinishDecision>(
   decision: D,
   raw: Record<string, unknown>,
-  json: (what: string, item: unknown) => Json,
   wrong: (message: string) => never,
 ): D {
   if (raw.callId !== undefined) {
@@ -275,7 +274,14 @@ function withModelFields<D extends ActDecision | FinishDecision>(
     decision.callId = raw.callId;
   }
   if (raw.turn !== undefined) {
-    const turn = json("the model turn", raw.turn);
+    // A turn holds each call's arguments a few levels down: arguments as deep as a step may carry
+    // must fit, so that a call too deep is refused as its step, not as the whole answer.
+    let turn: Json;
+    try {
+      turn = toJson(raw.turn, "the model turn", { maxDepth: MAX_RECORD_DEPTH });
+    } catch (error) {
+      return wrong(messageOf(error));
+    }
     const problem = turnProblem(turn);
     if (problem !== undefined) return wrong(`${problem}.`);
     decision.turn = turn as unknown as ModelTurn;

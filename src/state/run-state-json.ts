@@ -1,5 +1,5 @@
 import { StateError, messageOf } from "../errors/index.js";
-import { isDigest, isJson, isJsonObject, toJson } from "../json/index.js";
+import { isDigest, isJson, isJsonObject, MAX_RECORD_DEPTH, toJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
 import { turnProblem } from "../decisions/decision.js";
 import { EFFECTS } from "../tools/tool.js";
@@ -81,7 +81,7 @@ const recordedAnswer = shape({
   "audited?": boolean,
 });
 const turn: Check = (value, path) => {
-  json(value, path);
+  if (!isJson(value, { maxDepth: MAX_RECORD_DEPTH })) json(value, path);
   const problem = turnProblem(value as Json);
   if (problem !== undefined) throw new Invalid(`\`${path}\`: ${problem.replace("`turn", "`")}`);
 };

@@ -1,6 +1,5 @@
 import { LeashError } from "../errors/index.js";
 import type { GenerateOptions, ModelClient, ModelRequest, ModelResponse, Price } from "../models/model-client.js";
-import { checkPrice } from "../models/check-price.js";
 import type { ScriptedResponse } from "./says.js";
 import { ScriptStep } from "./says.js";
 
@@ -25,7 +24,25 @@ function checkOptions(options: ScriptedModelOptions): { name: string; price: Pri
   const name = options.name ?? "scripted";
   if (typeof name !== "string" || name === "")
     throw new LeashError("invalid_option", "Expected `name` to be a non-empty string.");
-  return { name, price: checkPrice(options.price) };
+  // A test may script a price no real model has: any finite amount from 0 is taken here, and
+  // `ctx.callModel` refuses what it cannot charge.
+  const { price } = options;
+  if (price === undefined) return { name, price: undefined };
+  const ok = (value: unknown): boolean => typeof value === "number" && Number.isFinite(value) && value >= 0;
+  const fields = typeof price === "object" && price !== null ? price : undefined;
+  if (
+    fields === undefined ||
+    !ok(fields.input) ||
+    !ok(fields.output) ||
+    (fields.cacheRead !== undefined && !ok(fields.cacheRead)) ||
+    (fields.cacheWrite !== undefined && !ok(fields.cacheWrite))
+  ) {
+    throw new LeashError(
+      "invalid_option",
+      "Expected `price` to be { input, output, cacheRead?, cacheWrite? }: money per million tokens, finite and >= 0.",
+    );
+  }
+  return { name, price: { ...fields } };
 }
 
 function labelOf(step: ScriptedStep, index: number): string {

@@ -57,7 +57,7 @@ test("an afterModel allow lets the answer be acted on, and the guard sees the re
   const state = await agent.run("write hello");
   assert.equal(state.status, "completed");
   assert.deepEqual(written, ["hello"]);
-  assert.deepEqual(responses[0]?.calls, [{ tool: "write", args: { text: "hello" } }]);
+  assert.deepEqual(responses[0]?.calls, [{ id: "call_1", tool: "write", args: { text: "hello" } }]);
 });
 
 test("an afterModel block keeps the answer from being acted on and fails the run with model_blocked", async () => {

@@ -58,7 +58,10 @@ test("a model call whose client throws synchronously is recorded too, with the r
   assert.ok(caught instanceof Error);
   assert.equal(state.status, "completed");
   const [failed] = eventsOf(agent.audit.records, "model_failed");
-  assert.equal((failed?.data as { requestDigest?: string }).requestDigest, modelRequestDigest(requests[0] as ModelRequest));
+  assert.equal(
+    (failed?.data as { requestDigest?: string }).requestDigest,
+    modelRequestDigest(requests[0] as ModelRequest),
+  );
 });
 
 test("cancel resolves promptly while a planner hangs: the run is stopped, cancelled and saved", async () => {

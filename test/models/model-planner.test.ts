@@ -118,7 +118,9 @@ test("several calls in one answer become successive steps, each through every ga
   // One model call for the four calls, one for the hand-back; the second saw every call answered.
   assert.equal(model.requests.length, 2);
   assert.deepEqual(
-    model.requests[1]?.messages.map((message) => (message.role === "tool" ? [message.callId, message.outcome] : message.role)),
+    model.requests[1]?.messages.map((message) =>
+      message.role === "tool" ? [message.callId, message.outcome] : message.role,
+    ),
     [
       "user",
       "assistant",
