@@ -44,6 +44,8 @@ export async function readChatStream(
   let usage: unknown;
   const calls = new Map<number, PartialCall>();
   for await (const value of stream) {
+    // Chunks already read when the run is aborted are dropped: no text reaches onText after an abort.
+    if (signal.aborted) break;
     const chunk = record(value);
     if (chunk === undefined) continue;
     if (record(chunk.usage) !== undefined) usage = chunk.usage;
