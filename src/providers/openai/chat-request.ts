@@ -13,7 +13,11 @@ export interface ChatBodySettings {
   stream: boolean;
 }
 
-function assistantMessage(message: ModelAssistantMessage, handBack: HandBackTool | undefined, handBackName: string): ChatMessage {
+function assistantMessage(
+  message: ModelAssistantMessage,
+  handBack: HandBackTool | undefined,
+  handBackName: string,
+): ChatMessage {
   const toolCalls: ChatToolCall[] = message.calls.map((call) => ({
     id: call.id,
     type: "function",
@@ -35,7 +39,7 @@ function assistantMessage(message: ModelAssistantMessage, handBack: HandBackTool
 
 // The API takes only an object schema; `true` (anything) is the empty object schema's equivalent.
 const objectSchema = (schema: JsonSchema): ChatSchema =>
-  typeof schema === "object" && schema !== null && !Array.isArray(schema) ? (schema as ChatSchema) : {};
+  typeof schema === "object" && schema !== null && !Array.isArray(schema) ? schema : {};
 
 /**
  * The Chat Completions body for a model request: the system message first, the conversation in
@@ -74,7 +78,11 @@ export function chatBody(request: ModelRequest, settings: ChatBodySettings): Cha
   if (handBack !== undefined) {
     tools.push({
       type: "function",
-      function: { name: handBack.name, description: handBack.description, parameters: objectSchema(handBack.parameters) },
+      function: {
+        name: handBack.name,
+        description: handBack.description,
+        parameters: objectSchema(handBack.parameters),
+      },
     });
   }
   const body: ChatBody = { model: settings.model, messages };

@@ -65,11 +65,16 @@ export function chatFinish(reason: unknown): FinishReason {
  */
 export function modelResponse(answer: ChatAnswer, handBack: HandBackTool | undefined): ModelResponse {
   const calls: ModelToolCall[] = [];
-  const response: ModelResponse = { calls, usage: chatUsage(record(answer.usage) as ChatUsage | undefined) };
+  const response: ModelResponse = { calls, usage: chatUsage(record(answer.usage)) };
   for (const raw of answer.calls) {
     const call = parseArguments(raw.id, raw.name, raw.arguments);
     // A hand-back whose text is not JSON stays a call, so it is refused and answered like any other.
-    if (handBack !== undefined && raw.name === handBack.name && call.invalidJson !== true && response.handBackId === undefined) {
+    if (
+      handBack !== undefined &&
+      raw.name === handBack.name &&
+      call.invalidJson !== true &&
+      response.handBackId === undefined
+    ) {
       response.handBack = handBackOutput(call.args, handBack);
       response.handBackId = call.id;
     } else {

@@ -84,6 +84,10 @@ export async function readChatStream(
     throw new LeashError("model_failed", "OpenAI Chat Completions: the stream ended before the answer was finished.");
   const assembled: ChatRawCall[] = [...calls.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([index, call]) => ({ id: call.id !== "" ? call.id : `call_${index}`, name: call.name, arguments: call.arguments }));
+    .map(([index, call]) => ({
+      id: call.id !== "" ? call.id : `call_${index}`,
+      name: call.name,
+      arguments: call.arguments,
+    }));
   return { text, calls: assembled, finishReason, usage };
 }

@@ -16,7 +16,8 @@ export interface OpenAIChatOptions extends AdapterOptions {
 const ADAPTER = "openaiChat";
 
 function checkClient(client: unknown): OpenAIChatClient {
-  const create = (client as { chat?: { completions?: { create?: unknown } } } | null | undefined)?.chat?.completions?.create;
+  const create = (client as { chat?: { completions?: { create?: unknown } } } | null | undefined)?.chat?.completions
+    ?.create;
   if (typeof create !== "function")
     throw new LeashError(
       "invalid_option",

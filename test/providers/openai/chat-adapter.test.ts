@@ -101,18 +101,27 @@ for (const stream of MODES) {
           {
             role: "assistant",
             content: null,
-            tool_calls: [{ id: "call_h", type: "function", function: { name: "hand_back_2", arguments: '{"output":-1}' } }],
+            tool_calls: [
+              { id: "call_h", type: "function", function: { name: "hand_back_2", arguments: '{"output":-1}' } },
+            ],
           },
           { role: "tool", tool_call_id: "call_h", content: "Must be positive." },
           { role: "assistant", content: "It is three." },
           { role: "user", content: "Hand the count back with the tool." },
         ],
         tools: [
-          { type: "function", function: { name: "read", description: "Reads a file.", parameters: conversation.tools[0]?.parameters } },
+          {
+            type: "function",
+            function: { name: "read", description: "Reads a file.", parameters: conversation.tools[0]?.parameters },
+          },
           { type: "function", function: { name: "hand_back", parameters: conversation.tools[1]?.parameters } },
           {
             type: "function",
-            function: { name: "hand_back_2", description: (body.tools as { function: { description: string } }[])[2]?.function.description, parameters: handBackParameters },
+            function: {
+              name: "hand_back_2",
+              description: (body.tools as { function: { description: string } }[])[2]?.function.description,
+              parameters: handBackParameters,
+            },
           },
         ],
         parallel_tool_calls: false,
@@ -122,7 +131,10 @@ for (const stream of MODES) {
       const read = openaiChatHarness.read(server.requests[0] ?? null);
       assert.deepEqual(read.tools, ["read", "hand_back", "hand_back_2"]);
       assert.deepEqual(read.calls[1], { id: "call_b", tool: "read", arguments: '{"path": "b.txt"' });
-      assert.deepEqual(read.results.map((result) => result.callId), ["call_a", "call_b", "call_h"]);
+      assert.deepEqual(
+        read.results.map((result) => result.callId),
+        ["call_a", "call_b", "call_h"],
+      );
       assert.deepEqual(read.userTexts, ["Count the lines.", "Hand the count back with the tool."]);
       assert.equal(read.system, "You read files.");
       assert.equal(read.stream, stream);
@@ -206,7 +218,10 @@ for (const stream of MODES) {
 
   test(`a hand-back call becomes handBack with its call id, unwrapped from { output } (${mode(stream)})`, async () => {
     await withServer(async (server) => {
-      server.reply({ type: "answer", calls: [{ id: "call_done", tool: "hand_back", arguments: '{"output":"three lines"}' }] });
+      server.reply({
+        type: "answer",
+        calls: [{ id: "call_done", tool: "hand_back", arguments: '{"output":"three lines"}' }],
+      });
       const model = openaiChatHarness.client(server.url, { stream });
       const response = await model.generate({ ...ask(), output: { type: "string" } }, { signal: signal() });
       assert.deepEqual(server.refusals, []);
@@ -225,7 +240,12 @@ for (const stream of MODES) {
       );
       const model = openaiChatHarness.client(server.url, { stream });
       const first = await model.generate(ask(), { signal: signal() });
-      assert.deepEqual(first.usage, { inputTokens: 1_200, outputTokens: 300, cacheReadTokens: 1_000, reasoningTokens: 200 });
+      assert.deepEqual(first.usage, {
+        inputTokens: 1_200,
+        outputTokens: 300,
+        cacheReadTokens: 1_000,
+        reasoningTokens: 200,
+      });
       const second = await model.generate(ask(), { signal: signal() });
       assert.deepEqual(second.usage, { inputTokens: 50, outputTokens: 7 });
     });
@@ -329,7 +349,10 @@ test("aborting the signal while waiting for a completion rejects the call and cl
 
 test("the client's name is the model and its price the option", () => {
   const client = new OpenAI({ baseURL: "http://127.0.0.1:9/v1", apiKey: "test-key", maxRetries: 0 });
-  const model: ModelClient = openaiChat(client, { model: "gpt-5-mini", price: { input: 0.25, output: 2, cacheRead: 0.025 } });
+  const model: ModelClient = openaiChat(client, {
+    model: "gpt-5-mini",
+    price: { input: 0.25, output: 2, cacheRead: 0.025 },
+  });
   assert.equal(model.name, "gpt-5-mini");
   assert.deepEqual(model.price, { input: 0.25, output: 2, cacheRead: 0.025 });
   assert.equal(openaiChat(client, { model: "gpt-5-mini" }).price, undefined);

@@ -66,10 +66,12 @@ function toolsRefusal(tools: unknown): string | undefined {
 
 function toolCallsRefusal(index: number, toolCalls: unknown): string | undefined {
   if (!Array.isArray(toolCalls)) return `Invalid type for 'messages[${index}].tool_calls': expected an array.`;
-  if (toolCalls.length === 0) return `Invalid 'messages[${index}].tool_calls': empty array. Expected an array with minimum length 1.`;
+  if (toolCalls.length === 0)
+    return `Invalid 'messages[${index}].tool_calls': empty array. Expected an array with minimum length 1.`;
   for (const [position, call] of toolCalls.entries()) {
     const where = `messages[${index}].tool_calls[${position}]`;
-    if (!isObject(call) || typeof call.id !== "string" || call.id === "") return `Missing required parameter: '${where}.id'.`;
+    if (!isObject(call) || typeof call.id !== "string" || call.id === "")
+      return `Missing required parameter: '${where}.id'.`;
     if (call.type !== "function") return `Invalid value for '${where}.type': expected 'function'.`;
     if (!isObject(call.function) || typeof call.function.name !== "string")
       return `Missing required parameter: '${where}.function.name'.`;
@@ -148,7 +150,8 @@ export function chatRefusal(body: unknown): string | undefined {
     return "Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are specified.";
   if (body.parallel_tool_calls !== undefined && typeof body.parallel_tool_calls !== "boolean")
     return "Invalid type for 'parallel_tool_calls': expected a boolean.";
-  if (body.stream !== undefined && typeof body.stream !== "boolean") return "Invalid type for 'stream': expected a boolean.";
+  if (body.stream !== undefined && typeof body.stream !== "boolean")
+    return "Invalid type for 'stream': expected a boolean.";
   if (body.stream_options !== undefined && body.stream !== true)
     return "The 'stream_options' parameter is only allowed when 'stream' is enabled.";
   for (const key of ["max_completion_tokens", "max_tokens"]) {

@@ -42,7 +42,8 @@ export function readChatRequest(request: Json): ReadRequest {
   };
   for (const message of messages) {
     if (message.role === "user") read.userTexts.push(text(message.content));
-    if (message.role === "tool") read.results.push({ callId: String(message.tool_call_id), content: text(message.content) });
+    if (message.role === "tool")
+      read.results.push({ callId: String(message.tool_call_id), content: text(message.content) });
     if (message.role === "assistant")
       for (const call of list(message.tool_calls)) {
         const fn = (call.function ?? {}) as Body;

@@ -29,7 +29,8 @@ export function pieces(text: string, parts = 3): string[] {
   if (characters.length === 0) return [];
   const size = Math.ceil(characters.length / parts);
   const split: string[] = [];
-  for (let start = 0; start < characters.length; start += size) split.push(characters.slice(start, start + size).join(""));
+  for (let start = 0; start < characters.length; start += size)
+    split.push(characters.slice(start, start + size).join(""));
   return split;
 }
 

@@ -22,7 +22,11 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
 }
 
 function startStream(response: ServerResponse): (chunk: unknown) => void {
-  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  response.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
   return (chunk) => response.write(`data: ${JSON.stringify(chunk)}\n\n`);
 }
 
