@@ -49,9 +49,10 @@ export function suiteAgent(options: SuiteAgentOptions): Agent {
       required: ["topic"],
       additionalProperties: false,
     },
+    // The arguments were checked against the schema before the call: `topic` is a string.
     execute: ({ topic }) => {
-      ran(`lookup ${String(topic)}`);
-      return PAGES[String(topic)] ?? "";
+      ran(`lookup ${topic as string}`);
+      return PAGES[topic as string] ?? "";
     },
   });
   const save = tool({
@@ -65,7 +66,7 @@ export function suiteAgent(options: SuiteAgentOptions): Agent {
     },
     effect: "write",
     execute: ({ text }) => {
-      ran(`save ${String(text)}`);
+      ran(`save ${text as string}`);
       return "saved";
     },
   });

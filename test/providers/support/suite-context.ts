@@ -10,9 +10,9 @@ export interface CaseContext {
   server: LoopbackServer;
   stream: boolean;
   /** A new client over the server, streaming or not as the case runs. */
-  client(options?: Omit<ClientOptions, "stream">): ReturnType<ProviderHarness["client"]>;
+  client: (options?: Omit<ClientOptions, "stream">) => ReturnType<ProviderHarness["client"]>;
   /** The harness's reading of every request the server received, in order. */
-  reads(): ReadRequest[];
+  reads: () => ReadRequest[];
 }
 
 /**
