@@ -60,23 +60,31 @@ export async function providerStateCase({ harness, server, client, reads }: Case
   assert.deepEqual(verifyAudit(agent.audit.records ?? []), []);
 }
 
+const FIRST = "Let me look the brakes up first.";
 const STREAMED = "Rear brakes that do not bite usually need new pads, and sometimes a new cable.";
 
 export async function streamedTextCase({ server, client }: CaseContext): Promise<void> {
   const agent = suiteAgent({ model: client(), calls: [] });
   const events: { runId: string; step: number; delta: string }[] = [];
   agent.on("text", (event) => events.push(event));
-  server.reply({ type: "answer", text: STREAMED });
+  server.reply(
+    { type: "answer", text: FIRST, calls: [call("call_look", "lookup", { topic: "brakes" })] },
+    { type: "answer", text: STREAMED },
+  );
 
   const state = await agent.run("Why does the rear brake not bite?");
 
   assert.equal(state.status, "completed", JSON.stringify(state.failure));
   assert.equal(state.answer, STREAMED);
-  assert.ok(events.length > 1, `the text came in several deltas, not one (${events.length})`);
-  assert.equal(events.map((event) => event.delta).join(""), STREAMED);
-  for (const event of events) {
-    assert.equal(event.runId, state.runId);
-    assert.equal(event.step, events[0]?.step);
-    assert.equal(typeof event.step, "number");
-  }
+  for (const event of events) assert.equal(event.runId, state.runId);
+  // Each event names the step the model is deciding: the lookup (0), then the answer (1).
+  const textOf = (step: number): string =>
+    events
+      .filter((event) => event.step === step)
+      .map((event) => event.delta)
+      .join("");
+  assert.deepEqual([...new Set(events.map((event) => event.step))], [0, 1]);
+  assert.equal(textOf(0), FIRST);
+  assert.equal(textOf(1), STREAMED);
+  assert.ok(events.filter((event) => event.step === 1).length > 1, "the answer came in several deltas, not one");
 }

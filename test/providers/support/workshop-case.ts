@@ -12,6 +12,7 @@ import {
   workshopTools,
 } from "../../../src/cli/demo/workshop.js";
 import type { Repair } from "../../../src/cli/demo/workshop.js";
+import type { AuditRecord } from "../../../src/index.js";
 import type { CaseContext } from "./suite-context.js";
 import { call, parsedArguments } from "./suite-context.js";
 
@@ -25,6 +26,8 @@ export async function workshopCase({ server, client, reads }: CaseContext): Prom
   const repairs = new Map<string, Repair>([[repair.id, repair]]);
   const store = new MemoryStore();
   const estimator = createEstimator({ store, model: client(), tools: workshopTools(repairs) });
+  const live: AuditRecord[] = [];
+  estimator.on("record", (record) => live.push(record));
   server.reply(
     {
       type: "answer",
@@ -47,6 +50,7 @@ export async function workshopCase({ server, client, reads }: CaseContext): Prom
   );
   assert.equal(repairs.get(repair.id)?.note, NOTE);
   assert.deepEqual(verifyAudit(store.records), []);
+  assert.deepEqual(live, store.records, "the live feed gave every record the trail holds, as it was made");
 
   const read = reads();
   assert.equal(read.length, 4, "one request per answer of the model");
