@@ -1,0 +1,3 @@
+// Temporary: the final index (openaiChat and openaiResponses) comes with the Chat Completions adapter.
+export { openaiResponses } from "./responses.js";
+export type { OpenAIResponsesClient, OpenAIResponsesOptions } from "./responses.js";
