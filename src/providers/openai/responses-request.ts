@@ -74,7 +74,7 @@ export function responsesBody(request: ModelRequest, settings: ResponsesRequestS
     type: "function",
     name: tool.name,
     description: tool.description,
-    parameters: tool.parameters as Json,
+    parameters: tool.parameters,
     strict: false,
   }));
   const handBack = settings.handBack;

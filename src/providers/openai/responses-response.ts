@@ -9,7 +9,8 @@ type Fields = Record<string, unknown>;
 const fields = (value: unknown): Fields =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Fields) : {};
 
-const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0);
+const count = (value: unknown): number =>
+  typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
 
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
@@ -19,7 +20,10 @@ const text = (value: unknown): string => (typeof value === "string" ? value : ""
  */
 export function responsesUsage(usage: unknown): ModelUsage {
   const reported = fields(usage);
-  const normalized: ModelUsage = { inputTokens: count(reported.input_tokens), outputTokens: count(reported.output_tokens) };
+  const normalized: ModelUsage = {
+    inputTokens: count(reported.input_tokens),
+    outputTokens: count(reported.output_tokens),
+  };
   const cacheRead = count(fields(reported.input_tokens_details).cached_tokens);
   const reasoning = count(fields(reported.output_tokens_details).reasoning_tokens);
   if (cacheRead > 0) normalized.cacheReadTokens = cacheRead;
@@ -73,7 +77,12 @@ export function readResponsesOutput(response: unknown, handBack: HandBackTool | 
       case "function_call": {
         const call = parseArguments(text(item.call_id), text(item.name), text(item.arguments));
         // Only the first hand-back with JSON arguments hands back; anything else is a call, so its id is answered.
-        if (handBack !== undefined && call.tool === handBack.name && call.invalidJson !== true && answer.handBackId === undefined) {
+        if (
+          handBack !== undefined &&
+          call.tool === handBack.name &&
+          call.invalidJson !== true &&
+          answer.handBackId === undefined
+        ) {
           answer.handBack = handBackOutput(call.args, handBack);
           answer.handBackId = call.id;
         } else calls.push(call);

@@ -53,8 +53,8 @@ export function openaiResponses(client: OpenAIResponsesClient, options: OpenAIRe
   const store = (options as { store?: unknown }).store;
   if (store !== undefined && typeof store !== "boolean")
     throw new LeashError("invalid_option", "openaiResponses: expected `store` to be a boolean.");
-  const create = (client as Partial<OpenAIResponsesClient> | null | undefined)?.responses?.create;
-  if (typeof create !== "function")
+  const responses = (client as Partial<OpenAIResponsesClient> | null | undefined)?.responses;
+  if (typeof responses?.create !== "function")
     throw new LeashError(
       "invalid_option",
       "openaiResponses: expected a client from the `openai` package (with `responses.create`).",
