@@ -70,10 +70,8 @@ describe("the loopback Responses API refuses what the real API refuses", () => {
       reasoning: { text: "think", signature: "enc-follow" },
       calls: [{ id: "call_f", tool: "read", arguments: "{}" }],
     });
-    const first = (await sdk(server.url).responses.create({ model: "gpt-loopback", input: "Go." })) as {
-      output: Json[];
-    };
-    const [reasoning] = first.output;
+    const first = await sdk(server.url).responses.create({ model: "gpt-loopback", input: "Go." });
+    const [reasoning] = first.output as unknown as Json[];
     const input = [
       { role: "user", content: "Go." },
       reasoning,
