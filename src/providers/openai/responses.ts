@@ -80,7 +80,7 @@ export function openaiResponses(client: OpenAIResponsesClient, options: OpenAIRe
     return readResponsesOutput(await readResponsesStream(result, signal, onText), handBack);
   }
 
-  const adapter: ModelClient = { name: `openai-responses:${model}`, generate };
+  const adapter: ModelClient = { name: model, generate };
   if (checked.price !== undefined) adapter.price = checked.price;
   return adapter;
 }
