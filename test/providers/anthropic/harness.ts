@@ -28,9 +28,22 @@ function readBody(request: IncomingMessage): Promise<string> {
   });
 }
 
+/** A reply only this harness scripts: a stream that starts, then sends an `error` event and ends. */
+export interface StreamErrorReply {
+  type: "stream_error";
+  text: string;
+  /** Anthropic's error type, e.g. "overloaded_error". */
+  error: string;
+}
+
+/** The loopback server, which also takes replies of its own. */
+export interface AnthropicLoopbackServer extends LoopbackServer {
+  reply(...replies: (ScriptedReply | StreamErrorReply)[]): void;
+}
+
 /** Starts a loopback Messages API server. */
-export async function startAnthropicServer(): Promise<LoopbackServer> {
-  const script: ScriptedReply[] = [];
+export async function startAnthropicServer(): Promise<AnthropicLoopbackServer> {
+  const script: (ScriptedReply | StreamErrorReply)[] = [];
   const requests: Json[] = [];
   const refusals: string[] = [];
   // Every thinking block given out, by its signature: one sent back must be exactly this.
@@ -71,7 +84,8 @@ export async function startAnthropicServer(): Promise<LoopbackServer> {
     const id = `msg_loopback_${++answered}`;
     const model = (body as { model: string }).model;
     if (reply.type === "error") return sendJson(response, reply.status, errorBody(reply.status, reply.message));
-    if (reply.type === "stall" && !stream) return refuse(response, 500, "a stalled reply needs a streamed request");
+    if ((reply.type === "stall" || reply.type === "stream_error") && !stream)
+      return refuse(response, 500, `a ${reply.type} reply needs a streamed request`);
     if (reply.type === "answer" && reply.reasoning !== undefined)
       issued.set(reply.reasoning.signature, thinkingBlock(reply.reasoning));
     if (!stream && reply.type === "answer") {
@@ -86,6 +100,14 @@ export async function startAnthropicServer(): Promise<LoopbackServer> {
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     if (reply.type === "answer") {
       response.end(sse(answerEvents(reply, id, model)));
+      return;
+    }
+    if (reply.type === "stream_error") {
+      const error = {
+        event: "error",
+        data: { type: "error", error: { type: reply.error, message: "loopback error event" } },
+      };
+      response.end(sse([...stallEvents(reply.text, id, model), error]));
       return;
     }
     response.on("close", onStallClosed);

@@ -1,7 +1,7 @@
 // What the Anthropic adapter tests share: a loopback server per test, a tool, a conversation.
 import type { TestContext } from "node:test";
 import type { ModelRequest, ToolDescription } from "../../../src/index.js";
-import type { LoopbackServer } from "../support/harness.js";
+import type { AnthropicLoopbackServer as LoopbackServer } from "./harness.js";
 import { startAnthropicServer } from "./harness.js";
 
 /** Starts a loopback server that is closed when the test ends. */
