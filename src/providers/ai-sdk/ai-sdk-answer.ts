@@ -13,6 +13,11 @@ export function metadataOf(part: object): Json | undefined {
   return metadata === undefined || metadata === null ? undefined : toJson(metadata, "the part's provider metadata");
 }
 
+/** A string field of a part, or "" when the provider left it out. */
+export function textOf(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
 function base64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 }
@@ -53,7 +58,9 @@ export class AnswerBuilder {
   /** A tool call; `input` is the argument text in V3 and V4 (an object from a provider that parsed it). */
   call(id: string, tool: string, input: unknown): void {
     const call =
-      typeof input === "string" ? parseArguments(id, tool, input) : { id, tool, args: toJson(input ?? {}, "the call's input") };
+      typeof input === "string"
+        ? parseArguments(id, tool, input)
+        : { id, tool, args: toJson(input ?? {}, "the call's input") };
     const handBack = this.#handBackTool;
     if (handBack !== undefined && tool === handBack.name && call.invalidJson !== true) {
       // One hand-back ends the answer's output; a second one in the same answer has nothing to add.
@@ -90,10 +97,10 @@ export class AnswerBuilder {
     const fields = part as unknown as Record<string, unknown>;
     switch (part.type) {
       case "text":
-        this.text(String(fields.text ?? ""));
+        this.text(textOf(fields.text));
         break;
       case "reasoning":
-        this.reasoning(String(fields.text ?? ""), metadataOf(part));
+        this.reasoning(textOf(fields.text), metadataOf(part));
         break;
       case "reasoning-file":
       case "custom":

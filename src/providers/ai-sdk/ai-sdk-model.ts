@@ -65,7 +65,8 @@ function untilAborted<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<
       },
       (error: unknown) => {
         signal.removeEventListener("abort", onAbort);
-        reject(error as Error);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the provider's own error, passed on unchanged
+        reject(error);
       },
     );
   });

@@ -34,13 +34,17 @@ function stateParts(state: Json | undefined): AiSdkStatePart[] {
 
 // A V4 reasoning file stored by URL was kept as the URL's text; the prompt wants a URL object again.
 function fromStoredState(part: AiSdkStatePart): AiSdkStatePart {
-  if (part.type !== "reasoning-file" || !isJsonObject(part.data as Json)) return part;
+  if (part.type !== "reasoning-file" || !isJsonObject(part.data)) return part;
   const data = part.data as { type?: unknown; url?: unknown };
   if (data.type !== "url" || typeof data.url !== "string") return part;
   return { ...part, data: { ...data, url: new URL(data.url) } };
 }
 
-function assistantMessage(message: ModelAssistantMessage, handBack: HandBackTool | undefined, handBackName: string): AiSdkMessage {
+function assistantMessage(
+  message: ModelAssistantMessage,
+  handBack: HandBackTool | undefined,
+  handBackName: string,
+): AiSdkMessage {
   const content: (AiSdkStatePart | AiSdkTextPart | AiSdkToolCallPart)[] = stateParts(message.providerState);
   if (message.text !== undefined && message.text !== "") content.push({ type: "text", text: message.text });
   for (const call of message.calls) {
@@ -99,7 +103,11 @@ export function aiSdkTools(request: ModelRequest, handBack: HandBackTool | undef
  * await model.doGenerate({ prompt, tools: aiSdkTools(request, handBack) });
  * ```
  */
-export function aiSdkPrompt(request: ModelRequest, handBack: HandBackTool | undefined, handBackName: string): AiSdkMessage[] {
+export function aiSdkPrompt(
+  request: ModelRequest,
+  handBack: HandBackTool | undefined,
+  handBackName: string,
+): AiSdkMessage[] {
   const prompt: AiSdkMessage[] = [];
   // An empty system message is left out: some providers refuse an empty text block.
   if (request.system !== "") prompt.push({ role: "system", content: request.system });

@@ -1,6 +1,7 @@
 import type { Json } from "../../json/index.js";
 import type { ModelResponse } from "../../models/model-client.js";
-import { AnswerBuilder, metadataOf } from "./ai-sdk-answer.js";
+import type { AnswerBuilder } from "./ai-sdk-answer.js";
+import { metadataOf, textOf } from "./ai-sdk-answer.js";
 import type { AiSdkPart, AiSdkStreamReader } from "./language-model.js";
 
 /** Why a model call failed, as an Error: an error part may carry any value. */
@@ -62,7 +63,7 @@ export async function readAiSdkStream(
       const fields = part as unknown as Record<string, unknown>;
       switch (part.type) {
         case "text-delta": {
-          const delta = String(fields.delta ?? "");
+          const delta = textOf(fields.delta);
           if (delta === "") break;
           answer.text(delta);
           options.onText?.(delta);
@@ -74,7 +75,7 @@ export async function readAiSdkStream(
           const id = String(fields.id);
           let pending = reasoning.get(id);
           if (pending === undefined) reasoning.set(id, (pending = { text: "", metadata: undefined }));
-          if (part.type === "reasoning-delta") pending.text += String(fields.delta ?? "");
+          if (part.type === "reasoning-delta") pending.text += textOf(fields.delta);
           pending.metadata = metadataOf(part) ?? pending.metadata;
           if (part.type === "reasoning-end") {
             answer.reasoning(pending.text, pending.metadata);
@@ -83,11 +84,12 @@ export async function readAiSdkStream(
           break;
         }
         case "tool-input-start":
-          if (fields.providerExecuted !== true) inputs.set(String(fields.id), { tool: String(fields.toolName), text: "" });
+          if (fields.providerExecuted !== true)
+            inputs.set(String(fields.id), { tool: String(fields.toolName), text: "" });
           break;
         case "tool-input-delta": {
           const input = inputs.get(String(fields.id));
-          if (input !== undefined) input.text += String(fields.delta ?? "");
+          if (input !== undefined) input.text += textOf(fields.delta);
           break;
         }
         case "tool-call":

@@ -9,7 +9,9 @@ function record(value: unknown): Record<string, unknown> | undefined {
 }
 
 function sum(...values: (number | undefined)[]): number | undefined {
-  return values.some((value) => value !== undefined) ? values.reduce<number>((total, value) => total + (value ?? 0), 0) : undefined;
+  return values.some((value) => value !== undefined)
+    ? values.reduce<number>((total, value) => total + (value ?? 0), 0)
+    : undefined;
 }
 
 /**

@@ -25,9 +25,7 @@ export interface AiSdkToolCallPart {
 
 /** What a tool result tells the model. */
 export type AiSdkToolResultOutput =
-  | { type: "text"; value: string }
-  | { type: "json"; value: unknown }
-  | { type: "error-text"; value: string };
+  { type: "text"; value: string } | { type: "json"; value: unknown } | { type: "error-text"; value: string };
 
 /** The answer to one tool call. */
 export interface AiSdkToolResultPart {

@@ -24,7 +24,13 @@ test("sends the system, the task, each answer with its reasoning first, its call
         providerState: [{ type: "reasoning", text: "Think.", providerOptions: signature }],
       },
       { role: "tool", callId: "c1", tool: "read", outcome: "executed", content: { books: 3 } },
-      { role: "tool", callId: "c2", tool: "write", outcome: "invalid_arguments", content: "The arguments are not JSON." },
+      {
+        role: "tool",
+        callId: "c2",
+        tool: "write",
+        outcome: "invalid_arguments",
+        content: "The arguments are not JSON.",
+      },
       { role: "tool", callId: "c3", tool: "write", outcome: "executed", content: "labelled A" },
       { role: "assistant", calls: [], handBack: { id: "h1", output: 2 } },
       { role: "tool", callId: "h1", tool: "CountBooks", outcome: "answer_rejected", content: "There are 3 books." },
@@ -62,7 +68,10 @@ test("sends the system, the task, each answer with its reasoning first, its call
         { type: "tool-result", toolCallId: "c3", toolName: "write", output: { type: "text", value: "labelled A" } },
       ],
     },
-    { role: "assistant", content: [{ type: "tool-call", toolCallId: "h1", toolName: "hand_back", input: { output: 2 } }] },
+    {
+      role: "assistant",
+      content: [{ type: "tool-call", toolCallId: "h1", toolName: "hand_back", input: { output: 2 } }],
+    },
     {
       role: "tool",
       content: [
@@ -159,7 +168,7 @@ test("reasoning parts come back as providerState with their metadata and go back
   ]);
   await client.generate(
     requestOf([
-      { role: "assistant", calls: first.calls, providerState: first.providerState! },
+      { role: "assistant", calls: first.calls, providerState: first.providerState },
       { role: "tool", callId: "c1", tool: "read", outcome: "executed", content: "three books" },
     ]),
     quiet(),
@@ -250,7 +259,7 @@ test("refuses anything but a V3 or V4 language model, and bad options, with inva
   const noMethods = { specificationVersion: "v3", provider: "x", modelId: "m" };
   for (const bad of [null, undefined, "gpt-4.1", {}, v2, noMethods, () => undefined]) {
     assert.throws(
-      () => aiSdkModel(bad as unknown as AiSdkLanguageModel),
+      () => aiSdkModel(bad as AiSdkLanguageModel),
       (error: unknown) => isLeashError(error, "invalid_option") && /specificationVersion/.test(error.message),
     );
   }

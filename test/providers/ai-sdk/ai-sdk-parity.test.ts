@@ -90,7 +90,10 @@ test("the prompt aiSdkModel sends after a tool step is the one generateText send
   const [sdk, leash] = await Promise.all([byAiSdk(), byLeash()]);
   assert.deepEqual(plain(leash.calls[1]?.prompt), plain(sdk.calls[1]?.prompt));
   const toolsOf = (call: LanguageModelV3CallOptions | undefined) =>
-    plain(call?.tools)?.map((offered) => ({ ...offered, inputSchema: plain(offered.type === "function" ? offered.inputSchema : {}) }));
+    plain(call?.tools)?.map((offered) => ({
+      ...offered,
+      inputSchema: plain(offered.type === "function" ? offered.inputSchema : {}),
+    }));
   assert.deepEqual(toolsOf(leash.calls[1]), toolsOf(sdk.calls[1]));
   assert.deepEqual(leash.calls[1]?.toolChoice, sdk.calls[1]?.toolChoice);
 });

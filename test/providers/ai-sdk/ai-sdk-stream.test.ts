@@ -44,7 +44,9 @@ test("streams text deltas to onText in order, and the answer has the whole text,
       { id: "c2", tool: "write", args: '{"text": "unterminated', invalidJson: true },
     ],
     text: "Reading the shelf.",
-    providerState: [{ type: "reasoning", text: "Count first.", providerOptions: { anthropic: { signature: "sig-9" } } }],
+    providerState: [
+      { type: "reasoning", text: "Count first.", providerOptions: { anthropic: { signature: "sig-9" } } },
+    ],
     usage: { inputTokens: 1200, outputTokens: 90, cacheReadTokens: 1000, reasoningTokens: 40 },
     finish: "tool_calls",
   });
@@ -57,7 +59,10 @@ test("a streamed hand-back call is the answer's handBack", async () => {
       finishPart("tool-calls"),
     ]),
   });
-  const response = await aiSdkModel(model, { stream: true }).generate(requestOf([], { output: { type: "string" } }), quiet());
+  const response = await aiSdkModel(model, { stream: true }).generate(
+    requestOf([], { output: { type: "string" } }),
+    quiet(),
+  );
   assert.deepEqual(response.calls, []);
   assert.equal(response.handBack, "three");
   assert.equal(response.handBackId, "h1");
@@ -80,7 +85,9 @@ test("an error part rejects the call with the provider's error", async () => {
     /overloaded_error: Overloaded/,
   );
   assert.deepEqual(deltas, ["Half"]);
-  const plainError = new MockLanguageModelV3({ doStream: streamed([{ type: "error", error: { message: "bad gateway" } }]) });
+  const plainError = new MockLanguageModelV3({
+    doStream: streamed([{ type: "error", error: { message: "bad gateway" } }]),
+  });
   await assert.rejects(aiSdkModel(plainError, { stream: true }).generate(requestOf(), quiet()), /bad gateway/);
 });
 

@@ -95,7 +95,11 @@ test("a V4 stream with pings, a reasoning file by URL and a custom part is read 
       [
         { type: "stream-start", warnings: [] },
         { type: "ping" },
-        { type: "reasoning-file", mediaType: "image/png", data: { type: "url", url: new URL("https://files.example/r.png") } },
+        {
+          type: "reasoning-file",
+          mediaType: "image/png",
+          data: { type: "url", url: new URL("https://files.example/r.png") },
+        },
         { type: "custom", kind: "acme.marker", providerMetadata: { acme: { n: 1 } } },
         { type: "text-delta", id: "t", delta: "Hello" },
         { type: "ping" },
@@ -118,12 +122,12 @@ test("a V4 stream with pings, a reasoning file by URL and a custom part is read 
     { type: "custom", kind: "acme.marker", providerOptions: { acme: { n: 1 } } },
   ]);
   await aiSdkModel(model).generate(
-    requestOf([{ role: "assistant", text: "Hello.", calls: [], providerState: response.providerState! }]),
+    requestOf([{ role: "assistant", text: "Hello.", calls: [], providerState: response.providerState }]),
     quiet(),
   );
   const sentBack = calls[1]?.prompt[2];
   assert.ok(sentBack?.role === "assistant");
-  const file = sentBack.content[0] as { data: { url: unknown } };
+  const file = sentBack.content[0] as unknown as { data: { url: unknown } };
   assert.ok(file.data.url instanceof URL, "a reasoning file by URL goes back with a URL object, as V4 types it");
-  assert.equal((file.data.url as URL).href, "https://files.example/r.png");
+  assert.equal(file.data.url.href, "https://files.example/r.png");
 });

@@ -11,7 +11,11 @@ import type { ToolDescription } from "../../../src/index.js";
 import type { ModelMessage, ModelRequest } from "../../../src/models/model-client.js";
 
 /** A V3 usage in the AI SDK's nested shape. */
-export function usageV3(input: number, output: number, extra: { cacheRead?: number; cacheWrite?: number; reasoning?: number } = {}): LanguageModelV3Usage {
+export function usageV3(
+  input: number,
+  output: number,
+  extra: { cacheRead?: number; cacheWrite?: number; reasoning?: number } = {},
+): LanguageModelV3Usage {
   const cached = (extra.cacheRead ?? 0) + (extra.cacheWrite ?? 0);
   return {
     inputTokens: { total: input, noCache: input - cached, cacheRead: extra.cacheRead, cacheWrite: extra.cacheWrite },
@@ -34,12 +38,18 @@ export function streamed(parts: LanguageModelV3StreamPart[]): LanguageModelV3Str
 }
 
 /** A `finish` stream part. */
-export function finishPart(finish: "stop" | "tool-calls", usage: LanguageModelV3Usage = usageV3(10, 5)): LanguageModelV3StreamPart {
+export function finishPart(
+  finish: "stop" | "tool-calls",
+  usage: LanguageModelV3Usage = usageV3(10, 5),
+): LanguageModelV3StreamPart {
   return { type: "finish", finishReason: { unified: finish, raw: finish }, usage };
 }
 
 /** A tool as a model sees it. */
-export function toolDescription(name: string, properties: Record<string, unknown> = { text: { type: "string" } }): ToolDescription {
+export function toolDescription(
+  name: string,
+  properties: Record<string, unknown> = { text: { type: "string" } },
+): ToolDescription {
   return {
     name,
     description: `The ${name} tool.`,
@@ -63,7 +73,9 @@ export function requestOf(messages: ModelMessage[] = [], extra: Partial<ModelReq
 
 /** Generate options with a signal that never aborts. */
 export function quiet(onText?: (delta: string) => void): { signal: AbortSignal; onText?: (delta: string) => void } {
-  return onText === undefined ? { signal: new AbortController().signal } : { signal: new AbortController().signal, onText };
+  return onText === undefined
+    ? { signal: new AbortController().signal }
+    : { signal: new AbortController().signal, onText };
 }
 
 /** A value as JSON would carry it: `undefined` properties left out, for comparing prompts. */
