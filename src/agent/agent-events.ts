@@ -1,4 +1,13 @@
+import type { AuditRecord } from "../audit/audit-record.js";
 import type { Failure } from "../state/run-state.js";
+
+/** What `text` carries: one delta of a model's text while it writes (a streaming adapter). */
+export interface TextEvent {
+  runId: string;
+  /** The index of the step the model is deciding. */
+  step: number;
+  delta: string;
+}
 
 /** What `run_failed` carries: once per failed attempt. */
 export interface RunFailedEvent {
@@ -18,15 +27,20 @@ export interface GaveUpEvent {
 export interface AgentEvents {
   run_failed: RunFailedEvent;
   gave_up: GaveUpEvent;
+  text: TextEvent;
+  /** Every audit record, once it is written: a copy of what the sink got. */
+  record: AuditRecord;
 }
+
+const EVENTS: readonly (keyof AgentEvents)[] = ["run_failed", "gave_up", "text", "record"];
 
 /** A tiny synchronous emitter whose handlers can never break the run that emits. */
 export class AgentEmitter {
   readonly #handlers = new Map<keyof AgentEvents, Set<(event: never) => void>>();
 
   on<E extends keyof AgentEvents>(event: E, handler: (payload: AgentEvents[E]) => void): () => void {
-    if (event !== "run_failed" && event !== "gave_up") {
-      throw new TypeError(`Unknown agent event \`${String(event)}\`; known: run_failed, gave_up.`);
+    if (!EVENTS.includes(event)) {
+      throw new TypeError(`Unknown agent event \`${String(event)}\`; known: ${EVENTS.join(", ")}.`);
     }
     if (typeof handler !== "function") throw new TypeError("Expected the handler to be a function.");
     let set = this.#handlers.get(event);
@@ -36,6 +50,11 @@ export class AgentEmitter {
     }
     set.add(handler);
     return () => set.delete(handler);
+  }
+
+  /** Whether anything listens to `event`: an emitter with no handler costs nothing to skip. */
+  listens(event: keyof AgentEvents): boolean {
+    return (this.#handlers.get(event)?.size ?? 0) > 0;
   }
 
   emit<E extends keyof AgentEvents>(event: E, payload: AgentEvents[E]): void {

@@ -9,6 +9,7 @@ import type { Limits } from "../limits/limits.js";
 import { checkLimits } from "../limits/limits.js";
 import { Policy } from "../policy/policy.js";
 import type { AgentCore, CompiledSkill, DoneCriterion, Planner } from "../run/agent-core.js";
+import { SILENT_FEED } from "../run/agent-core.js";
 import type { Skill } from "../skills/skill.js";
 import type { RunStore } from "../stores/run-store.js";
 import { isAuditSink, isRunStore } from "../stores/run-store.js";
@@ -147,5 +148,6 @@ export function buildCore(options: AgentOptions): AgentCore {
     maxArgumentsSize,
     maxResultSize,
     recordModelText: options.recordModelText === true,
+    feed: SILENT_FEED,
   };
 }

@@ -84,7 +84,18 @@ export class Agent {
   readonly #cancelling = new Map<string, Promise<RunState>>();
 
   constructor(options: AgentOptions) {
-    this.#core = buildCore(options);
+    const events = this.#events;
+    this.#core = {
+      ...buildCore(options),
+      feed: {
+        wantsText: () => events.listens("text"),
+        text: (event) => events.emit("text", event),
+        wantsRecords: () => events.listens("record"),
+        records: (records) => {
+          for (const record of records) events.emit("record", record);
+        },
+      },
+    };
   }
 
   /** The agent's audit sink. */

@@ -8,6 +8,27 @@ export interface Usage {
   cost: number;
 }
 
+/** A tool call of one model answer, with the provider's call id. */
+export interface TurnCall {
+  id: string;
+  tool: string;
+  /** The arguments; the model's text itself when it was not JSON (`invalidJson`). */
+  args: Json;
+  invalidJson?: true;
+}
+
+/**
+ * One model answer, as it goes back to the model: its text, every call it asked for (with ids), the
+ * output it handed back and the provider's opaque state. It is kept on the decision of the answer's
+ * first step, so the calls not yet taken live in the saved state and survive a pause or a crash.
+ */
+export interface ModelTurn {
+  text?: string;
+  calls: TurnCall[];
+  handBack?: { id: string; output: Json };
+  providerState?: Json;
+}
+
 /** Ask for a tool call. */
 export interface ActDecision {
   type: "act";
@@ -15,6 +36,12 @@ export interface ActDecision {
   args: Json;
   reason?: string;
   usage?: Usage;
+  /** The provider's id of the call this step takes, when a model asked for it. */
+  callId?: string;
+  /** The model's argument text was not JSON: `args` is the text, and the step is refused (`invalid_json`). */
+  invalidJson?: true;
+  /** The model answer this step is the first of. */
+  turn?: ModelTurn;
 }
 
 /** Hand back an answer. */
@@ -22,6 +49,16 @@ export interface FinishDecision {
   type: "finish";
   answer: Json;
   usage?: Usage;
+  /** The hand-back tool call's id, when a model handed the answer back through it. */
+  callId?: string;
+  /** The model answer this step is the first of. */
+  turn?: ModelTurn;
+}
+
+/** What a model planner adds to a decision: the call's id, and the answer it starts. */
+export interface ModelDecisionOptions {
+  callId?: string;
+  turn?: ModelTurn;
 }
 
 /** What a planner returns: a tool call, or the answer. */
@@ -34,10 +71,17 @@ export const Decision = {
    *
    * @example Decision.act("lookup", { topic: "spans" }, { reason: "the goal asks about spans" })
    */
-  act(tool: string, args: unknown = {}, options: { reason?: string; usage?: Usage } = {}): ActDecision {
+  act(
+    tool: string,
+    args: unknown = {},
+    options: { reason?: string; usage?: Usage; invalidJson?: true } & ModelDecisionOptions = {},
+  ): ActDecision {
     const decision: ActDecision = { type: "act", tool, args: args as Json };
     if (options.reason !== undefined) decision.reason = options.reason;
     if (options.usage !== undefined) decision.usage = options.usage;
+    if (options.callId !== undefined) decision.callId = options.callId;
+    if (options.invalidJson === true) decision.invalidJson = true;
+    if (options.turn !== undefined) decision.turn = options.turn;
     return decision;
   },
   /**
@@ -45,9 +89,11 @@ export const Decision = {
    *
    * @example Decision.finish(state.steps.at(-1)?.result)
    */
-  finish(answer?: unknown, options: { usage?: Usage } = {}): FinishDecision {
+  finish(answer?: unknown, options: { usage?: Usage } & ModelDecisionOptions = {}): FinishDecision {
     const decision: FinishDecision = { type: "finish", answer: (answer ?? null) as Json };
     if (options.usage !== undefined) decision.usage = options.usage;
+    if (options.callId !== undefined) decision.callId = options.callId;
+    if (options.turn !== undefined) decision.turn = options.turn;
     return decision;
   },
 };
@@ -129,7 +175,11 @@ export function parseDecision(value: unknown, bounds: { maxAnswerSize?: number }
   // Only the fields of the decision's own type are read, each once.
   const raw = {
     ...head,
-    ...snapshotFields(value, head.type === "act" ? ["tool", "args", "reason"] : ["answer"], onThrow),
+    ...snapshotFields(
+      value,
+      head.type === "act" ? ["tool", "args", "reason", "callId", "invalidJson", "turn"] : ["answer", "callId", "turn"],
+      onThrow,
+    ),
   };
   let usage: Usage | undefined;
   if (raw.usage !== undefined) {
@@ -159,16 +209,76 @@ export function parseDecision(value: unknown, bounds: { maxAnswerSize?: number }
       if (!isLeashError(error, "not_json") || error.details.reason !== "too_deep") return wrong(messageOf(error));
       refusal = messageOf(error);
     }
+    if (raw.invalidJson !== undefined && (raw.invalidJson !== true || typeof args !== "string"))
+      return wrong("`invalidJson` must be true, with the model's argument text as `args`.");
     const decision: ActDecision = { type: "act", tool: raw.tool, args };
     if (raw.reason !== undefined) decision.reason = raw.reason;
     if (usage !== undefined) decision.usage = usage;
     if (refusal !== undefined) refusedArguments.set(decision, refusal);
-    return decision;
+    if (raw.invalidJson === true) decision.invalidJson = true;
+    return withModelFields(decision, raw, json, wrong);
   }
   if (raw.type === "finish") {
     const decision: FinishDecision = { type: "finish", answer: json("the answer", raw.answer) };
     if (usage !== undefined) decision.usage = usage;
-    return decision;
+    return withModelFields(decision, raw, json, wrong);
   }
   return wrong('`type` must be "act" or "finish".');
+}
+
+/** The longest call id a decision may carry. */
+export const MAX_CALL_ID_LENGTH = 512;
+
+/** Why a value is not a {@link ModelTurn}, or `undefined` when it is one. */
+export function turnProblem(value: Json): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "`turn` must be an object";
+  const { text, calls, handBack, providerState, ...rest } = value;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) return `\`turn\` has an unknown key \`${unknown}\``;
+  if (text !== undefined && typeof text !== "string") return "`turn.text` must be a string";
+  if (!Array.isArray(calls)) return "`turn.calls` must be an array";
+  for (const [index, call] of calls.entries()) {
+    if (typeof call !== "object" || call === null || Array.isArray(call))
+      return `\`turn.calls[${index}]\` must be an object`;
+    const { id, tool, args, invalidJson, ...more } = call;
+    if (Object.keys(more).length > 0 || !isCallId(id) || typeof tool !== "string" || args === undefined)
+      return `\`turn.calls[${index}]\` must be { id, tool, args, invalidJson? }`;
+    if (invalidJson !== undefined && (invalidJson !== true || typeof args !== "string"))
+      return `\`turn.calls[${index}].invalidJson\` must be true, with the text as \`args\``;
+  }
+  if (handBack !== undefined) {
+    if (typeof handBack !== "object" || handBack === null || Array.isArray(handBack))
+      return "`turn.handBack` must be { id, output }";
+    const { id, output, ...more } = handBack;
+    if (Object.keys(more).length > 0 || !isCallId(id) || output === undefined)
+      return "`turn.handBack` must be { id, output }";
+  }
+  // providerState is opaque: any JSON.
+  void providerState;
+  return undefined;
+}
+
+function isCallId(value: unknown): value is string {
+  return typeof value === "string" && value !== "" && value.length <= MAX_CALL_ID_LENGTH && value.isWellFormed();
+}
+
+/** Checks and copies the fields a model planner adds (`callId`, `turn`) onto a parsed decision. */
+function withModelFields<D extends ActDecision | FinishDecision>(
+  decision: D,
+  raw: Record<string, unknown>,
+  json: (what: string, item: unknown) => Json,
+  wrong: (message: string) => never,
+): D {
+  if (raw.callId !== undefined) {
+    if (!isCallId(raw.callId))
+      return wrong(`\`callId\` must be a non-empty string of at most ${MAX_CALL_ID_LENGTH} characters.`);
+    decision.callId = raw.callId;
+  }
+  if (raw.turn !== undefined) {
+    const turn = json("the model turn", raw.turn);
+    const problem = turnProblem(turn);
+    if (problem !== undefined) return wrong(`${problem}.`);
+    decision.turn = turn as unknown as ModelTurn;
+  }
+  return decision;
 }

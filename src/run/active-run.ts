@@ -143,6 +143,7 @@ export class ActiveRun {
       try {
         await appendRecords(audit, records);
         this.#unwritten = [];
+        this.#publish(records);
         return;
       } catch (error) {
         this.checkpointFailed = true;
@@ -196,12 +197,20 @@ export class ActiveRun {
     } catch (error) {
       this.state.revision = expectedRevision;
       if (!written) this.#unwritten = records.concat(this.#unwritten);
+      else this.#publish(records);
       this.checkpointFailed = true;
       throw error;
     }
+    this.#publish(records);
     this.checkpointFailed = false;
     this.#stored = true;
     this.#savedRevision = this.state.revision;
+  }
+
+  /** Hands records that are in the trail now to the live feed (`agent.on("record")`). */
+  #publish(records: readonly AuditRecord[]): void {
+    const { feed } = this.core;
+    if (records.length > 0 && feed.wantsRecords()) feed.records(records);
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Approver } from "../approvals/approval.js";
+import type { AuditRecord } from "../audit/audit-record.js";
 import type { AuditSink } from "../audit/audit-sink.js";
 import type { Decision } from "../decisions/decision.js";
 import type { Guard } from "../guards/guard.js";
@@ -69,4 +70,24 @@ export interface AgentCore {
   maxResultSize: number;
   /** Whether `model_called` records carry the full request and response, not only their digests. */
   recordModelText: boolean;
+  /** Where the live feed goes: text deltas of a streaming model, and each audit record once written. */
+  feed: RunFeed;
 }
+
+/** The live feed of an agent's runs (`agent.on("text")`, `agent.on("record")`). */
+export interface RunFeed {
+  /** Whether anyone listens for text deltas. */
+  wantsText(): boolean;
+  text(event: { runId: string; step: number; delta: string }): void;
+  /** Whether anyone listens for records. */
+  wantsRecords(): boolean;
+  records(records: readonly AuditRecord[]): void;
+}
+
+/** A feed nobody listens to. */
+export const SILENT_FEED: RunFeed = {
+  wantsText: () => false,
+  text: () => undefined,
+  wantsRecords: () => false,
+  records: () => undefined,
+};

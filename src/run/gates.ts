@@ -40,6 +40,14 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
   // never run, and a policy never reasons about arguments that are not what the schema says.
   // The canonical form differs from JSON.stringify's only in key order, so their lengths are equal,
   // and JSON.stringify is the cheaper of the two.
+  if (decision.invalidJson === true) {
+    return {
+      type: "deny",
+      outcome: "invalid_arguments",
+      code: "invalid_json",
+      message: `The arguments of \`${found.name}\` are not valid JSON: ${jsonProblem(decision.args)}`,
+    };
+  }
   const refusal = argumentsRefusal(decision);
   if (refusal !== undefined) {
     return {
@@ -111,4 +119,14 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
   const reached = callLimitReached(run, found, restart);
   if (reached !== undefined) return { type: "stop", reason: reached };
   return { type: "pass", tool: found };
+}
+
+/** Why a model's argument text does not parse, as JSON.parse says it. */
+function jsonProblem(text: unknown): string {
+  try {
+    JSON.parse(String(text));
+    return "the text was marked as not JSON.";
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }

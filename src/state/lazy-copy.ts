@@ -1,6 +1,18 @@
 // What a deleted element of the copy is, told apart from an element set to `undefined`.
 const HOLE = Symbol("hole");
 
+// Each copy's way back to its source while nothing of it was read, written or resized.
+const pristine = new WeakMap<object, () => { source: readonly unknown[]; length: number } | undefined>();
+
+/**
+ * The source of a lazy copy and its length at the copy, while the copy is untouched: no element was
+ * read (and so possibly changed) or written, and its length is as made. Code that only reads may then
+ * read the source itself and skip the clones. `undefined` for anything else.
+ */
+export function untouchedSource<T>(copy: readonly T[]): { source: readonly T[]; length: number } | undefined {
+  return pristine.get(copy)?.() as { source: readonly T[]; length: number } | undefined;
+}
+
 function asIndex(property: string | symbol): number {
   if (typeof property !== "string") return -1;
   const index = Number(property);
@@ -13,13 +25,14 @@ function asIndex(property: string | symbol): number {
  * A planner gets a fresh copy of the run's state at every step; cloning every earlier step each time
  * would make a run of N steps cost O(N²). This copy is a Proxy over an empty array that keeps its own
  * length and only the elements read or written so far, so making it allocates nothing proportional to
- * the source, and each element read costs O(1). It behaves like an ordinary array (`Array.isArray`,
+ * the source, and each element read costs O(1). `clone` may also map each element to another shape,
+ * and `size` take only the first elements. It behaves like an ordinary array (`Array.isArray`,
  * every method, spread, `JSON.stringify`): writes, pushes, deletes and truncations change the copy only.
  */
-export function lazyCopy<T>(source: readonly T[], clone: (item: T) => T): T[] {
-  let length = source.length;
+export function lazyCopy<S, T = S>(source: readonly S[], clone: (item: S) => T, size = source.length): T[] {
+  let length = size;
   // Source elements at or past `cut` are gone (the copy was shortened below them).
-  let cut = source.length;
+  let cut = size;
   const local = new Map<number, T | typeof HOLE>();
   const present = (index: number): boolean => {
     if (index >= length) return false;
@@ -34,7 +47,7 @@ export function lazyCopy<T>(source: readonly T[], clone: (item: T) => T): T[] {
       return own === HOLE ? undefined : own;
     }
     if (index >= cut) return undefined;
-    const copied = clone(source[index] as T);
+    const copied = clone(source[index] as S);
     local.set(index, copied);
     return copied;
   };
@@ -54,7 +67,8 @@ export function lazyCopy<T>(source: readonly T[], clone: (item: T) => T): T[] {
     return true;
   };
   const target: T[] = [];
-  return new Proxy(target, {
+  const made = size;
+  const proxy = new Proxy(target, {
     get(object, property, receiver) {
       if (property === "length") return length;
       const index = asIndex(property);
@@ -100,4 +114,10 @@ export function lazyCopy<T>(source: readonly T[], clone: (item: T) => T): T[] {
       return write(index, descriptor.value as T);
     },
   });
+  pristine.set(proxy, () =>
+    local.size === 0 && length === made && cut === made && target.length === 0 && Reflect.ownKeys(target).length === 1
+      ? { source, length: made }
+      : undefined,
+  );
+  return proxy;
 }

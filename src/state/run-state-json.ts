@@ -1,5 +1,7 @@
 import { StateError, messageOf } from "../errors/index.js";
 import { isDigest, isJson, isJsonObject, toJson } from "../json/index.js";
+import type { Json } from "../json/index.js";
+import { turnProblem } from "../decisions/decision.js";
 import { EFFECTS } from "../tools/tool.js";
 import { checkLimits } from "../limits/limits.js";
 import { FAILURE_CODES, OUTCOMES, RUN_STATUSES } from "./outcomes.js";
@@ -78,11 +80,26 @@ const recordedAnswer = shape({
   "origin?": shape({ via: string, user: string, host: string }),
   "audited?": boolean,
 });
+const turn: Check = (value, path) => {
+  json(value, path);
+  const problem = turnProblem(value as Json);
+  if (problem !== undefined) throw new Invalid(`\`${path}\`: ${problem.replace("`turn", "`")}`);
+};
+const truth: Check = (value, path) => (value === true ? undefined : fail(path, "true"));
 const decision: Check = (value, path) => {
   if (isJsonObject(value) && value.type === "act") {
-    shape({ type: string, tool: string, args: json, "reason?": string, "usage?": usage })(value, path);
+    shape({
+      type: string,
+      tool: string,
+      args: json,
+      "reason?": string,
+      "usage?": usage,
+      "callId?": string,
+      "invalidJson?": truth,
+      "turn?": turn,
+    })(value, path);
   } else if (isJsonObject(value) && value.type === "finish") {
-    shape({ type: string, answer: json, "usage?": usage })(value, path);
+    shape({ type: string, answer: json, "usage?": usage, "callId?": string, "turn?": turn })(value, path);
   } else fail(path, 'a decision of type "act" or "finish"');
 };
 const step = shape({

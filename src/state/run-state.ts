@@ -3,7 +3,7 @@ import type { AuditHead } from "../audit/audit-record.js";
 import type { Decision, Usage } from "../decisions/decision.js";
 import type { Json } from "../json/index.js";
 import type { Limits, StopReason } from "../limits/limits.js";
-import { lazyCopy } from "./lazy-copy.js";
+import { lazyCopy, untouchedSource } from "./lazy-copy.js";
 import type { FailureCode, Outcome, RunStatus } from "./outcomes.js";
 import { parseRunState } from "./run-state-json.js";
 import { ranOfSteps } from "./ran-of-steps.js";
@@ -87,6 +87,20 @@ export interface RunStateJson {
 }
 
 const same = <T>(value: T): T => value;
+
+/** One step as plain JSON, for a prompt: a fresh copy. */
+function observationOf(step: Step): Json {
+  const base: Record<string, Json> = { step: step.index, outcome: step.outcome };
+  if (step.decision.type === "act") {
+    base.tool = step.decision.tool;
+    base.args = structuredClone(step.decision.args);
+    base.result = structuredClone(step.result);
+  } else {
+    base.answer = structuredClone(step.decision.answer);
+  }
+  if (step.error !== undefined) base.error = { code: step.error.code, message: step.error.message };
+  return base;
+}
 
 function cloneJson<T>(value: T): T {
   return structuredClone(value);
@@ -264,20 +278,16 @@ export class RunState {
     return new RunState(json, lazyCopy(this.steps, cloneJson));
   }
 
-  /** The steps as plain JSON, ready for a prompt: what was decided, and what came of it. */
+  /**
+   * The steps as plain JSON, ready for a prompt: what was decided, and what came of it. A fresh array
+   * each call, whose elements are made when first read: asking for it at every step of a long run
+   * costs what reading it costs, not what the run's length does.
+   */
   observations(): Json[] {
-    return this.steps.map((step): Json => {
-      const base: Record<string, Json> = { step: step.index, outcome: step.outcome };
-      if (step.decision.type === "act") {
-        base.tool = step.decision.tool;
-        base.args = cloneJson(step.decision.args);
-        base.result = cloneJson(step.result);
-      } else {
-        base.answer = cloneJson(step.decision.answer);
-      }
-      if (step.error !== undefined) base.error = { code: step.error.code, message: step.error.message };
-      return base;
-    });
+    const linked = untouchedSource(this.steps);
+    return linked === undefined
+      ? lazyCopy(this.steps, observationOf)
+      : lazyCopy(linked.source, observationOf, linked.length);
   }
 
   #shallowJson(steps: Step[]): RunStateJson {

@@ -1,35 +1,55 @@
 import type { Json } from "../json/index.js";
-import type { ModelResponse, ModelToolCall } from "../models/model-client.js";
+import type { ModelResponse, ModelToolCall, ModelUsage } from "../models/model-client.js";
 
 /** Token counts a scripted answer reports; zero unless a step gives them. */
-export interface ScriptedUsage {
-  inputTokens: number;
-  outputTokens: number;
-}
+export type ScriptedUsage = ModelUsage;
 
 /** Options of every `says.*` step. */
 export interface SaysOptions {
   /** The usage this answer reports, charged by `ctx.callModel` at the model's price. */
   usage?: ScriptedUsage;
+  /** Opaque provider state the answer carries (as a thinking block would), sent back on the next request. */
+  providerState?: Json;
 }
+
+/** Options of a step with a call or a hand-back: its id, else `call_<n>` by its place in the script. */
+export interface SaysCallOptions extends SaysOptions {
+  id?: string;
+  /** Text the model writes beside the call. */
+  text?: string;
+}
+
+/** A call of a script step: its id is optional (the scripted model numbers it). */
+export type ScriptedToolCall = Omit<ModelToolCall, "id"> & { id?: string };
+
+/** An answer as a script gives it: calls and the hand-back need no ids. */
+export type ScriptedResponse = Omit<ModelResponse, "calls" | "usage"> & {
+  calls: ScriptedToolCall[];
+  usage?: ModelUsage;
+};
 
 /**
  * One fixed answer of a scripted model, made by {@link says}. Its label names it in the messages of
  * `assertDone()` and of an exhausted script.
  */
 export class ScriptStep {
-  readonly response: ModelResponse;
+  readonly response: ScriptedResponse;
   readonly label: string;
 
   /** @internal Use {@link says} to make a step. */
-  constructor(response: ModelResponse, label: string) {
+  constructor(response: ScriptedResponse, label: string) {
     this.response = response;
     this.label = label;
   }
 }
 
-function usageOf(options: SaysOptions): ScriptedUsage {
-  return { inputTokens: options.usage?.inputTokens ?? 0, outputTokens: options.usage?.outputTokens ?? 0 };
+function answer(options: SaysOptions & { text?: string }): Omit<ScriptedResponse, "calls"> {
+  const response: Omit<ScriptedResponse, "calls"> = {
+    usage: structuredClone(options.usage ?? { inputTokens: 0, outputTokens: 0 }),
+  };
+  if (options.text !== undefined) response.text = options.text;
+  if (options.providerState !== undefined) response.providerState = structuredClone(options.providerState);
+  return response;
 }
 
 function shortJson(value: unknown): string {
@@ -37,9 +57,18 @@ function shortJson(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
+function copyCall(call: ScriptedToolCall): ScriptedToolCall {
+  const copy: ScriptedToolCall = { tool: call.tool, args: structuredClone(call.args) };
+  if (call.id !== undefined) copy.id = call.id;
+  if (call.invalidJson === true) copy.invalidJson = true;
+  return copy;
+}
+
 /**
  * Builders of a scripted model's answers: a tool call, several at once, an output handed back, or
  * plain text. Each copies what it is given, so changing the object later does not change the script.
+ * Calls and hand-backs get the ids `call_1`, `call_2`, ... by their place among every call and
+ * hand-back the script returns, unless a step gives one (`{ id }`).
  *
  * @example
  * const model = scriptedModel(
@@ -49,29 +78,26 @@ function shortJson(value: unknown): string {
  */
 export const says = {
   /** An answer with one tool call. */
-  tool(tool: string, args: Json = {}, options: SaysOptions = {}): ScriptStep {
-    return new ScriptStep(
-      { calls: [{ tool, args: structuredClone(args) }], usage: usageOf(options) },
-      `says.tool(${tool})`,
-    );
+  tool(tool: string, args: Json = {}, options: SaysCallOptions = {}): ScriptStep {
+    const call = copyCall({ tool, args, ...(options.id === undefined ? {} : { id: options.id }) });
+    return new ScriptStep({ ...answer(options), calls: [call] }, `says.tool(${tool})`);
   },
   /** An answer with several tool calls at once, in order. */
-  calls(calls: ModelToolCall[], options: SaysOptions = {}): ScriptStep {
-    const copied = calls.map((call) => ({ tool: call.tool, args: structuredClone(call.args) }));
+  calls(calls: ScriptedToolCall[], options: SaysOptions & { text?: string } = {}): ScriptStep {
+    const copied = calls.map(copyCall);
     return new ScriptStep(
-      { calls: copied, usage: usageOf(options) },
+      { ...answer(options), calls: copied },
       `says.calls(${copied.map((call) => call.tool).join(", ")})`,
     );
   },
   /** An answer that hands back the output: the model is done. */
-  handBack(output: Json, options: SaysOptions = {}): ScriptStep {
-    return new ScriptStep(
-      { calls: [], handBack: structuredClone(output), usage: usageOf(options) },
-      `says.handBack(${shortJson(output)})`,
-    );
+  handBack(output: Json, options: SaysCallOptions = {}): ScriptStep {
+    const response: ScriptedResponse = { ...answer(options), calls: [], handBack: structuredClone(output) };
+    if (options.id !== undefined) response.handBackId = options.id;
+    return new ScriptStep(response, `says.handBack(${shortJson(output)})`);
   },
   /** An answer of plain text, with no call and no output. */
   text(text: string, options: SaysOptions = {}): ScriptStep {
-    return new ScriptStep({ calls: [], text, usage: usageOf(options) }, `says.text(${shortJson(text)})`);
+    return new ScriptStep({ ...answer({ ...options, text }), calls: [] }, `says.text(${shortJson(text)})`);
   },
 };

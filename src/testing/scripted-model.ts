@@ -1,12 +1,14 @@
 import { LeashError } from "../errors/index.js";
-import type { ModelClient, ModelRequest, ModelResponse, Price } from "../models/model-client.js";
+import type { GenerateOptions, ModelClient, ModelRequest, ModelResponse, Price } from "../models/model-client.js";
+import { checkPrice } from "../models/check-price.js";
+import type { ScriptedResponse } from "./says.js";
 import { ScriptStep } from "./says.js";
 
 /** Options of {@link scriptedModel}, given as its optional first argument. */
 export interface ScriptedModelOptions {
   /** The model's name in `model_called` records. Default "scripted". */
   name?: string;
-  /** Money per million input and output tokens, charged by `ctx.callModel` unless it is given a price. */
+  /** Money per million tokens, charged by `ctx.callModel` unless it is given a price. */
   price?: Price;
 }
 
@@ -14,7 +16,7 @@ export interface ScriptedModelOptions {
  * A step that answers from the request itself, for tests whose answer depends on what was asked or
  * on how often: it gets a copy of the request and the 0-based number of the call.
  */
-export type ScriptFunction = (request: ModelRequest, call: number) => ModelResponse | Promise<ModelResponse>;
+export type ScriptFunction = (request: ModelRequest, call: number) => ScriptedResponse | Promise<ScriptedResponse>;
 
 /** One step of a script: a fixed answer made by `says`, or a function. */
 export type ScriptedStep = ScriptStep | ScriptFunction;
@@ -23,17 +25,7 @@ function checkOptions(options: ScriptedModelOptions): { name: string; price: Pri
   const name = options.name ?? "scripted";
   if (typeof name !== "string" || name === "")
     throw new LeashError("invalid_option", "Expected `name` to be a non-empty string.");
-  const { price } = options;
-  if (price !== undefined) {
-    const ok = (value: unknown): boolean => typeof value === "number" && Number.isFinite(value) && value >= 0;
-    if (typeof price !== "object" || price === null || !ok(price.input) || !ok(price.output)) {
-      throw new LeashError(
-        "invalid_option",
-        "Expected `price` to be { input, output }: money per million tokens, finite and >= 0.",
-      );
-    }
-  }
-  return { name, price: price === undefined ? undefined : { input: price.input, output: price.output } };
+  return { name, price: checkPrice(options.price) };
 }
 
 function labelOf(step: ScriptedStep, index: number): string {
@@ -51,6 +43,8 @@ export class ScriptedModel implements ModelClient {
   readonly requests: ModelRequest[] = [];
   readonly #steps: readonly ScriptedStep[];
   #next = 0;
+  /** How many calls and hand-backs the script has returned: the next unnamed one is `call_<n + 1>`. */
+  #numbered = 0;
 
   /** @internal Use {@link scriptedModel}. */
   constructor(options: ScriptedModelOptions, steps: readonly ScriptedStep[]) {
@@ -77,7 +71,7 @@ export class ScriptedModel implements ModelClient {
    * Answers with the next step of the script. Asked past its end it throws `script_exhausted`,
    * naming how many steps the script had: a test must never pass on an answer nobody wrote.
    */
-  async generate(request: ModelRequest, options: { signal?: AbortSignal } = {}): Promise<ModelResponse> {
+  async generate(request: ModelRequest, options: Partial<GenerateOptions> = {}): Promise<ModelResponse> {
     this.requests.push(structuredClone(request));
     options.signal?.throwIfAborted();
     const index = this.#next;
@@ -90,8 +84,25 @@ export class ScriptedModel implements ModelClient {
       );
     }
     this.#next += 1;
-    if (step instanceof ScriptStep) return structuredClone(step.response);
-    return structuredClone(await step(structuredClone(request), index));
+    const scripted = step instanceof ScriptStep ? step.response : await step(structuredClone(request), index);
+    return this.#numberIds(structuredClone(scripted));
+  }
+
+  /** Gives every call and hand-back without an id the next `call_<n>`; usage defaults to zero. */
+  #numberIds(scripted: ScriptedResponse): ModelResponse {
+    const { calls, usage, ...rest } = scripted;
+    const response = { ...rest, usage: usage ?? { inputTokens: 0, outputTokens: 0 } } as ModelResponse;
+    // A function step may answer anything; what is not an array of calls is left for callModel to refuse.
+    if (!Array.isArray(calls)) return { ...response, calls };
+    response.calls = calls.map((call) => {
+      this.#numbered += 1;
+      return { ...call, id: call.id ?? `call_${this.#numbered}` };
+    });
+    if (response.handBack !== undefined) {
+      this.#numbered += 1;
+      response.handBackId ??= `call_${this.#numbered}`;
+    }
+    return response;
   }
 
   /** Throws `script_unfinished`, listing the steps left, unless every step of the script was asked for. */

@@ -1,5 +1,6 @@
 import { LeashError } from "../../errors/index.js";
 import type { Price } from "../../models/model-client.js";
+import { checkPrice } from "../../models/check-price.js";
 import { DEFAULT_HAND_BACK_NAME, isToolName } from "./hand-back-tool.js";
 
 /** What every adapter takes besides its client. */
@@ -19,29 +20,6 @@ export interface CheckedAdapterOptions {
   parallelToolCalls: boolean | undefined;
   stream: boolean;
   handBackTool: string;
-}
-
-const money = (value: unknown): value is number =>
-  typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= Number.MAX_SAFE_INTEGER;
-
-/** Checks a price; `invalid_option` names what is wrong. */
-export function checkPrice(price: unknown, label = "`price`"): Price | undefined {
-  if (price === undefined) return undefined;
-  const fail = (): never => {
-    throw new LeashError(
-      "invalid_option",
-      `Expected ${label} to be { input, output, cacheRead?, cacheWrite? }: money per million tokens, from 0 to Number.MAX_SAFE_INTEGER.`,
-    );
-  };
-  if (typeof price !== "object" || price === null) return fail();
-  const { input, output, cacheRead, cacheWrite } = price as Record<string, unknown>;
-  if (!money(input) || !money(output)) return fail();
-  if (cacheRead !== undefined && !money(cacheRead)) return fail();
-  if (cacheWrite !== undefined && !money(cacheWrite)) return fail();
-  const checked: Price = { input, output };
-  if (cacheRead !== undefined) checked.cacheRead = cacheRead as number;
-  if (cacheWrite !== undefined) checked.cacheWrite = cacheWrite as number;
-  return checked;
 }
 
 /** Checks what every adapter takes; a bad option throws `invalid_option` when the adapter is made. */

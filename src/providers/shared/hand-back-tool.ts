@@ -17,7 +17,7 @@ export interface HandBackTool {
 }
 
 function isObjectSchema(schema: JsonSchema): boolean {
-  return isJsonObject(schema as Json) && (schema as { type?: unknown }).type === "object";
+  return isJsonObject(schema) && (schema as { type?: unknown }).type === "object";
 }
 
 /**
@@ -25,7 +25,10 @@ function isObjectSchema(schema: JsonSchema): boolean {
  * `preferred` unless an app tool has that name; then `preferred_2`, `preferred_3`, ...: it never
  * collides with an app tool, and the same request always gets the same name.
  */
-export function handBackTool(request: ModelRequest, preferred: string = DEFAULT_HAND_BACK_NAME): HandBackTool | undefined {
+export function handBackTool(
+  request: ModelRequest,
+  preferred: string = DEFAULT_HAND_BACK_NAME,
+): HandBackTool | undefined {
   if (request.output === undefined) return undefined;
   const taken = new Set(request.tools.map((tool) => tool.name));
   let name = preferred;
