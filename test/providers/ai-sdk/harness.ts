@@ -31,4 +31,5 @@ export const aiSdkHarness: ProviderHarness = {
   read: (request) => openaiChatHarness.read(request),
   providerState: false,
   malformedArguments: () => true,
+  verbatimArguments: false,
 };

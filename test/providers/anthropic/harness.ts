@@ -156,4 +156,6 @@ export const anthropicHarness: ProviderHarness = {
   read: readAnthropicRequest,
   providerState: true,
   malformedArguments: (stream) => stream,
+  cacheWrites: true,
+  issuedState: (reasoning) => [thinkingBlock(reasoning)],
 };

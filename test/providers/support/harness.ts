@@ -106,6 +106,12 @@ export interface ProviderHarness {
    */
   malformedArguments(stream: boolean): boolean;
   /**
+   * Whether a replayed call's malformed argument text reaches the wire verbatim; default true.
+   * `@ai-sdk/openai` rewrites argument text that is not a JSON object to "{}" when it replays a
+   * call, so there the suite checks the refusal and the call id, not the text.
+   */
+  verbatimArguments?: boolean;
+  /**
    * Whether the wire reports cache writes (Anthropic's `cache_creation_input_tokens`); default false.
    * Where it does not, a scripted `cacheWrite` is plain input, and the suite's expected cost says so.
    */
