@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { z } from "zod";
-import { Agent, Decision, Policy, Toolset, isLeashError, tool } from "../../src/index.js";
+import { Agent, Decision, Policy, Toolset, isLeashError, modelPlanner, tool } from "../../src/index.js";
+import { says, scriptedModel } from "../../src/testing/index.js";
 import type { ApprovalRequest, Json, Planner } from "../../src/index.js";
 
 const NOTE = z.object({
@@ -147,6 +148,19 @@ describe("typed tools: in a run", () => {
     const state = await agent.run("note the chain");
     assert.equal(state.answer, "CHAIN:-");
     assert.deepEqual(seen, [{ topic: "chain" }]);
+  });
+
+  test("sends a model the converted JSON Schema, and runs the call the model makes", async () => {
+    const model = scriptedModel(says.tool("note", { topic: "pads", words: 2 }), says.text("Noted."));
+    const agent = new Agent({ tools: [noteTool()], policy: allowWrites(), planner: modelPlanner({ model }) });
+    const state = await agent.run("note the pads");
+    assert.deepEqual(
+      state.steps.map((step) => step.outcome),
+      ["executed", "finished"],
+    );
+    assert.equal(state.steps[0]?.result, "PADS:2");
+    assert.deepEqual(model.requests[0]?.tools[0]?.parameters, z.toJSONSchema(NOTE, { io: "input" }));
+    model.assertDone();
   });
 
   test("gives the same approval digest for the same call on two constructions of the tool", async () => {
