@@ -12,10 +12,11 @@ export type { Planner, PlannerContext, DoneCriterion } from "./run/agent-core.js
 export type { CallModelOptions } from "./run/call-model.js";
 
 export { tool, Tool, EFFECTS } from "./tools/tool.js";
-export type { Effect, ToolSpec, ToolDescription } from "./tools/tool.js";
+export type { Effect, ToolSpec, ToolDescription, ToolParameters } from "./tools/tool.js";
 export type { ToolContext } from "./tools/tool-context.js";
 export { Toolset } from "./tools/toolset.js";
 export type { JsonSchema } from "./tools/schema-validator.js";
+export type { StandardTypedSchema, StandardInput } from "./tools/standard-schema.js";
 
 export { Decision } from "./decisions/decision.js";
 export type { ActDecision, FinishDecision, Usage } from "./decisions/decision.js";

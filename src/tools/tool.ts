@@ -3,6 +3,8 @@ import type { Json } from "../json/index.js";
 import { toJson } from "../json/index.js";
 import type { JsonSchema, SchemaValidator } from "./schema-validator.js";
 import { compileSchema } from "./schema-validator.js";
+import type { StandardInput, StandardTypedSchema } from "./standard-schema.js";
+import { isStandardSchema, standardJsonSchema } from "./standard-schema.js";
 import type { ToolContext } from "./tool-context.js";
 
 /** What a tool does to the world: only `read` tools are allowed by default. */
@@ -11,13 +13,25 @@ export type Effect = "read" | "write" | "external";
 /** Every effect, in the order they are usually listed. */
 export const EFFECTS: readonly Effect[] = ["read", "write", "external"];
 
-/** The declaration of a tool, as given to {@link tool}. */
-export interface ToolSpec<Args = Record<string, Json>> {
+/**
+ * What a tool's `parameters` may be: a JSON Schema, or a schema of a library that implements
+ * Standard JSON Schema (zod 4), converted once to JSON Schema when the tool is built.
+ */
+export type ToolParameters = JsonSchema | StandardTypedSchema;
+
+/**
+ * The declaration of a tool, as given to {@link tool}. `Parameters` narrows what `parameters` may be:
+ * {@link tool} types `execute`'s arguments from a typed schema, and keeps JSON Schema's untyped.
+ */
+export interface ToolSpec<Args = Record<string, Json>, Parameters extends ToolParameters = ToolParameters> {
   /** Matches `/^[A-Za-z0-9_-]{1,64}$/`, the rule model tool-calling interfaces share. */
   name: string;
   description?: string;
-  /** JSON Schema (2020-12, or draft-07 by `$schema`) of the keyword arguments. */
-  parameters?: JsonSchema;
+  /**
+   * The keyword arguments: JSON Schema (2020-12, or draft-07 by `$schema`), or a zod 4 schema (any
+   * Standard Schema that converts to JSON Schema), converted once to the JSON Schema of its input.
+   */
+  parameters?: Parameters;
   scopes?: string[];
   effect?: Effect;
   /** Charged against `limits.maxCost` when the call starts. */
@@ -55,6 +69,7 @@ function invalid(name: unknown, message: string): never {
 export class Tool<Args = Record<string, Json>> {
   readonly name: string;
   readonly description: string;
+  /** The JSON Schema that validates arguments (converted from a typed schema when one was given). */
   readonly parameters: JsonSchema;
   readonly scopes: readonly string[];
   readonly effect: Effect;
@@ -90,8 +105,11 @@ export class Tool<Args = Record<string, Json>> {
       invalid(name, "Expected `timeoutMs` to be a positive integer.");
     }
     let parameters: JsonSchema;
+    const given = spec.parameters ?? NO_ARGUMENTS;
+    // Converted here, once: validation, digests and models all see this one JSON Schema.
+    const schema = isStandardSchema(given) ? standardJsonSchema(given, `the parameters of tool \`${name}\``) : given;
     try {
-      parameters = toJson(spec.parameters ?? NO_ARGUMENTS, "`parameters`") as JsonSchema;
+      parameters = toJson(schema, "`parameters`") as JsonSchema;
     } catch (error) {
       invalid(name, (error as Error).message);
     }
@@ -128,17 +146,27 @@ export class Tool<Args = Record<string, Json>> {
 }
 
 /**
- * Declares a tool: a function with a JSON Schema of its keyword arguments, its effect, scopes and
- * cost. A bad spec throws `LeashError` `invalid_tool` here, before any run.
+ * Declares a tool: a function with a schema of its keyword arguments (JSON Schema, or a zod 4
+ * schema whose input type becomes the type of `execute`'s arguments), its effect, scopes and cost.
+ * A bad spec throws `LeashError` `invalid_tool` here, before any run.
  *
  * @example
  * const lookup = tool({
  *   name: "lookup",
  *   parameters: { type: "object", properties: { topic: { type: "string" } }, required: ["topic"] },
  *   scopes: ["docs:read"],
- *   execute: ({ topic }) => PAGES[topic] ?? "",
+ *   execute: ({ topic }) => PAGES[String(topic)] ?? "",
+ * });
+ * const typed = tool({
+ *   name: "typed_lookup",
+ *   parameters: z.object({ topic: z.string() }),
+ *   execute: ({ topic }) => PAGES[topic] ?? "", // topic: string
  * });
  */
-export function tool<Args = Record<string, Json>>(spec: ToolSpec<Args>): Tool<Args> {
+export function tool<Schema extends StandardTypedSchema>(
+  spec: ToolSpec<StandardInput<Schema>, Schema> & { parameters: Schema },
+): Tool<StandardInput<Schema>>;
+export function tool<Args = Record<string, Json>>(spec: ToolSpec<Args, JsonSchema>): Tool<Args>;
+export function tool<Args>(spec: ToolSpec<Args>): Tool<Args> {
   return new Tool(spec);
 }

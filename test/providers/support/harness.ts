@@ -105,4 +105,21 @@ export interface ProviderHarness {
    * is always an object, so a malformed-arguments case is only possible when streaming there).
    */
   malformedArguments(stream: boolean): boolean;
+  /**
+   * Whether a replayed call's malformed argument text reaches the wire verbatim; default true.
+   * `@ai-sdk/openai` rewrites argument text that is not a JSON object to "{}" when it replays a
+   * call, so there the suite checks the refusal and the call id, not the text.
+   */
+  verbatimArguments?: boolean;
+  /**
+   * Whether the wire reports cache writes (Anthropic's `cache_creation_input_tokens`); default false.
+   * Where it does not, a scripted `cacheWrite` is plain input, and the suite's expected cost says so.
+   */
+  cacheWrites?: boolean;
+  /**
+   * The provider-shaped items the server issues for a scripted `reasoning` (a thinking block, a
+   * reasoning item): what must come back verbatim. When given, the suite deep-equals what the next
+   * request carries with it; without it, the suite checks the signature came back unchanged.
+   */
+  issuedState?(reasoning: { text: string; signature: string }): Json[];
 }

@@ -1,0 +1,103 @@
+import type { Json } from "../../json/index.js";
+import type { FinishReason, ModelResponse, ModelToolCall, ModelUsage } from "../../models/model-client.js";
+import type { HandBackTool } from "../shared/hand-back-tool.js";
+import { handBackOutput } from "../shared/hand-back-tool.js";
+import { parseArguments } from "../shared/parse-arguments.js";
+
+type Fields = Record<string, unknown>;
+
+const fields = (value: unknown): Fields =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Fields) : {};
+
+const count = (value: unknown): number =>
+  typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+
+const text = (value: unknown): string => (typeof value === "string" ? value : "");
+
+/**
+ * A Responses API usage in leash's meaning. OpenAI's `input_tokens` already includes the cached ones
+ * and `output_tokens` the reasoning ones, so both are taken as they are; parts that are zero are left out.
+ */
+export function responsesUsage(usage: unknown): ModelUsage {
+  const reported = fields(usage);
+  const normalized: ModelUsage = {
+    inputTokens: count(reported.input_tokens),
+    outputTokens: count(reported.output_tokens),
+  };
+  const cacheRead = count(fields(reported.input_tokens_details).cached_tokens);
+  const reasoning = count(fields(reported.output_tokens_details).reasoning_tokens);
+  if (cacheRead > 0) normalized.cacheReadTokens = cacheRead;
+  if (reasoning > 0) normalized.reasoningTokens = reasoning;
+  return normalized;
+}
+
+function finishReason(response: Fields, hasCalls: boolean, refused: boolean): FinishReason {
+  switch (response.status) {
+    case "completed":
+      if (hasCalls) return "tool_calls";
+      return refused ? "content_filter" : "stop";
+    case "incomplete": {
+      const reason = fields(response.incomplete_details).reason;
+      if (reason === "max_output_tokens") return "length";
+      return reason === "content_filter" ? "content_filter" : "other";
+    }
+    case "failed":
+      return "error";
+    default:
+      return "other";
+  }
+}
+
+/**
+ * Reads a Responses API `Response` object: the text of its messages, its function calls (the
+ * hand-back's first call as `handBack`), its reasoning items as provider state (exactly as received,
+ * to go back verbatim before the calls), the usage and why it stopped.
+ */
+export function readResponsesOutput(response: unknown, handBack: HandBackTool | undefined): ModelResponse {
+  const body = fields(response);
+  const output = Array.isArray(body.output) ? (body.output as unknown[]) : [];
+  const texts: string[] = [];
+  const calls: ModelToolCall[] = [];
+  const reasoning: Json[] = [];
+  let refused = false;
+  const answer: ModelResponse = { calls, usage: responsesUsage(body.usage) };
+  for (const value of output) {
+    const item = fields(value);
+    switch (item.type) {
+      case "message":
+        for (const part of Array.isArray(item.content) ? (item.content as unknown[]) : []) {
+          const content = fields(part);
+          if (content.type === "output_text") texts.push(text(content.text));
+          else if (content.type === "refusal") {
+            refused = true;
+            texts.push(text(content.refusal));
+          }
+        }
+        break;
+      case "function_call": {
+        const call = parseArguments(text(item.call_id), text(item.name), text(item.arguments));
+        // Only the first hand-back with JSON arguments hands back; anything else is a call, so its id is answered.
+        if (
+          handBack !== undefined &&
+          call.tool === handBack.name &&
+          call.invalidJson !== true &&
+          answer.handBackId === undefined
+        ) {
+          answer.handBack = handBackOutput(call.args, handBack);
+          answer.handBackId = call.id;
+        } else calls.push(call);
+        break;
+      }
+      case "reasoning":
+        reasoning.push(value as Json);
+        break;
+      default:
+        break;
+    }
+  }
+  const joined = texts.join("");
+  if (joined !== "") answer.text = joined;
+  if (reasoning.length > 0) answer.providerState = reasoning;
+  answer.finish = finishReason(body, calls.length > 0 || answer.handBackId !== undefined, refused);
+  return answer;
+}

@@ -1,0 +1,31 @@
+// A second process that resumes a run another process paused: it builds the suite's agent over the
+// same SQLite file and a client over the same loopback server (from the harness, by name), resumes
+// the run on the answer recorded by `leash approve`, and prints what came of it as one JSON line.
+//
+//   node --import tsx resume-child.ts <harness> <url> <stream: true|false> <db> <calls file> <run id>
+import { SqliteStore } from "../../../src/stores/sqlite/index.js";
+import { loadHarness } from "./harnesses.js";
+import { suiteAgent } from "./suite-agent.js";
+
+const [name = "", url = "", stream = "", db = "", calls = "", runId = ""] = process.argv.slice(2);
+const harness = await loadHarness(name);
+const store = new SqliteStore(db);
+try {
+  const agent = suiteAgent({
+    model: harness.client(url, { stream: stream === "true", parallelToolCalls: true }),
+    store,
+    approvalFor: ["write"],
+    calls,
+  });
+  const state = await agent.resume(runId);
+  process.stdout.write(
+    `${JSON.stringify({
+      status: state.status,
+      answer: state.answer,
+      outcomes: state.steps.map((step) => step.outcome),
+      failure: state.failure ?? null,
+    })}\n`,
+  );
+} finally {
+  await store.close();
+}
