@@ -232,6 +232,15 @@ for (const stream of MODES) {
     });
   });
 
+  test(`a call a compatible server gives no id comes without one, for the core to name (${mode(stream)})`, async () => {
+    await withServer(async (server) => {
+      server.reply({ type: "answer", calls: [{ id: "", tool: "read", arguments: '{"path":"a.txt"}' }] });
+      const model = openaiChatHarness.client(server.url, { stream });
+      const response = await model.generate(ask([describeTool("read")]), { signal: signal() });
+      assert.deepEqual(response.calls, [{ tool: "read", args: { path: "a.txt" } }]);
+    });
+  });
+
   test(`usage with cached and reasoning tokens is normalized, prompt_tokens already counting the cached ones (${mode(stream)})`, async () => {
     await withServer(async (server) => {
       server.reply(
