@@ -69,6 +69,8 @@ export type {
 } from "./models/model-client.js";
 export type { Skill, SkillInfo } from "./skills/skill.js";
 export { modelPlanner } from "./models/model-planner.js";
+export { modelRequestDigest } from "./models/seal-request.js";
+export { conversationOf } from "./models/conversation.js";
 export type { ModelPlannerOptions } from "./models/model-planner.js";
 export { trace } from "./trace/trace.js";
 export type { Trace } from "./trace/trace.js";

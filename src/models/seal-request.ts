@@ -34,3 +34,14 @@ export function sealRequest(request: ModelRequest): SealedRequest {
     copy: () => ({ ...(structuredClone(head) as unknown as Omit<ModelRequest, "messages">), messages: sealed.slice() }),
   };
 }
+
+/**
+ * The digest a `model_called` record gives the request it sent: canonical JSON of the request with
+ * its messages replaced by `{ count, chain }`, the chain being the SHA-256 hash chain of the
+ * messages' canonical-JSON digests. Anyone holding the request can recompute it.
+ *
+ * @example assert.equal(record.data.requestDigest, modelRequestDigest(model.requests[0]));
+ */
+export function modelRequestDigest(request: ModelRequest): string {
+  return sealRequest(request).requestDigest;
+}

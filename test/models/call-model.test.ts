@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { Agent, Decision, isLeashError, tool } from "../../src/index.js";
 import type { AuditRecord, Limits, ModelRequest, PlannerContext } from "../../src/index.js";
 import { digestOfJson } from "../../src/json/index.js";
+import { modelRequestDigest } from "../../src/index.js";
 import { modelPlanner } from "../../src/models/model-planner.js";
 import { says, scriptedModel } from "../../src/testing/index.js";
 
@@ -39,10 +40,15 @@ test("each model call writes a model_called record with the model, the usage and
   const data = record?.data as Record<string, unknown>;
   assert.equal(data.model, "Everyday");
   assert.deepEqual(data.usage, { inputTokens: 10, outputTokens: 2, tokens: 12, cost: (10 + 10) / 1e6 });
-  assert.equal(data.requestDigest, digestOfJson(model.requests[0]));
+  assert.equal(data.requestDigest, modelRequestDigest(model.requests[0]!));
   assert.equal(
     data.responseDigest,
-    digestOfJson({ calls: [], handBack: "secret answer", usage: { inputTokens: 10, outputTokens: 2 } }),
+    digestOfJson({
+      calls: [],
+      usage: { inputTokens: 10, outputTokens: 2 },
+      handBack: "secret answer",
+      handBackId: "call_1",
+    }),
   );
   assert.equal("request" in data, false);
   assert.equal("response" in data, false);
@@ -55,7 +61,12 @@ test("with recordModelText the model_called record carries the full request and 
   const state = await agent.run("the question");
   const data = modelCalls(agent, state.runId)[0]?.data as Record<string, unknown>;
   assert.deepEqual(data.request, model.requests[0]);
-  assert.deepEqual(data.response, { calls: [], handBack: "answer", usage: { inputTokens: 0, outputTokens: 0 } });
+  assert.deepEqual(data.response, {
+    calls: [],
+    handBack: "answer",
+    handBackId: "call_1",
+    usage: { inputTokens: 0, outputTokens: 0 },
+  });
 });
 
 test("a model call is made while the spend is below the limits, even if its own usage takes it past them", async () => {

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Agent, Decision, MemoryStore, isLeashError, verifyAudit } from "../../src/index.js";
 import type { AuditRecord, ModelClient, ModelRequest } from "../../src/index.js";
-import { digestOfJson } from "../../src/json/index.js";
+import { modelRequestDigest } from "../../src/index.js";
 import { modelPlanner } from "../../src/models/model-planner.js";
 
 const ask: ModelRequest = { system: "s", messages: [{ role: "user", content: "q" }], tools: [] };
@@ -58,7 +58,7 @@ test("a model call whose client throws synchronously is recorded too, with the r
   assert.ok(caught instanceof Error);
   assert.equal(state.status, "completed");
   const [failed] = eventsOf(agent.audit.records, "model_failed");
-  assert.equal((failed?.data as { requestDigest?: string }).requestDigest, digestOfJson(requests[0]));
+  assert.equal((failed?.data as { requestDigest?: string }).requestDigest, modelRequestDigest(requests[0] as ModelRequest));
 });
 
 test("cancel resolves promptly while a planner hangs: the run is stopped, cancelled and saved", async () => {

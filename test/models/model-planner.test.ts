@@ -1,12 +1,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Approval, Policy, isLeashError, tool, trace } from "../../src/index.js";
-import type { Guard, ModelClient, ModelResponse, Skill } from "../../src/index.js";
+import { Agent, Approval, Policy, RunState, isLeashError, tool, trace } from "../../src/index.js";
+import type { Guard, ModelClient, ModelMessage, ModelResponse, Skill } from "../../src/index.js";
 import { modelPlanner } from "../../src/models/model-planner.js";
 import { says, scriptedModel } from "../../src/testing/index.js";
 import { writeTextTool } from "../helpers/text-tool.js";
 
 const none = { inputTokens: 0, outputTokens: 0 };
+
+/** What a message says: a user's or a tool message's content; an assistant's text. */
+function contentOf(message: ModelMessage | undefined): unknown {
+  if (message === undefined) return undefined;
+  return message.role === "assistant" ? message.text : message.content;
+}
 
 function shelf() {
   const written: string[] = [];
@@ -64,8 +70,8 @@ test("the request holds the purpose, the skill's description and brief, its tool
   assert.deepEqual(first?.output, count.output);
   assert.equal(first?.maxOutputTokens, 500);
   assert.deepEqual(second?.messages.slice(1), [
-    { role: "assistant", content: JSON.stringify({ calls: [{ tool: "read", args: {} }] }) },
-    { role: "tool", content: JSON.stringify({ step: 0, outcome: "executed", tool: "read", result: "three books" }) },
+    { role: "assistant", calls: [{ id: "call_1", tool: "read", args: {} }] },
+    { role: "tool", callId: "call_1", tool: "read", outcome: "executed", content: "three books" },
   ]);
   model.assertDone();
 });
@@ -109,9 +115,19 @@ test("several calls in one answer become successive steps, each through every ga
   assert.deepEqual(asked, ["write", "read", "write"]);
   assert.deepEqual(written, ["fiction"]);
   assert.deepEqual(trace(state).said, ["Rules stopped write: Be polite."]);
-  // One model call for the four calls, one for the hand-back; the second saw every outcome.
+  // One model call for the four calls, one for the hand-back; the second saw every call answered.
   assert.equal(model.requests.length, 2);
-  assert.equal(model.requests[1]?.messages.length, 1 + 4 * 2);
+  assert.deepEqual(
+    model.requests[1]?.messages.map((message) => (message.role === "tool" ? [message.callId, message.outcome] : message.role)),
+    [
+      "user",
+      "assistant",
+      ["call_1", "blocked"],
+      ["call_2", "unknown_tool"],
+      ["call_3", "executed"],
+      ["call_4", "executed"],
+    ],
+  );
   model.assertDone();
 });
 
@@ -121,8 +137,8 @@ test("one planner shared by runs at the same time keeps each run's queued calls 
     observed === 0
       ? {
           calls: [
-            { tool: "read", args: {} },
-            { tool: "write", args: { text: goal } },
+            { id: "c1", tool: "read", args: {} },
+            { id: "c2", tool: "write", args: { text: goal } },
           ],
           usage: none,
         }
@@ -131,7 +147,7 @@ test("one planner shared by runs at the same time keeps each run's queued calls 
     name: "echo",
     generate: async (request) => {
       await new Promise((resolve) => setTimeout(resolve, 1));
-      return answer(request.messages[0]?.content ?? "", request.messages.length - 1);
+      return answer(String(contentOf(request.messages[0])), request.messages.length - 1);
     },
   };
   const planner = modelPlanner({ model });
@@ -148,12 +164,12 @@ test("one planner shared by runs at the same time keeps each run's queued calls 
       ),
       ["read {}", `write {"text":"${goal}"}`, "finish"],
     );
-    assert.equal(state.answer, `${goal} after 4 messages`);
+    assert.equal(state.answer, `${goal} after 3 messages`);
   }
 });
 
-test("queued calls go on after a pause in the same process, and a fresh planner asks the model afresh", async () => {
-  const { tools, written } = shelf();
+test("queued calls go on after a pause in the same process", async () => {
+  const { tools } = shelf();
   const policy = new Policy({ allowEffects: ["read", "write"] });
   const model = scriptedModel(
     says.calls([
@@ -173,25 +189,37 @@ test("queued calls go on after a pause in the same process, and a fresh planner 
     ["executed", "executed", "finished"],
   );
   assert.equal(model.requests.length, 2);
+});
 
-  // Another process (a fresh planner) has no queue: it asks its model, which sees what was done.
-  const again = scriptedModel(
+test("the calls not yet taken live in the saved state: a fresh planner elsewhere takes them without asking its model", async () => {
+  const { tools, written } = shelf();
+  const policy = new Policy({ allowEffects: ["read", "write"] });
+  const first = scriptedModel(
     says.calls([
       { tool: "write", args: { text: "prose" } },
       { tool: "read", args: {} },
     ]),
   );
-  const first = new Agent({ tools, policy, planner: modelPlanner({ model: again }) });
-  const pausedAgain = await first.run("label");
+  const paused = await new Agent({ tools, policy, planner: modelPlanner({ model: first }) }).run("label");
+  assert.equal(paused.status, "awaiting_approval");
+  // Another process: the state comes back from its saved form, and the planner is new.
+  const saved = RunState.fromJSON(JSON.parse(JSON.stringify(paused.toJSON())));
   const fresh = scriptedModel(says.handBack("done elsewhere"));
   const second = new Agent({ tools, policy, planner: modelPlanner({ model: fresh }) });
-  const elsewhere = await second.resume(pausedAgain, {
-    approvals: [Approval.grant(pausedAgain.pending?.digest ?? "", "allen")],
-  });
+  const elsewhere = await second.resume(saved, { approvals: [Approval.grant(saved.pending?.digest ?? "", "allen")] });
   assert.equal(elsewhere.status, "completed");
-  assert.equal(elsewhere.answer, "done elsewhere");
-  assert.match(fresh.requests[0]?.messages.at(-1)?.content ?? "", /labelled prose/);
-  assert.deepEqual(written, ["poetry", "prose"]);
+  assert.deepEqual(
+    elsewhere.steps.map((step) => step.outcome),
+    ["executed", "executed", "finished"],
+  );
+  // The queued read ran without a model call; the one call made saw both ids answered, in order.
+  assert.equal(fresh.requests.length, 1);
+  assert.deepEqual(
+    fresh.requests[0]?.messages.slice(1).map((message) => (message.role === "tool" ? message.callId : message.role)),
+    ["assistant", "call_1", "call_2"],
+  );
+  assert.equal(contentOf(fresh.requests[0]?.messages[2]), "labelled prose");
+  assert.deepEqual(written, ["prose"]);
 });
 
 test("an output handed back finishes the run with it; text alone finishes with the text", async () => {
@@ -234,7 +262,10 @@ test("a refused output is shown to the model, which may try again", async () => 
     outcome.state.steps.map((step) => step.outcome),
     ["answer_rejected", "finished"],
   );
-  assert.match(model.requests[1]?.messages.at(-1)?.content ?? "", /A count is never negative\./);
+  const refusal = model.requests[1]?.messages.at(-1);
+  assert.equal(refusal?.role, "tool");
+  assert.equal(refusal?.role === "tool" ? refusal.callId : "", "call_1");
+  assert.match(String(contentOf(refusal)), /A count is never negative\./);
 });
 
 test("a malformed answer fails the run clearly with model_failed, naming the problem", async () => {

@@ -11,7 +11,7 @@ const request = (content: string): ModelRequest => ({
   tools: [],
 });
 
-test("answers each call with the next step, with zero usage unless the step gives it", async () => {
+test("answers each call with the next step, numbering call ids across the script, with zero usage unless the step gives it", async () => {
   const model = scriptedModel(
     says.tool("lookup", { topic: "spans" }),
     says.calls([
@@ -24,16 +24,17 @@ test("answers each call with the next step, with zero usage unless the step give
   assert.equal(model.name, "scripted");
   assert.equal(model.price, undefined);
   assert.deepEqual(await model.generate(request("1"), { signal }), {
-    calls: [{ tool: "lookup", args: { topic: "spans" } }],
+    calls: [{ id: "call_1", tool: "lookup", args: { topic: "spans" } }],
     usage: { inputTokens: 0, outputTokens: 0 },
   });
   assert.deepEqual((await model.generate(request("2"), { signal })).calls, [
-    { tool: "a", args: {} },
-    { tool: "b", args: { n: 1 } },
+    { id: "call_2", tool: "a", args: {} },
+    { id: "call_3", tool: "b", args: { n: 1 } },
   ]);
   assert.deepEqual(await model.generate(request("3"), { signal }), {
     calls: [],
     handBack: { hours: 1 },
+    handBackId: "call_4",
     usage: { inputTokens: 12, outputTokens: 3 },
   });
   assert.deepEqual(await model.generate(request("4"), { signal }), {
@@ -42,6 +43,16 @@ test("answers each call with the next step, with zero usage unless the step give
     usage: { inputTokens: 0, outputTokens: 0 },
   });
   assert.equal(model.remaining, 0);
+});
+
+test("a step may give its call's id, and its usage with cache and reasoning tokens", async () => {
+  const usage = { inputTokens: 100, outputTokens: 20, cacheReadTokens: 60, cacheWriteTokens: 10, reasoningTokens: 5 };
+  const model = scriptedModel(says.tool("a", {}, { id: "toolu_1", usage }), says.tool("b"));
+  assert.deepEqual(await model.generate(request("1"), { signal }), {
+    calls: [{ id: "toolu_1", tool: "a", args: {} }],
+    usage,
+  });
+  assert.deepEqual((await model.generate(request("2"), { signal })).calls, [{ id: "call_2", tool: "b", args: {} }]);
   model.assertDone();
 });
 
@@ -49,10 +60,10 @@ test("records a deep copy of every request, in order", async () => {
   const model = scriptedModel(says.text("one"), says.text("two"));
   const first = request("first");
   await model.generate(first, { signal });
-  first.messages[0]!.content = "changed after the call";
+  (first.messages[0] as { content: string }).content = "changed after the call";
   await model.generate(request("second"), { signal });
   assert.deepEqual(
-    model.requests.map((item) => item.messages[0]?.content),
+    model.requests.map((item) => (item.messages[0] as { content: string }).content),
     ["first", "second"],
   );
 });
@@ -91,7 +102,7 @@ test("assertDone throws script_unfinished, listing the steps left", async () => 
 test("a function step answers from the request and the number of the call", async () => {
   const model = scriptedModel(says.text("first"), (asked, call) => ({
     calls: [],
-    text: `${asked.messages[0]?.content} at ${call}`,
+    text: `${(asked.messages[0] as { content: string }).content} at ${call}`,
     usage: { inputTokens: 1, outputTokens: 1 },
   }));
   await model.generate(request("a"), { signal });

@@ -47,7 +47,10 @@ test("a guard stops a tool and keeps an answer from the model", async () => {
   assert.equal(script.requests.length, 4);
   for (const request of script.requests) assert.ok(!JSON.stringify(request).includes("under the saddle"));
   assert.ok(!JSON.stringify(outcome.state.toJSON()).includes("under the saddle"));
-  const told = script.requests[2]?.messages.map((message) => message.content).join("\n") ?? "";
+  const told =
+    script.requests[2]?.messages
+      .map((message) => (message.role === "tool" ? `${message.outcome}: ${String(message.content)}` : ""))
+      .join("\n") ?? "";
   assert.match(told, /withheld/);
   assert.match(told, /Where a key is kept stays in the workshop\./);
   assert.deepEqual(verifyAudit(estimator.audit.records as never), []);
