@@ -92,3 +92,39 @@ for (const stream of [false, true]) {
     }
   });
 }
+
+test("a 429 from the API fails the run as model_failed with the status and the provider's message, charging nothing", async () => {
+  const server = await openaiChatHarness.start();
+  try {
+    server.reply({ type: "error", status: 429, message: "Rate limit reached for gpt-loopback." });
+    const model = openaiChatHarness.client(server.url, { stream: true, price: { input: 1, output: 1 } });
+    const agent = new Agent({ tools: [read], planner: modelPlanner({ model }) });
+    const state = await agent.run("Read a.txt");
+    assert.equal(state.status, "failed");
+    assert.equal(state.failure?.code, "model_failed");
+    assert.match(state.failure?.message ?? "", /429 Rate limit reached for gpt-loopback\./);
+    assert.equal(state.usage.cost, 0);
+    assert.equal(server.requests.length, 1);
+  } finally {
+    await server.close();
+  }
+});
+
+test("aborting a run while the model streams stops the HTTP request in the middle of the stream", async () => {
+  const server = await openaiChatHarness.start();
+  try {
+    server.reply({ type: "stall", text: "Let me think about this for a long while" });
+    const model = openaiChatHarness.client(server.url, { stream: true });
+    const agent = new Agent({ tools: [read], planner: modelPlanner({ model }) });
+    const controller = new AbortController();
+    agent.on("text", () => controller.abort());
+    const state = await agent.run("Read a.txt", { signal: controller.signal });
+    await server.stallClosed();
+    assert.equal(state.status, "stopped");
+    assert.equal(state.stopReason, "cancelled");
+    assert.equal(server.closedEarly, 1);
+    assert.equal(state.usage.cost, 0);
+  } finally {
+    await server.close();
+  }
+});
