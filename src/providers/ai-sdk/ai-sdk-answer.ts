@@ -47,10 +47,12 @@ export class AnswerBuilder {
   #handBack: { id: string; output: Json } | undefined;
   readonly #handBackTool: HandBackTool | undefined;
 
+  /** @param handBackTool the hand-back tool offered with the request, if any: a call to it is the answer's `handBack`. */
   constructor(handBackTool: HandBackTool | undefined) {
     this.#handBackTool = handBackTool;
   }
 
+  /** Text the model wrote, appended to what came before. */
   text(text: string): void {
     this.#text += text;
   }

@@ -1,8 +1,13 @@
 import type { Json } from "../../json/index.js";
 import { isJsonObject } from "../../json/index.js";
-import type { ModelAssistantMessage, ModelRequest, ModelToolMessage } from "../../models/model-client.js";
+import type {
+  ModelAssistantMessage,
+  ModelMessage,
+  ModelRequest,
+  ModelToolMessage,
+  ModelUserMessage,
+} from "../../models/model-client.js";
 import type { JsonSchema } from "../../tools/schema-validator.js";
-import { callNames } from "../shared/call-names.js";
 import type { HandBackTool } from "../shared/hand-back-tool.js";
 import { contentText } from "../shared/parse-arguments.js";
 import type {
@@ -14,6 +19,7 @@ import type {
   AiSdkToolResultOutput,
   AiSdkToolResultPart,
 } from "./language-model.js";
+import { formOf, groupOf } from "./prompt-cache.js";
 
 const STATE_PART_TYPES: ReadonlySet<string> = new Set(["reasoning", "reasoning-file", "custom"]);
 
@@ -57,6 +63,22 @@ function assistantMessage(
     content.push({ type: "tool-call", toolCallId: id, toolName: handBackName, input });
   }
   return { role: "assistant", content };
+}
+
+/** The call ids of the hand-backs a conversation replays (rare: only refused ones are replayed). */
+function handBackCallIds(messages: readonly ModelMessage[]): ReadonlySet<string> {
+  const ids = new Set<string>();
+  for (const message of messages)
+    if (message.role === "assistant" && message.handBack !== undefined) ids.add(message.handBack.id);
+  return ids;
+}
+
+function userMessage(message: ModelUserMessage): AiSdkMessage {
+  return { role: "user", content: [{ type: "text", text: message.content }] };
+}
+
+function toolResult(message: ModelToolMessage, toolName: string): AiSdkToolResultPart {
+  return { type: "tool-result", toolCallId: message.callId, toolName, output: resultOutput(message) };
 }
 
 function resultOutput(message: ModelToolMessage): AiSdkToolResultOutput {
@@ -111,27 +133,35 @@ export function aiSdkPrompt(
   const prompt: AiSdkMessage[] = [];
   // An empty system message is left out: some providers refuse an empty text block.
   if (request.system !== "") prompt.push({ role: "system", content: request.system });
-  const names = callNames(request.messages, handBackName);
-  let results: AiSdkToolResultPart[] | undefined;
+  const handBackIds = handBackCallIds(request.messages);
+  const assistantKey = `${handBackName} ${handBack?.wrapped === true}`;
+  let first: ModelToolMessage | undefined;
+  let results: AiSdkToolResultPart[] = [];
+  const closeResults = (): void => {
+    if (first === undefined) return;
+    prompt.push(groupOf(first, results, (content) => ({ role: "tool", content })));
+    first = undefined;
+    results = [];
+  };
   for (const message of request.messages) {
-    if (message.role !== "tool") results = undefined;
     switch (message.role) {
       case "user":
-        prompt.push({ role: "user", content: [{ type: "text", text: message.content }] });
+        closeResults();
+        prompt.push(formOf(message, "", () => userMessage(message)));
         break;
       case "assistant":
-        prompt.push(assistantMessage(message, handBack, handBackName));
+        closeResults();
+        prompt.push(formOf(message, assistantKey, () => assistantMessage(message, handBack, handBackName)));
         break;
       case "tool": {
-        if (results === undefined) {
-          results = [];
-          prompt.push({ role: "tool", content: results });
-        }
-        const toolName = names.get(message.callId) ?? message.tool;
-        results.push({ type: "tool-result", toolCallId: message.callId, toolName, output: resultOutput(message) });
+        // The tool message answering a hand-back names the hand-back tool, as the call did.
+        const toolName = handBackIds.has(message.callId) ? handBackName : message.tool;
+        first ??= message;
+        results.push(formOf(message, toolName, () => toolResult(message, toolName)));
         break;
       }
     }
   }
+  closeResults();
   return prompt;
 }

@@ -6,7 +6,8 @@ import type { ChatUsage } from "./chat-wire.js";
 
 /** A tool call as the model wrote it, its arguments still text. */
 export interface ChatRawCall {
-  id: string;
+  /** Undefined when the server gave none (some compatible servers): the core then makes one per step. */
+  id: string | undefined;
   name: string;
   arguments: string;
 }
@@ -66,17 +67,16 @@ export function chatFinish(reason: unknown): FinishReason {
 export function modelResponse(answer: ChatAnswer, handBack: HandBackTool | undefined): ModelResponse {
   const calls: ModelToolCall[] = [];
   const response: ModelResponse = { calls, usage: chatUsage(record(answer.usage)) };
+  let handedBack = false;
   for (const raw of answer.calls) {
-    const call = parseArguments(raw.id, raw.name, raw.arguments);
+    const call = parseArguments(raw.id ?? "", raw.name, raw.arguments);
+    // A call without an id goes to the core without one, which gives it an id unique in the run.
+    if (raw.id === undefined) delete (call as Partial<ModelToolCall>).id;
     // A hand-back whose text is not JSON stays a call, so it is refused and answered like any other.
-    if (
-      handBack !== undefined &&
-      raw.name === handBack.name &&
-      call.invalidJson !== true &&
-      response.handBackId === undefined
-    ) {
+    if (handBack !== undefined && raw.name === handBack.name && call.invalidJson !== true && !handedBack) {
+      handedBack = true;
       response.handBack = handBackOutput(call.args, handBack);
-      response.handBackId = call.id;
+      if (raw.id !== undefined) response.handBackId = raw.id;
     } else {
       calls.push(call);
     }
@@ -98,12 +98,12 @@ export function completionAnswer(completion: unknown): ChatAnswer {
   if (choice === undefined || message === undefined) return failed("the completion has no choice with a message.");
   const calls: ChatRawCall[] = [];
   const toolCalls = Array.isArray(message.tool_calls) ? (message.tool_calls as unknown[]) : [];
-  for (const [index, value] of toolCalls.entries()) {
+  for (const value of toolCalls) {
     const toolCall = record(value);
     const fn = record(toolCall?.function);
     if (toolCall === undefined || fn === undefined || typeof fn.name !== "string") continue;
     calls.push({
-      id: typeof toolCall.id === "string" && toolCall.id !== "" ? toolCall.id : `call_${index}`,
+      id: typeof toolCall.id === "string" && toolCall.id !== "" ? toolCall.id : undefined,
       name: fn.name,
       arguments: typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? {}),
     });

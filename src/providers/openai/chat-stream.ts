@@ -84,8 +84,8 @@ export async function readChatStream(
     throw new LeashError("model_failed", "OpenAI Chat Completions: the stream ended before the answer was finished.");
   const assembled: ChatRawCall[] = [...calls.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([index, call]) => ({
-      id: call.id !== "" ? call.id : `call_${index}`,
+    .map(([, call]) => ({
+      id: call.id !== "" ? call.id : undefined,
       name: call.name,
       arguments: call.arguments,
     }));
