@@ -49,7 +49,7 @@ test("a guard stops a tool and keeps an answer from the model", async () => {
   assert.ok(!JSON.stringify(outcome.state.toJSON()).includes("under the saddle"));
   const told =
     script.requests[2]?.messages
-      .map((message) => (message.role === "tool" ? `${message.outcome}: ${String(message.content)}` : ""))
+      .map((message) => (message.role === "tool" ? `${message.outcome}: ${JSON.stringify(message.content)}` : ""))
       .join("\n") ?? "";
   assert.match(told, /withheld/);
   assert.match(told, /Where a key is kept stays in the workshop\./);
