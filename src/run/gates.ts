@@ -17,7 +17,7 @@ export type GateResult =
 
 /**
  * The gates an act decision passes before its tool may start, in order, and again at every resume:
- * the tool exists, its arguments are valid, its effect is allowed, its scopes are granted, the
+ * its argument text is JSON (a model's call), the tool exists, its arguments are valid, its effect is allowed, its scopes are granted, the
  * guards' `beforeTool` allows it, and the limits leave room for it. Approval comes after, separately,
  * because it can pause the run.
  *
@@ -26,6 +26,16 @@ export type GateResult =
 export async function passGates(run: ActiveRun, step: Step, restart: boolean): Promise<GateResult> {
   const decision = step.decision as ActDecision;
   const { policy, guards, maxArgumentsSize } = run.core;
+  // Argument text that is not JSON is refused first, whatever it names: a model that garbled its
+  // hand-back (a tool only the adapter offers) is told what was wrong with it, not that no such tool exists.
+  if (decision.invalidJson === true) {
+    return {
+      type: "deny",
+      outcome: "invalid_arguments",
+      code: "invalid_json",
+      message: `The arguments of \`${decision.tool}\` are not valid JSON: ${jsonProblem(decision.args)}`,
+    };
+  }
   const found = run.tools.get(decision.tool);
   if (found === undefined) {
     const known = run.tools.names();
@@ -40,14 +50,6 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
   // never run, and a policy never reasons about arguments that are not what the schema says.
   // The canonical form differs from JSON.stringify's only in key order, so their lengths are equal,
   // and JSON.stringify is the cheaper of the two.
-  if (decision.invalidJson === true) {
-    return {
-      type: "deny",
-      outcome: "invalid_arguments",
-      code: "invalid_json",
-      message: `The arguments of \`${found.name}\` are not valid JSON: ${jsonProblem(decision.args)}`,
-    };
-  }
   const refusal = argumentsRefusal(decision);
   if (refusal !== undefined) {
     return {
