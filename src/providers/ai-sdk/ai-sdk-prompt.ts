@@ -19,7 +19,7 @@ import type {
   AiSdkToolResultOutput,
   AiSdkToolResultPart,
 } from "./language-model.js";
-import { formOf, groupOf } from "./prompt-cache.js";
+import { keepForm, knownForm, toolGroup } from "./prompt-cache.js";
 
 const STATE_PART_TYPES: ReadonlySet<string> = new Set(["reasoning", "reasoning-file", "custom"]);
 
@@ -65,12 +65,59 @@ function assistantMessage(
   return { role: "assistant", content };
 }
 
-/** The call ids of the hand-backs a conversation replays (rare: only refused ones are replayed). */
-function handBackCallIds(messages: readonly ModelMessage[]): ReadonlySet<string> {
-  const ids = new Set<string>();
-  for (const message of messages)
-    if (message.role === "assistant" && message.handBack !== undefined) ids.add(message.handBack.id);
-  return ids;
+const NO_IDS: ReadonlySet<string> = new Set();
+
+/**
+ * The call ids of the hand-backs a conversation replays (rare: only refused ones are replayed). Only
+ * the messages from `from` are read when the ones before held none (`before` false).
+ */
+function handBackCallIds(messages: readonly ModelMessage[], from: number, before: boolean): ReadonlySet<string> {
+  let ids: Set<string> | undefined;
+  for (let index = before ? 0 : from; index < messages.length; index++) {
+    const message = messages[index] as ModelMessage;
+    if (message.role === "assistant" && message.handBack !== undefined) (ids ??= new Set()).add(message.handBack.id);
+  }
+  return ids ?? NO_IDS;
+}
+
+/** The prompt last built for the requests that begin with a given frozen message. */
+interface Built {
+  /** The hand-back tool's name and wrapping, which the assistant messages' forms depend on. */
+  key: string;
+  /** The leading frozen messages it was built from (those after may have changed since). */
+  messages: readonly ModelMessage[];
+  /** The prompt's entries, without the system message. */
+  entries: readonly AiSdkMessage[];
+  /** For each message, the index of the entry it is part of. */
+  entryOf: number[];
+  /** Whether its messages replayed a hand-back. */
+  handBacks: boolean;
+}
+
+const builds = new WeakMap<object, Built>();
+
+/**
+ * Where to go on from the prompt last built for these requests: the entries it shares with this
+ * request, the message to read next, and the entry of each message before it. An entry made of tool
+ * results is made again from its first result, since later results may join it.
+ */
+function resume(
+  memo: Built | undefined,
+  messages: readonly ModelMessage[],
+  key: string,
+): { from: number; entries: AiSdkMessage[]; entryOf: number[] } {
+  if (memo === undefined || memo.key !== key) return { from: 0, entries: [], entryOf: [] };
+  const limit = Math.min(memo.messages.length, messages.length);
+  let same = 0;
+  while (same < limit && memo.messages[same] === messages[same]) same++;
+  if (same === 0) return { from: 0, entries: [], entryOf: [] };
+  let from = same;
+  let kept = (memo.entryOf[same - 1] as number) + 1;
+  if ((messages[same - 1] as ModelMessage).role === "tool") {
+    kept -= 1;
+    while (from > 0 && memo.entryOf[from - 1] === kept) from--;
+  }
+  return { from, entries: memo.entries.slice(0, kept), entryOf: memo.entryOf.slice(0, from) };
 }
 
 function userMessage(message: ModelUserMessage): AiSdkMessage {
@@ -119,6 +166,10 @@ export function aiSdkTools(request: ModelRequest, handBack: HandBackTool | undef
  * message, as the AI SDK's own `generateText` sends them. A result that was withheld or refused goes
  * as `error-text` with the step's reason.
  *
+ * A run's requests repeat the conversation so far and add to it, so the prompt of the last request
+ * that began with the same (frozen) task message is kept: the next one reuses its entries up to
+ * where the two requests part, and makes only the rest.
+ *
  * @example
  * ```ts
  * const prompt = aiSdkPrompt(request, handBackTool(request), "hand_back");
@@ -130,38 +181,58 @@ export function aiSdkPrompt(
   handBack: HandBackTool | undefined,
   handBackName: string,
 ): AiSdkMessage[] {
-  const prompt: AiSdkMessage[] = [];
-  // An empty system message is left out: some providers refuse an empty text block.
-  if (request.system !== "") prompt.push({ role: "system", content: request.system });
-  const handBackIds = handBackCallIds(request.messages);
-  const assistantKey = `${handBackName} ${handBack?.wrapped === true}`;
+  const { messages } = request;
+  const key = `${handBackName} ${handBack?.wrapped === true}`;
+  const head = messages[0];
+  const memo = head !== undefined && Object.isFrozen(head) ? builds.get(head) : undefined;
+  const build = resume(memo, messages, key);
+  const handBackIds = handBackCallIds(messages, build.from, memo?.handBacks ?? false);
+  // A replayed hand-back renames the results answering it, wherever they are: made again from the start.
+  const from = handBackIds.size > 0 ? 0 : build.from;
+  const entries = from === 0 ? [] : build.entries;
+  const entryOf = from === 0 ? [] : build.entryOf;
   let first: ModelToolMessage | undefined;
   let results: AiSdkToolResultPart[] = [];
-  const closeResults = (): void => {
-    if (first === undefined) return;
-    prompt.push(groupOf(first, results, (content) => ({ role: "tool", content })));
-    first = undefined;
-    results = [];
-  };
-  for (const message of request.messages) {
+  let frozen = from;
+  for (let index = from; index < messages.length; index++) {
+    const message = messages[index] as ModelMessage;
+    if (frozen === index && Object.isFrozen(message)) frozen++;
+    if (message.role !== "tool" && first !== undefined) {
+      entries.push(toolGroup(first, results));
+      first = undefined;
+      results = [];
+    }
     switch (message.role) {
       case "user":
-        closeResults();
-        prompt.push(formOf(message, "", () => userMessage(message)));
+        entryOf.push(entries.length);
+        entries.push(knownForm(message, "") ?? keepForm(message, "", userMessage(message)));
         break;
       case "assistant":
-        closeResults();
-        prompt.push(formOf(message, assistantKey, () => assistantMessage(message, handBack, handBackName)));
+        entryOf.push(entries.length);
+        entries.push(
+          knownForm(message, key) ?? keepForm(message, key, assistantMessage(message, handBack, handBackName)),
+        );
         break;
       case "tool": {
         // The tool message answering a hand-back names the hand-back tool, as the call did.
-        const toolName = handBackIds.has(message.callId) ? handBackName : message.tool;
+        const toolName = handBackIds.size > 0 && handBackIds.has(message.callId) ? handBackName : message.tool;
         first ??= message;
-        results.push(formOf(message, toolName, () => toolResult(message, toolName)));
+        entryOf.push(entries.length);
+        results.push(knownForm(message, toolName) ?? keepForm(message, toolName, toolResult(message, toolName)));
         break;
       }
     }
   }
-  closeResults();
-  return prompt;
+  if (first !== undefined) entries.push(toolGroup(first, results));
+  if (head !== undefined && Object.isFrozen(head)) {
+    builds.set(head, {
+      key,
+      messages: messages.slice(0, frozen),
+      entries: entries.slice(),
+      entryOf,
+      handBacks: handBackIds.size > 0,
+    });
+  }
+  // An empty system message is left out: some providers refuse an empty text block.
+  return request.system === "" ? entries : [{ role: "system", content: request.system }, ...entries];
 }
