@@ -80,15 +80,15 @@ function handBackCallIds(messages: readonly ModelMessage[], from: number, before
   return ids ?? NO_IDS;
 }
 
-/** The prompt last built for the requests that begin with a given frozen message. */
+/** The prompt last built for the requests that begin with a given frozen message, kept up to date in place. */
 interface Built {
   /** The hand-back tool's name and wrapping, which the assistant messages' forms depend on. */
   key: string;
   /** The leading frozen messages it was built from (those after may have changed since). */
-  messages: readonly ModelMessage[];
+  messages: ModelMessage[];
   /** The prompt's entries, without the system message. */
-  entries: readonly AiSdkMessage[];
-  /** For each message, the index of the entry it is part of. */
+  entries: AiSdkMessage[];
+  /** For each message read, the index of the entry it is part of. */
   entryOf: number[];
   /** Whether its messages replayed a hand-back. */
   handBacks: boolean;
@@ -97,27 +97,23 @@ interface Built {
 const builds = new WeakMap<object, Built>();
 
 /**
- * Where to go on from the prompt last built for these requests: the entries it shares with this
- * request, the message to read next, and the entry of each message before it. An entry made of tool
- * results is made again from its first result, since later results may join it.
+ * Cuts a build back to what it shares with these messages, and gives the message to read next. An
+ * entry made of tool results is made again from its first result, since later results may join it.
  */
-function resume(
-  memo: Built | undefined,
-  messages: readonly ModelMessage[],
-  key: string,
-): { from: number; entries: AiSdkMessage[]; entryOf: number[] } {
-  if (memo === undefined || memo.key !== key) return { from: 0, entries: [], entryOf: [] };
+function resume(memo: Built, messages: readonly ModelMessage[]): number {
   const limit = Math.min(memo.messages.length, messages.length);
   let same = 0;
   while (same < limit && memo.messages[same] === messages[same]) same++;
-  if (same === 0) return { from: 0, entries: [], entryOf: [] };
   let from = same;
-  let kept = (memo.entryOf[same - 1] as number) + 1;
-  if ((messages[same - 1] as ModelMessage).role === "tool") {
+  let kept = same === 0 ? 0 : (memo.entryOf[same - 1] as number) + 1;
+  if (same > 0 && (messages[same - 1] as ModelMessage).role === "tool") {
     kept -= 1;
     while (from > 0 && memo.entryOf[from - 1] === kept) from--;
   }
-  return { from, entries: memo.entries.slice(0, kept), entryOf: memo.entryOf.slice(0, from) };
+  memo.messages.length = from;
+  memo.entries.length = kept;
+  memo.entryOf.length = from;
+  return from;
 }
 
 function userMessage(message: ModelUserMessage): AiSdkMessage {
@@ -184,19 +180,41 @@ export function aiSdkPrompt(
   const { messages } = request;
   const key = `${handBackName} ${handBack?.wrapped === true}`;
   const head = messages[0];
-  const memo = head !== undefined && Object.isFrozen(head) ? builds.get(head) : undefined;
-  const build = resume(memo, messages, key);
-  const handBackIds = handBackCallIds(messages, build.from, memo?.handBacks ?? false);
+  const kept = head !== undefined && Object.isFrozen(head);
+  const memo = kept ? builds.get(head) : undefined;
+  const from = memo === undefined || memo.key !== key ? 0 : resume(memo, messages);
+  const handBackIds = handBackCallIds(messages, from, memo?.handBacks ?? false);
   // A replayed hand-back renames the results answering it, wherever they are: made again from the start.
-  const from = handBackIds.size > 0 ? 0 : build.from;
-  const entries = from === 0 ? [] : build.entries;
-  const entryOf = from === 0 ? [] : build.entryOf;
+  const build: Built =
+    memo !== undefined && from > 0 && handBackIds.size === 0
+      ? memo
+      : { key, messages: [], entries: [], entryOf: [], handBacks: false };
+  if (kept) builds.set(head, build);
+  try {
+    extend(build, messages, build.entryOf.length, { handBack, handBackName, handBackIds });
+  } catch (error) {
+    if (kept) builds.delete(head);
+    throw error;
+  }
+  build.handBacks = handBackIds.size > 0;
+  // An empty system message is left out: some providers refuse an empty text block.
+  return request.system === "" ? build.entries.slice() : [{ role: "system", content: request.system }, ...build.entries];
+}
+
+/** Adds the prompt entries of the messages from `from` on to a build, and those messages while they are frozen. */
+function extend(
+  build: Built,
+  messages: readonly ModelMessage[],
+  from: number,
+  names: { handBack: HandBackTool | undefined; handBackName: string; handBackIds: ReadonlySet<string> },
+): void {
+  const { entries, entryOf, key } = build;
+  const { handBack, handBackName, handBackIds } = names;
   let first: ModelToolMessage | undefined;
   let results: AiSdkToolResultPart[] = [];
-  let frozen = from;
   for (let index = from; index < messages.length; index++) {
     const message = messages[index] as ModelMessage;
-    if (frozen === index && Object.isFrozen(message)) frozen++;
+    if (build.messages.length === index && Object.isFrozen(message)) build.messages.push(message);
     if (message.role !== "tool" && first !== undefined) {
       entries.push(toolGroup(first, results));
       first = undefined;
@@ -224,15 +242,4 @@ export function aiSdkPrompt(
     }
   }
   if (first !== undefined) entries.push(toolGroup(first, results));
-  if (head !== undefined && Object.isFrozen(head)) {
-    builds.set(head, {
-      key,
-      messages: messages.slice(0, frozen),
-      entries: entries.slice(),
-      entryOf,
-      handBacks: handBackIds.size > 0,
-    });
-  }
-  // An empty system message is left out: some providers refuse an empty text block.
-  return request.system === "" ? entries : [{ role: "system", content: request.system }, ...entries];
 }
