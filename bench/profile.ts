@@ -15,6 +15,7 @@ import { Session } from "node:inspector/promises";
 import { parseArgs } from "node:util";
 import { machineInfo, overheadScenarios } from "../src/bench/index.js";
 import { peerScenarios } from "./peers/index.js";
+import { loadLeash } from "./peers/leash-module.js";
 import type { CpuProfile, ProfileEntry } from "./profile/cpu-profile-summary.js";
 import { summarizeCpuProfile } from "./profile/cpu-profile-summary.js";
 import { measureStepCosts } from "./profile/step-costs.js";
@@ -29,14 +30,16 @@ const { values } = parseArgs({
     "no-save": { type: "boolean", default: false },
   },
 });
+// The source, so that the profile names its files and functions.
+const { leash } = await loadLeash(true);
 const steps = Number(values.steps);
 const runs = Number(values.runs);
 const machine = machineInfo();
 
-const scenario = overheadScenarios(peerScenarios()).find((candidate) => candidate.id === values.scenario);
+const scenario = overheadScenarios(peerScenarios(leash)).find((candidate) => candidate.id === values.scenario);
 if (scenario === undefined)
   throw new Error(
-    `No scenario ${values.scenario}; the scenarios are ${overheadScenarios(peerScenarios())
+    `No scenario ${values.scenario}; the scenarios are ${overheadScenarios(peerScenarios(leash))
       .map((item) => item.id)
       .join(", ")}.`,
   );

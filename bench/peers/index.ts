@@ -8,10 +8,14 @@
 import type { Scenario } from "../../src/bench/scenario.js";
 import { leashModelPlanner } from "./leash-model-planner.js";
 import { aiSdkPeer } from "./peer-ai-sdk.js";
+import type { LeashModule } from "./leash-module.js";
 import { langGraphPeer } from "./peer-langgraph.js";
 import { openaiAgentsPeer } from "./peer-openai-agents.js";
 
-/** The scenarios that need dev dependencies, in table order: leash's `modelPlanner` row, then the peers. */
-export function peerScenarios(): Scenario[] {
-  return [leashModelPlanner, openaiAgentsPeer, aiSdkPeer, langGraphPeer];
+/**
+ * The scenarios that need dev dependencies, in table order: leash's `modelPlanner` row (over the
+ * `leash` given: the built package or the source), then the peers.
+ */
+export function peerScenarios(leash: LeashModule): Scenario[] {
+  return [leashModelPlanner(leash), openaiAgentsPeer, aiSdkPeer, langGraphPeer];
 }

@@ -86,8 +86,7 @@ function judgeTargets(result: Omit<OverheadBenchmarkResult, "targets" | "duratio
     {
       id: "reading_step",
       target: `a rule planner reading state.steps and observations() at every step: at most ${READING_STEP_US} µs per step at N = ${MEMORY_STEP_AT}`,
-      measured:
-        reading === null ? `not measured (N = ${MEMORY_STEP_AT} not run)` : `${microseconds(reading)} per step`,
+      measured: reading === null ? `not measured (N = ${MEMORY_STEP_AT} not run)` : `${microseconds(reading)} per step`,
       passed: reading === null ? null : reading <= READING_STEP_US,
     },
     {
@@ -104,7 +103,12 @@ function judgeTargets(result: Omit<OverheadBenchmarkResult, "targets" | "duratio
       const peer = perStepOf(rows, "ai-sdk", count);
       const target = `modelPlanner over aiSdkModel: at most ${MODEL_PLANNER_RATIO}x generateText's per-step time at N = ${count} (same mock model)`;
       if (own === null || peer === null)
-        return { id: "model_planner_ratio", target, measured: "not measured (needs bench/overhead.ts and `ai`)", passed: null };
+        return {
+          id: "model_planner_ratio",
+          target,
+          measured: "not measured (needs bench/overhead.ts and `ai`)",
+          passed: null,
+        };
       return {
         id: "model_planner_ratio",
         target,

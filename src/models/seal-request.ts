@@ -1,7 +1,7 @@
 import { LeashError } from "../errors/index.js";
 import { canonicalOfJson, MAX_RECORD_DEPTH, sha256Hex, toJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
-import { frozenJson } from "./frozen-json.js";
+import { copyJson, frozenJson } from "./frozen-json.js";
 import type { ModelMessage, ModelRequest } from "./model-client.js";
 import { messagesDigest, sealMessages } from "./trusted-messages.js";
 
@@ -31,7 +31,7 @@ export function sealRequest(request: ModelRequest): SealedRequest {
   );
   return {
     requestDigest,
-    copy: () => ({ ...(structuredClone(head) as unknown as Omit<ModelRequest, "messages">), messages: sealed.slice() }),
+    copy: () => ({ ...(copyJson(head) as unknown as Omit<ModelRequest, "messages">), messages: sealed.slice() }),
   };
 }
 

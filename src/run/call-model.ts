@@ -5,6 +5,7 @@ import type { ModelClient, ModelRequest, ModelResponse, Price } from "../models/
 import { askGuards, saidLine } from "../guards/ask-guards.js";
 import type { GuardResult } from "../guards/ask-guards.js";
 import { checkPrice } from "../models/check-price.js";
+import { copyJson } from "../models/frozen-json.js";
 import { modelCost } from "../models/model-cost.js";
 import { parseModelResponse } from "../models/parse-model-response.js";
 import { sealRequest } from "../models/seal-request.js";
@@ -121,7 +122,7 @@ function makeOneCall(run: ActiveRun) {
       ? await askGuards(run.core.guards, "afterModel", run.work(), signal, structuredClone(response))
       : ALLOWED;
     if (after.type !== "allow") return refuse(run, "afterModel", after);
-    return structuredClone(response);
+    return copyJson(response);
   };
 }
 

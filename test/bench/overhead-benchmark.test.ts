@@ -3,12 +3,15 @@ import { test } from "node:test";
 import { formatOverheadTable, overheadScenarios, runOverheadBenchmark } from "../../src/bench/index.js";
 import { loadModule, ScenarioUnavailable } from "../../src/bench/scenario.js";
 import { peerScenarios } from "../../bench/peers/index.js";
+import { loadLeash } from "../../bench/peers/leash-module.js";
+
+const { leash } = await loadLeash(true);
 
 test("the quick overhead benchmark with the peers measures every scenario at every size and reports the targets", async () => {
   const labels: string[] = [];
   const result = await runOverheadBenchmark({
     quick: true,
-    peers: peerScenarios(),
+    peers: peerScenarios(leash),
     steps: [3, 6],
     onProgress: (_done, _total, label) => labels.push(label),
   });
@@ -23,6 +26,8 @@ test("the quick overhead benchmark with the peers measures every scenario at eve
       "leash-jsonl-batch",
       "leash-jsonl-always",
       "leash-sqlite",
+      "leash-reading-planner",
+      "leash-model-planner",
       "openai-agents",
       "ai-sdk",
       "langgraph",
@@ -36,6 +41,7 @@ test("the quick overhead benchmark with the peers measures every scenario at eve
     );
     for (const cell of row.cells) {
       assert.ok(cell.runsMs.length >= 1 && cell.perStepUs > 0 && cell.perStepCpuUs >= 0);
+      assert.ok(Number.isFinite(cell.allocatedBytesPerStep) && cell.allocatedBytesPerStep >= 0);
     }
   }
   const fsyncs = (id: string): number | undefined =>
@@ -43,8 +49,8 @@ test("the quick overhead benchmark with the peers measures every scenario at eve
   assert.equal(fsyncs("leash-jsonl-none"), 0);
   assert.ok((fsyncs("leash-jsonl-always") ?? 0) >= 2, "fsync always syncs each of a step's two checkpoints");
 
-  // Five leash rows at two sizes, each over the floor and the three peers.
-  assert.equal(result.ratios.length, 10);
+  // Seven leash rows at two sizes, each over the floor and the three peers.
+  assert.equal(result.ratios.length, 14);
   for (const ratio of result.ratios)
     assert.deepEqual(Object.keys(ratio.toPeers), ["openai-agents", "ai-sdk", "langgraph"]);
 
@@ -60,7 +66,17 @@ test("the quick overhead benchmark with the peers measures every scenario at eve
 
   assert.deepEqual(
     result.targets.map((target) => target.id),
-    ["memory_step", "step_growth", "sqlite_fsyncs", "batch_concurrency", "verify_rate"],
+    [
+      "memory_step",
+      "step_growth",
+      "reading_step",
+      "reading_growth",
+      "model_planner_ratio",
+      "model_planner_ratio",
+      "sqlite_fsyncs",
+      "batch_concurrency",
+      "verify_rate",
+    ],
   );
   assert.equal(result.targets[0]?.passed, null, "N = 100 is not run in this test");
   assert.ok(labels.includes("verifyAudit throughput"));
@@ -80,8 +96,8 @@ test("a scenario whose module cannot be loaded is skipped, not failed", async ()
     result.rows.map((row) => row.id),
     ["bare-loop", "leash-memory"],
   );
-  assert.equal(overheadScenarios().length, 6);
-  assert.equal(overheadScenarios(peerScenarios()).length, 9);
+  assert.equal(overheadScenarios().length, 7);
+  assert.equal(overheadScenarios(peerScenarios(leash)).length, 11);
 });
 
 test("without peers given, the overhead benchmark measures leash and the floor alone", async () => {

@@ -18,7 +18,10 @@ function deepFreeze<T>(value: T): T {
 
 const task = deepFreeze<ModelMessage>({ role: "user", content: "Label the shelf." });
 const ask = (id: string, ...more: string[]): ModelMessage =>
-  deepFreeze({ role: "assistant", calls: [id, ...more].map((call) => ({ id: call, tool: "read", args: { text: call } })) });
+  deepFreeze({
+    role: "assistant",
+    calls: [id, ...more].map((call) => ({ id: call, tool: "read", args: { text: call } })),
+  });
 const answer = (id: string): ModelMessage =>
   deepFreeze({ role: "tool", callId: id, tool: "read", outcome: "executed", content: `read ${id}` });
 const handBack = deepFreeze<ModelMessage>({ role: "assistant", calls: [], handBack: { id: "h1", output: { n: 1 } } });
