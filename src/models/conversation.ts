@@ -3,6 +3,7 @@ import type { Json } from "../json/index.js";
 import type { RunState, Step } from "../state/run-state.js";
 import { untouchedSource } from "../state/lazy-copy.js";
 import type { ModelAssistantMessage, ModelMessage, ModelToolMessage } from "./model-client.js";
+import { copyJson } from "./frozen-json.js";
 import { trustMessage } from "./trusted-messages.js";
 
 /** The `tool` of a tool message that answers a hand-back: adapters name it with their hand-back tool. */
@@ -53,10 +54,10 @@ class Conversation {
 
   #begin(turn: ModelTurn): void {
     this.skipRest(this.messages);
-    const message: ModelAssistantMessage = { role: "assistant", calls: structuredClone(turn.calls) };
+    const message: ModelAssistantMessage = { role: "assistant", calls: copyJson(turn.calls) };
     if (turn.text !== undefined) message.text = turn.text;
-    if (turn.handBack !== undefined) message.handBack = structuredClone(turn.handBack);
-    if (turn.providerState !== undefined) message.providerState = structuredClone(turn.providerState);
+    if (turn.handBack !== undefined) message.handBack = copyJson(turn.handBack);
+    if (turn.providerState !== undefined) message.providerState = copyJson(turn.providerState);
     this.messages.push(trustMessage(message));
     const calls = turn.calls.map((call) => ({ id: call.id, tool: call.tool }));
     if (turn.handBack !== undefined) calls.push({ id: turn.handBack.id, tool: HAND_BACK_TOOL });
@@ -73,8 +74,7 @@ class Conversation {
       return;
     }
     this.open?.answered.add(id);
-    const content: Json =
-      outcome === "executed" ? structuredClone(step.result) : outcome === "finished" ? null : refusal;
+    const content: Json = outcome === "executed" ? copyJson(step.result) : outcome === "finished" ? null : refusal;
     const tool = decision.type === "act" ? decision.tool : HAND_BACK_TOOL;
     const message: ModelToolMessage = { role: "tool", callId: id, tool, outcome, content };
     this.messages.push(trustMessage(message));
@@ -164,13 +164,13 @@ export function queuedCalls(state: RunState): QueuedCall[] {
     const queue: QueuedCall[] = [];
     for (const call of turn.calls) {
       if (taken.has(call.id)) continue;
-      const queued: QueuedCall = { type: "call", id: call.id, tool: call.tool, args: structuredClone(call.args) };
+      const queued: QueuedCall = { type: "call", id: call.id, tool: call.tool, args: copyJson(call.args) };
       if (call.invalidJson === true) queued.invalidJson = true;
       if (turn.text !== undefined) queued.reason = turn.text;
       queue.push(queued);
     }
     if (turn.handBack !== undefined && !taken.has(turn.handBack.id))
-      queue.push({ type: "handBack", id: turn.handBack.id, output: structuredClone(turn.handBack.output) });
+      queue.push({ type: "handBack", id: turn.handBack.id, output: copyJson(turn.handBack.output) });
     return queue;
   }
   return [];

@@ -115,11 +115,11 @@ function makeOneCall(run: ActiveRun) {
       requestDigest,
       responseDigest: digestOfJson(response),
       ...((options.recordText ?? run.core.recordModelText)
-        ? { request: sealed.copy() as unknown as Json, response: structuredClone(response) as unknown as Json }
+        ? { request: sealed.copy() as unknown as Json, response: copyJson(response) as unknown as Json }
         : {}),
     });
     const after = guarded
-      ? await askGuards(run.core.guards, "afterModel", run.work(), signal, structuredClone(response))
+      ? await askGuards(run.core.guards, "afterModel", run.work(), signal, copyJson(response))
       : ALLOWED;
     if (after.type !== "allow") return refuse(run, "afterModel", after);
     return copyJson(response);
