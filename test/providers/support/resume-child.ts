@@ -22,7 +22,7 @@ try {
   const worker = new Worker({ agent, store, pollMs: 50 });
   const resumed = await worker.runOnce();
   const state = await store.load(runId);
-  if (state === undefined) throw new Error(`The store has no run ${runId}.`);
+  if (state === null) throw new Error(`The store has no run ${runId}.`);
   if (resumed < 1) throw new Error(`The worker resumed ${resumed} runs; the paused run was not taken.`);
   process.stdout.write(
     `${JSON.stringify({
