@@ -162,11 +162,11 @@ test("a planner that calls a model after its run was cancelled is refused and th
 
 test("a cancel that lands inside the model call, before it returns, still leaves the call's model_failed record", async () => {
   for (const when of ["at once", "later"] as const) {
-    let agent: Agent | undefined;
+    const held: { agent?: Agent } = {};
     const model: ModelClient = {
       name: "hangs",
       generate: (_request, { signal }) => {
-        const cancel = (): void => void agent?.cancel("cut");
+        const cancel = (): void => void held.agent?.cancel("cut");
         if (when === "at once") cancel();
         else setImmediate(cancel);
         // A client that ignores its signal: only the run's own race ends the call.
@@ -174,7 +174,8 @@ test("a cancel that lands inside the model call, before it returns, still leaves
         return new Promise(() => undefined);
       },
     };
-    agent = new Agent({ tools: [], planner: modelPlanner({ model }) });
+    const agent = new Agent({ tools: [], planner: modelPlanner({ model }) });
+    held.agent = agent;
     const state = await agent.run("x", { runId: "cut" });
     assert.equal(state.status, "stopped", when);
     assert.equal(state.stopReason, "cancelled", when);
