@@ -5,7 +5,7 @@
 export { Agent } from "./agent/agent.js";
 export type { SkillOutcome } from "./agent/agent.js";
 export type { AgentOptions } from "./agent/agent-options.js";
-export type { AgentEvents, RunFailedEvent, GaveUpEvent } from "./agent/agent-events.js";
+export type { AgentEvents, RunFailedEvent, GaveUpEvent, TextEvent } from "./agent/agent-events.js";
 export type { RunOptions } from "./run/start-run.js";
 export type { ResumeOptions } from "./run/resume-run.js";
 export type { Planner, PlannerContext, DoneCriterion } from "./run/agent-core.js";
@@ -65,9 +65,16 @@ export type {
   ModelRequest,
   ModelResponse,
   ModelMessage,
+  ModelUserMessage,
+  ModelAssistantMessage,
+  ModelToolMessage,
   ModelToolCall,
+  ModelUsage,
+  FinishReason,
+  GenerateOptions,
   Price,
 } from "./models/model-client.js";
+export type { ModelTurn, TurnCall } from "./decisions/decision.js";
 export type { Skill, SkillInfo } from "./skills/skill.js";
 export { modelPlanner } from "./models/model-planner.js";
 export { modelRequestDigest } from "./models/seal-request.js";
