@@ -127,7 +127,8 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
 function jsonProblem(text: unknown): string {
   try {
     JSON.parse(String(text));
-    return "the text was marked as not JSON.";
+    // Text that parses was given as text because leash cannot carry it as a value.
+    return "the arguments are nested deeper than leash carries.";
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
