@@ -5,16 +5,8 @@ import assert from "node:assert/strict";
 import { Agent, Policy, modelPlanner, tool, verifyAudit } from "../../../src/index.js";
 import type { AuditRecord, Skill } from "../../../src/index.js";
 import type { LoopbackServer } from "../support/harness.js";
+import { MODES, mode, withLoopback } from "../support/loopback-test.js";
 import { aiSdkHarness } from "./harness.js";
-
-async function withServer(run: (server: LoopbackServer) => Promise<void>): Promise<void> {
-  const server = await aiSdkHarness.start();
-  try {
-    await run(server);
-  } finally {
-    await server.close();
-  }
-}
 
 const count: Skill<string, { count: number }> = {
   name: "CountBooks",
@@ -46,9 +38,9 @@ function shelfAgent(server: LoopbackServer, stream: boolean) {
   return { agent, written };
 }
 
-for (const stream of [false, true]) {
-  test(`a run on aiSdkModel takes every call of an answer, sees its refusals, and finishes by the hand-back (${stream ? "streamed" : "not streamed"})`, async () => {
-    await withServer(async (server) => {
+for (const stream of MODES) {
+  test(`a run on aiSdkModel takes every call of an answer, sees its refusals, and finishes by the hand-back (${mode(stream)})`, async () => {
+    await withLoopback(aiSdkHarness, async (server) => {
       server.reply(
         {
           type: "answer",

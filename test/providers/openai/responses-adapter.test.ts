@@ -8,6 +8,7 @@ import { isLeashError } from "../../../src/errors/index.js";
 import { openaiResponses } from "../../../src/providers/openai/responses.js";
 import type { ToolDescription } from "../../../src/tools/tool.js";
 import type { LoopbackServer } from "../support/harness.js";
+import { MODES, mode, signal } from "../support/loopback-test.js";
 import { openaiResponsesHarness as harness, startResponsesServer } from "./responses-harness.js";
 
 const readFile: ToolDescription = {
@@ -27,10 +28,8 @@ const task = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
   ...extra,
 });
 
-const signal = (): AbortSignal => new AbortController().signal;
-
-for (const stream of [false, true]) {
-  describe(`openaiResponses (${stream ? "stream" : "JSON"})`, () => {
+for (const stream of MODES) {
+  describe(`openaiResponses (${mode(stream)})`, () => {
     let server: LoopbackServer;
     before(async () => (server = await startResponsesServer()));
     after(() => server.close());

@@ -7,7 +7,7 @@ import type { LoopbackServer, ProviderHarness, ReadRequest } from "../support/ha
 import { startLoopbackServer } from "../support/loopback-server.js";
 import type { IssuedReasoning } from "./responses-harness-check.js";
 import { checkResponsesRequest } from "./responses-harness-check.js";
-import { answerEvents, buildAnswer, stallEvents } from "./responses-harness-reply.js";
+import { answerEvents, buildAnswer, responsesEventStream, stallEvents } from "./responses-harness-reply.js";
 
 const str = (value: unknown): string => (typeof value === "string" ? value : (JSON.stringify(value) ?? ""));
 
@@ -22,16 +22,6 @@ const ERROR_TYPES: Record<number, { type: string; code: string | null }> = {
 function errorBody(status: number, message: string): JsonObject {
   const kind = ERROR_TYPES[status] ?? { type: "server_error", code: null };
   return { error: { message, type: kind.type, param: null, code: kind.code } };
-}
-
-/** Writes events as server-sent events, each numbered as the API numbers them. */
-function eventText(events: readonly JsonObject[]): string {
-  return events
-    .map(
-      (event, sequence) =>
-        `event: ${str(event.type)}\ndata: ${JSON.stringify({ ...event, sequence_number: sequence })}\n\n`,
-    )
-    .join("");
 }
 
 /** Starts a loopback Responses API server. */
@@ -59,12 +49,12 @@ export function startResponsesServer(): Promise<LoopbackServer> {
       if (reply.type === "stall") {
         if (fields.stream !== true) return respond.refuse(500, "A stalled reply needs a streamed request.");
         respond.stall();
-        return respond.write(eventText(stallEvents(nextId("resp"), nextId("msg"), fields, reply.text))); // held open
+        return respond.write(responsesEventStream(stallEvents(nextId("resp"), nextId("msg"), fields, reply.text))); // held open
       }
       const built = buildAnswer(reply, fields, nextId);
       if (built.issued !== undefined) issued.set(built.issued.encrypted, built.issued.reasoning);
       if (fields.stream !== true) return respond.json(200, built.response);
-      respond.end(eventText(answerEvents(built.response)));
+      respond.end(responsesEventStream(answerEvents(built.response)));
     },
   });
 }
