@@ -7,6 +7,7 @@ import type { AuditRecord, Skill } from "../../../src/index.js";
 import type { LoopbackServer } from "../support/harness.js";
 import { MODES, mode, withLoopback } from "../support/loopback-test.js";
 import { aiSdkHarness } from "./harness.js";
+import { answeredIds } from "../support/read-request.js";
 
 const count: Skill<string, { count: number }> = {
   name: "CountBooks",
@@ -78,10 +79,7 @@ for (const stream of MODES) {
       assert.deepEqual(verifyAudit(agent.audit.records as never), []);
 
       const [, second, third] = server.requests.map((request) => aiSdkHarness.read(request));
-      assert.deepEqual(
-        second?.results.map((result) => result.callId),
-        ["call_1", "call_2", "call_3"],
-      );
+      assert.deepEqual(answeredIds(second), ["call_1", "call_2", "call_3"]);
       assert.equal(second?.results[0]?.content, "three books");
       assert.deepEqual(
         third?.results.map((result) => [result.callId, result.content]),

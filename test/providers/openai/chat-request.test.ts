@@ -8,6 +8,7 @@ import { openaiChatHarness } from "./chat-harness.js";
 import { CHAT_TEST_MODEL } from "./chat-client-module.js";
 import { MODES, mode, signal, withLoopback } from "../support/loopback-test.js";
 import { ask, describeTool } from "./chat-fixtures.js";
+import { answeredIds } from "../support/read-request.js";
 
 // A conversation with every kind of message: calls (one with malformed argument text), their
 // results, a refused hand-back on its own id, and the reason a plain-text answer was refused.
@@ -98,10 +99,7 @@ for (const stream of MODES) {
       const read = openaiChatHarness.read(server.requests[0] ?? null);
       assert.deepEqual(read.tools, ["read", "hand_back", "hand_back_2"]);
       assert.deepEqual(read.calls[1], { id: "call_b", tool: "read", arguments: '{"path": "b.txt"' });
-      assert.deepEqual(
-        read.results.map((result) => result.callId),
-        ["call_a", "call_b", "call_h"],
-      );
+      assert.deepEqual(answeredIds(read), ["call_a", "call_b", "call_h"]);
       assert.deepEqual(read.userTexts, ["Count the lines.", "Hand the count back with the tool."]);
       assert.equal(read.system, "You read files.");
       assert.equal(read.stream, stream);

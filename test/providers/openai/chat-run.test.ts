@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { Agent, modelPlanner, tool } from "../../../src/index.js";
 import { MODES, mode, withLoopback } from "../support/loopback-test.js";
 import { openaiChatHarness } from "./chat-harness.js";
+import { answeredIds } from "../support/read-request.js";
 
 const read = tool({
   name: "read",
@@ -43,10 +44,7 @@ for (const stream of MODES) {
         { id: "call_1", tool: "read", arguments: '{"path":"a.txt"}' },
         { id: "call_2", tool: "read", arguments: '{"path": "b.txt"' },
       ]);
-      assert.deepEqual(
-        second.results.map((result) => result.callId),
-        ["call_1", "call_2"],
-      );
+      assert.deepEqual(answeredIds(second), ["call_1", "call_2"]);
       assert.match(second.results[0]?.content ?? "", /contents of a\.txt/);
       assert.deepEqual(deltas.join(""), stream ? "Reading both.Both are read." : "");
       assert.ok(Math.abs(state.usage.cost - (40 * 1 + 60 * 0.1 + 20 * 10) / 1e6) < 1e-15);
@@ -79,10 +77,7 @@ for (const stream of MODES) {
       const second = openaiChatHarness.read(server.requests[1] ?? null);
       assert.deepEqual(second.tools, ["read", "hand_back"]);
       assert.deepEqual(second.calls, [{ id: "call_h1", tool: "hand_back", arguments: '{"output":"short"}' }]);
-      assert.deepEqual(
-        second.results.map((result) => result.callId),
-        ["call_h1"],
-      );
+      assert.deepEqual(answeredIds(second), ["call_h1"]);
       assert.match(second.results[0]?.content ?? "", /Too short/);
     });
   });

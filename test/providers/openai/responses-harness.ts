@@ -5,6 +5,7 @@ import type { Json, JsonObject } from "../../../src/json/index.js";
 import { openaiResponses } from "../../../src/providers/openai/responses.js";
 import type { LoopbackServer, ProviderHarness, ReadRequest } from "../support/harness.js";
 import { startLoopbackServer } from "../support/loopback-server.js";
+import { bodyObject, emptyReading, isJsonObject } from "../support/read-request.js";
 import type { IssuedReasoning } from "./responses-harness-check.js";
 import { checkResponsesRequest } from "./responses-harness-check.js";
 import { answerEvents, buildAnswer, responsesEventStream, stallEvents } from "./responses-harness-reply.js";
@@ -59,32 +60,25 @@ export function startResponsesServer(): Promise<LoopbackServer> {
   });
 }
 
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 function messageText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((part) => (isObject(part) && typeof part.text === "string" ? part.text : "")).join("");
+  return content.map((part) => (isJsonObject(part) && typeof part.text === "string" ? part.text : "")).join("");
 }
 
 /** A neutral reading of a Responses API request body. */
 export function readResponsesRequest(request: Json): ReadRequest {
-  const body = isObject(request) ? request : {};
-  const input = Array.isArray(body.input) ? body.input.filter(isObject) : [];
-  const tools = Array.isArray(body.tools) ? body.tools.filter(isObject) : [];
-  const read: ReadRequest = {
+  const body = bodyObject(request);
+  const input = Array.isArray(body.input) ? body.input.filter(isJsonObject) : [];
+  const tools = Array.isArray(body.tools) ? body.tools.filter(isJsonObject) : [];
+  const read = emptyReading({
     model: typeof body.model === "string" ? body.model : "",
     system: typeof body.instructions === "string" ? body.instructions : "",
     tools: tools.map((tool) => str(tool.name)),
-    calls: [],
-    results: [],
-    userTexts: [],
-    providerState: [],
     stream: body.stream === true,
     parallelToolCalls: typeof body.parallel_tool_calls === "boolean" ? body.parallel_tool_calls : undefined,
     maxOutputTokens: typeof body.max_output_tokens === "number" ? body.max_output_tokens : undefined,
-  };
+  });
   for (const item of input) {
     if (item.type === "function_call")
       read.calls.push({ id: str(item.call_id), tool: str(item.name), arguments: str(item.arguments) });
