@@ -8,7 +8,8 @@ import type { ModelClient } from "../../../src/index.js";
 import { openaiChat } from "../../../src/providers/openai/index.js";
 import { openaiChatHarness } from "./chat-harness.js";
 import { MODES, mode, signal, withLoopback } from "../support/loopback-test.js";
-import { ask, describeTool } from "./chat-fixtures.js";
+import { describeTool } from "../support/describe-tool.js";
+import { ask } from "./chat-fixtures.js";
 
 for (const stream of MODES) {
   test(`reads the text, the calls with their ids, malformed argument text as invalidJson and the finish reason (${mode(stream)})`, async () => {

@@ -1,17 +1,5 @@
-// Shared pieces of the openaiChat port tests: a tool description and the smallest request.
+// The smallest request of the openaiChat port tests.
 import type { ModelRequest, ToolDescription } from "../../../src/index.js";
-
-export function describeTool(name: string, description = ""): ToolDescription {
-  return {
-    name,
-    description,
-    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-    effect: "read",
-    scopes: [],
-    cost: 0,
-    idempotent: true,
-  };
-}
 
 export const ask = (tools: ToolDescription[] = []): ModelRequest => ({
   system: "You help.",

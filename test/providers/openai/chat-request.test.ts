@@ -7,7 +7,8 @@ import type { ModelRequest } from "../../../src/index.js";
 import { openaiChatHarness } from "./chat-harness.js";
 import { CHAT_TEST_MODEL } from "./chat-client-module.js";
 import { MODES, mode, signal, withLoopback } from "../support/loopback-test.js";
-import { ask, describeTool } from "./chat-fixtures.js";
+import { describeTool } from "../support/describe-tool.js";
+import { ask } from "./chat-fixtures.js";
 import { answeredIds } from "../support/read-request.js";
 
 // A conversation with every kind of message: calls (one with malformed argument text), their

@@ -7,7 +7,8 @@ import { isLeashError } from "../../../src/index.js";
 import { openaiChatHarness } from "./chat-harness.js";
 import { signal, withLoopback } from "../support/loopback-test.js";
 import { startRawServer } from "../support/raw-server.js";
-import { ask, describeTool } from "./chat-fixtures.js";
+import { describeTool } from "../support/describe-tool.js";
+import { ask } from "./chat-fixtures.js";
 
 test("text deltas reach onText in order while the model writes, and join to the text", async () => {
   await withLoopback(openaiChatHarness, async (server) => {
