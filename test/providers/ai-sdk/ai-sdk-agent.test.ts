@@ -8,6 +8,7 @@ import type { LoopbackServer } from "../support/harness.js";
 import { MODES, mode, withLoopback } from "../support/loopback-test.js";
 import { aiSdkHarness } from "./harness.js";
 import { answeredIds } from "../support/read-request.js";
+import { outcomesOf } from "../support/suite-context.js";
 
 const count: Skill<string, { count: number }> = {
   name: "CountBooks",
@@ -68,10 +69,13 @@ for (const stream of MODES) {
       assert.deepEqual(outcome.output, { count: 3 });
       assert.deepEqual(server.refusals, []);
       assert.deepEqual(written, ["top"]);
-      assert.deepEqual(
-        outcome.state.steps.map((step) => step.outcome),
-        ["executed", "invalid_arguments", "executed", "answer_rejected", "finished"],
-      );
+      assert.deepEqual(outcomesOf(outcome.state), [
+        "executed",
+        "invalid_arguments",
+        "executed",
+        "answer_rejected",
+        "finished",
+      ]);
       assert.equal(deltas.join(""), stream ? "Reading and labelling." : "");
       // (1000 - 600) × 2 + 600 × 0.5 + 100 × 8, per million.
       assert.equal(outcome.state.usage.cost, (400 * 2 + 600 * 0.5 + 100 * 8) / 1e6);

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { verifyAudit } from "../../../src/index.js";
 import type { CaseContext } from "./suite-context.js";
-import { call } from "./suite-context.js";
+import { call, outcomesOf } from "./suite-context.js";
 import { suiteAgent } from "./suite-agent.js";
 import { answeredIds } from "./read-request.js";
 
@@ -22,10 +22,7 @@ export async function malformedArgumentsCase({ harness, server, client, reads }:
   const state = await agent.run("Why does the rear brake not bite?");
 
   assert.equal(state.status, "completed", JSON.stringify(state.failure));
-  assert.deepEqual(
-    state.steps.map((step) => step.outcome),
-    ["invalid_arguments", "executed", "finished"],
-  );
+  assert.deepEqual(outcomesOf(state), ["invalid_arguments", "executed", "finished"]);
   assert.equal(state.steps[0]?.error?.code, "invalid_json");
   assert.equal(state.answer, "New pads.");
   assert.deepEqual(ran, ["lookup brakes"], "the malformed call never ran");
@@ -54,10 +51,7 @@ export async function unknownToolCase({ server, client, reads }: CaseContext): P
   const state = await agent.run("Fix the brake at once.");
 
   assert.equal(state.status, "completed", JSON.stringify(state.failure));
-  assert.deepEqual(
-    state.steps.map((step) => step.outcome),
-    ["unknown_tool", "finished"],
-  );
+  assert.deepEqual(outcomesOf(state), ["unknown_tool", "finished"]);
   assert.deepEqual(ran, []);
   const read = reads();
   assert.equal(read.length, 2);

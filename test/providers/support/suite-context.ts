@@ -47,6 +47,11 @@ export function parsedArguments(read: ReadRequest): { id: string; tool: string; 
   return read.calls.map((replayed) => ({ id: replayed.id, tool: replayed.tool, args: JSON.parse(replayed.arguments) }));
 }
 
+/** The outcome of every step of a run, in order (`null` for a step still waiting). */
+export function outcomesOf<Outcome>(state: { steps: readonly { outcome: Outcome }[] }): Outcome[] {
+  return state.steps.map((step) => step.outcome);
+}
+
 /** The audit records of one run, in order. */
 export function recordsOf(records: readonly AuditRecord[] | undefined, runId: string): AuditRecord[] {
   return (records ?? []).filter((record) => record.run === runId).sort((a, b) => a.seq - b.seq);

@@ -14,7 +14,7 @@ import {
 import type { Repair } from "../../../src/cli/demo/workshop.js";
 import type { AuditRecord } from "../../../src/index.js";
 import type { CaseContext } from "./suite-context.js";
-import { call, parsedArguments } from "./suite-context.js";
+import { call, parsedArguments, outcomesOf } from "./suite-context.js";
 import { answeredIds } from "./read-request.js";
 
 /** The hand-back tool's name when no app tool takes it (src/providers/shared/hand-back-tool.ts). */
@@ -45,10 +45,7 @@ export async function workshopCase({ server, client, reads }: CaseContext): Prom
   assert.equal(outcome.status, "completed", JSON.stringify(outcome.state.failure));
   assert.equal(outcome.done, true);
   assert.deepEqual(outcome.output, ESTIMATE);
-  assert.deepEqual(
-    outcome.state.steps.map((step) => step.outcome),
-    ["withheld", "executed", "answer_rejected", "finished"],
-  );
+  assert.deepEqual(outcomesOf(outcome.state), ["withheld", "executed", "answer_rejected", "finished"]);
   assert.equal(repairs.get(repair.id)?.note, NOTE);
   assert.deepEqual(verifyAudit(store.records), []);
   assert.deepEqual(live, store.records, "the live feed gave every record the trail holds, as it was made");
