@@ -44,8 +44,8 @@ export interface LoopbackWire<Extra extends { type: string } = never> {
   headers?: Record<string, string>;
   /** What the real API would refuse in a request (its headers and parsed body), or `undefined`. */
   check(body: Json, headers: IncomingHttpHeaders): WireRefusal | undefined;
-  /** Answers the next scripted reply (an `error` reply is answered here, with `errorBody`). */
-  answer(reply: WireReply | NoInfer<Extra>, body: Json, respond: WireResponder): void;
+  /** Answers the next scripted reply; `error` replies never come here (the base answers them with `errorBody`). */
+  answer(reply: WireReply | Extra, body: Json, respond: WireResponder): void;
 }
 
 /** A scripted reply the provider answers itself (the base answers `error` replies with `errorBody`). */
@@ -71,7 +71,9 @@ function parse(text: string): Json | undefined {
 }
 
 /**
- * Starts a loopback server for one provider's wire on 127.0.0.1 at an ephemeral port.
+ * Starts a loopback server for one provider's wire on 127.0.0.1 at an ephemeral port. Give `Extra`
+ * explicitly (`never` when the provider scripts no replies of its own): a caller's return type would
+ * otherwise be taken for it.
  *
  * @example
  * const server = await startLoopbackServer({ basePath: "/v1", route: "/v1/chat/completions", ... });
@@ -144,7 +146,7 @@ export async function startLoopbackServer<Extra extends { type: string } = never
       const { status, message } = reply as Extract<ScriptedReply, { type: "error" }>;
       return sendJson(response, status, wire.errorBody(status, message));
     }
-    wire.answer(reply, body, responder(response));
+    wire.answer(reply as WireReply | Extra, body, responder(response));
   }
 
   const server = createServer((request, response) => {
