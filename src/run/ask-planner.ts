@@ -30,7 +30,11 @@ export async function askPlanner(run: ActiveRun): Promise<PlannerResult> {
     () => run.core.planner(run.state.copy(), run.tools.describe(), context),
     run.controller.signal,
   );
-  if (asked.type === "aborted") return { type: "forced", end: run.forcedEnd ?? { type: "stop", reason: "cancelled" } };
+  if (asked.type === "aborted") {
+    // A model call cut short by the same abort records its `model_failed` first; it settles at once.
+    await Promise.allSettled(run.modelCalls);
+    return { type: "forced", end: run.forcedEnd ?? { type: "stop", reason: "cancelled" } };
+  }
   if (asked.type === "threw") {
     if (run.forcedEnd !== undefined) return { type: "forced", end: run.forcedEnd };
     if (run.controller.signal.aborted) return { type: "forced", end: { type: "stop", reason: "cancelled" } };

@@ -32,7 +32,26 @@ export interface CallModelOptions {
 export function makeCallModel(run: ActiveRun) {
   const callOne = makeOneCall(run);
   let inFlight = false;
-  return async (client: ModelClient, request: ModelRequest, options: CallModelOptions = {}): Promise<ModelResponse> => {
+  const tracked = async (
+    client: ModelClient,
+    request: ModelRequest,
+    options: CallModelOptions = {},
+  ): Promise<ModelResponse> => {
+    // Each call is known to the run until it has settled, so that a run cancelled while a model call
+    // is in flight waits for the call's own `model_failed` record before it ends.
+    const call = guarded(client, request, options);
+    run.modelCalls.add(call);
+    try {
+      return await call;
+    } finally {
+      run.modelCalls.delete(call);
+    }
+  };
+  const guarded = async (
+    client: ModelClient,
+    request: ModelRequest,
+    options: CallModelOptions,
+  ): Promise<ModelResponse> => {
     const { maxCost, maxTokens } = run.state.limits;
     if (maxCost === undefined && maxTokens === undefined) return callOne(client, request, options);
     if (inFlight) {
@@ -48,6 +67,7 @@ export function makeCallModel(run: ActiveRun) {
       inFlight = false;
     }
   };
+  return tracked;
 }
 
 function makeOneCall(run: ActiveRun) {
