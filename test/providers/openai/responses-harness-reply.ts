@@ -174,3 +174,13 @@ export function stallEvents(id: string, messageId: string, body: JsonObject, tex
     })),
   ];
 }
+
+/** Writes events as the API's server-sent events, each numbered in order as the API numbers them. */
+export function responsesEventStream(events: readonly Record<string, unknown>[]): string {
+  return events
+    .map((event, sequence) => {
+      const data = JSON.stringify({ ...event, sequence_number: sequence });
+      return `event: ${String(event.type)}\ndata: ${data}\n\n`;
+    })
+    .join("");
+}
