@@ -16,7 +16,7 @@ export type { Effect, ToolSpec, ToolDescription, ToolParameters } from "./tools/
 export type { ToolContext } from "./tools/tool-context.js";
 export { Toolset } from "./tools/toolset.js";
 export type { JsonSchema } from "./tools/schema-validator.js";
-export type { StandardTypedSchema, StandardInput } from "./tools/standard-schema.js";
+export type { StandardTypedSchema, StandardInput, StandardOutput } from "./tools/standard-schema.js";
 
 export { Decision } from "./decisions/decision.js";
 export type { ActDecision, FinishDecision, Usage } from "./decisions/decision.js";

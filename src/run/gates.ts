@@ -88,6 +88,15 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
       message: `Invalid arguments for \`${found.name}\`: ${validation.errors.join("; ")}.`,
     };
   }
+  const problems = await found.typedProblems(decision.args);
+  if (problems.length > 0) {
+    return {
+      type: "deny",
+      outcome: "invalid_arguments",
+      code: "invalid_arguments",
+      message: `Invalid arguments for \`${found.name}\`: ${problems.join("; ")}.`,
+    };
+  }
   if (!policy.allowsEffect(found.effect)) {
     return {
       type: "deny",
