@@ -122,7 +122,7 @@ export async function startResponsesServer(): Promise<LoopbackServer> {
       }
       case "answer": {
         const built = buildAnswer(reply, fields, nextId);
-        if (built.issued !== undefined) issued.set(built.issued.encrypted, built.issued.reasoning);
+        for (const given of built.issued) issued.set(given.encrypted, given.reasoning);
         if (fields.stream !== true) return sendJson(response, 200, built.response);
         const send = openStream(response);
         for (const event of answerEvents(built.response)) send(event);
