@@ -234,7 +234,9 @@ export function aiSdkPrompt(
   }
   build.handBacks = handBackIds.size > 0;
   // An empty system message is left out: some providers refuse an empty text block.
-  return request.system === "" ? build.entries.slice() : [{ role: "system", content: request.system }, ...build.entries];
+  return request.system === ""
+    ? build.entries.slice()
+    : [{ role: "system", content: request.system }, ...build.entries];
 }
 
 /** Adds the prompt entries of the messages from `from` on to a build, and those messages while they are frozen. */

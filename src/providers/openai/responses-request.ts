@@ -23,10 +23,7 @@ export interface ResponsesRequestSettings {
  */
 export function isReasoningItem(value: Json): value is JsonObject {
   return (
-    isJsonObject(value) &&
-    value.type === "reasoning" &&
-    typeof value.id === "string" &&
-    Array.isArray(value.summary)
+    isJsonObject(value) && value.type === "reasoning" && typeof value.id === "string" && Array.isArray(value.summary)
   );
 }
 

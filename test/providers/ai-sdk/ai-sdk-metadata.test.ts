@@ -63,7 +63,7 @@ for (const stream of [false, true]) {
     );
     await client.generate(
       requestOf([
-        { role: "assistant", text: first.text!, calls: first.calls, providerState: first.providerState },
+        { role: "assistant", text: "Looking.", calls: first.calls, providerState: first.providerState },
         { role: "tool", callId: "fc_1", tool: "read", outcome: "executed", content: "top shelf" },
         { role: "tool", callId: "fc_2", tool: "read", outcome: "executed", content: "low shelf" },
       ]),

@@ -40,7 +40,8 @@ function unknownBlock(blocks: Obj[], at: string): string | undefined {
   for (const [index, block] of blocks.entries()) {
     if (typeof block.type === "string" && BLOCK_TYPES.includes(block.type)) continue;
     const tags = BLOCK_TYPES.map((type) => `'${type}'`).join(", ");
-    return `${at}.content.${index}: Input tag '${String(block.type)}' found using 'type' does not match any of the expected tags: ${tags}`;
+    const tag = typeof block.type === "string" ? block.type : (JSON.stringify(block.type) ?? "undefined");
+    return `${at}.content.${index}: Input tag '${tag}' found using 'type' does not match any of the expected tags: ${tags}`;
   }
   return undefined;
 }

@@ -87,7 +87,10 @@ export function buildAnswer(answer: Answer, body: JsonObject, nextId: NextId): B
     const at = output.findIndex((item) => item.type === "function_call" && item.call_id === extra.callId);
     if (at === -1) throw new Error(`A scripted reasoning item names no call ${extra.callId}.`);
     const id = nextId("rs");
-    issued.push({ encrypted: extra.signature, reasoning: { id, follows: { type: "function_call", callId: extra.callId } } });
+    issued.push({
+      encrypted: extra.signature,
+      reasoning: { id, follows: { type: "function_call", callId: extra.callId } },
+    });
     output.splice(at, 0, reasoningItem(id, extra.text, extra.signature));
   }
   if (reasoning !== undefined && reasoningId !== undefined) {

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import OpenAI from "openai";
-import type { JsonObject } from "../../../src/json/index.js";
+import type { Json, JsonObject } from "../../../src/json/index.js";
 import type { ModelRequest } from "../../../src/models/model-client.js";
 import type { ToolDescription } from "../../../src/tools/tool.js";
 import { openaiResponsesHarness as harness, startResponsesServer } from "./responses-harness.js";
@@ -20,8 +20,8 @@ const look: ToolDescription = {
 
 const signal = (): AbortSignal => new AbortController().signal;
 
-const idsOf = (input: JsonObject[]): string[] =>
-  input.map((item) => String(item.type === "reasoning" ? item.encrypted_content : (item.call_id ?? item.role)));
+const idsOf = (input: JsonObject[]): Json[] =>
+  input.map((item) => (item.type === "reasoning" ? item.encrypted_content : (item.call_id ?? item.role)) ?? null);
 
 for (const stream of [false, true]) {
   test(`reasoning items interleaved with calls go back in their places: rs_1, call_1, rs_2, call_2 (${stream ? "streamed" : "JSON"})`, async (t) => {
