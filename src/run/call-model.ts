@@ -5,6 +5,7 @@ import type { ModelClient, ModelRequest, ModelResponse, Price } from "../models/
 import { askGuards, saidLine } from "../guards/ask-guards.js";
 import type { GuardResult } from "../guards/ask-guards.js";
 import { checkPrice } from "../models/check-price.js";
+import { MAX_USAGE } from "../decisions/decision.js";
 import { modelCost } from "../models/model-cost.js";
 import { parseModelResponse } from "../models/parse-model-response.js";
 import { sealRequest } from "../models/seal-request.js";
@@ -124,10 +125,12 @@ function makeOneCall(run: ActiveRun) {
       throw failure;
     }
     const { usage } = response;
-    const cost = modelCost(usage, price);
-    const tokens = usage.inputTokens + usage.outputTokens;
-    run.state.usage.tokens += tokens;
-    run.state.usage.cost += cost;
+    // Each count is a safe integer, but not every sum is: the sums are capped, and a run so far past
+    // any budget stops at the next check.
+    const cost = Math.min(MAX_USAGE, modelCost(usage, price));
+    const tokens = Math.min(MAX_USAGE, usage.inputTokens + usage.outputTokens);
+    run.state.usage.tokens = Math.min(MAX_USAGE, run.state.usage.tokens + tokens);
+    run.state.usage.cost = Math.min(MAX_USAGE, run.state.usage.cost + cost);
     run.record("model_called", {
       model: client.name,
       usage: { ...usage, tokens, cost },

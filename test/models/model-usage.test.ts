@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, modelPlanner, modelRequestDigest, tool } from "../../src/index.js";
+import { Agent, MemoryStore, modelPlanner, modelRequestDigest, tool } from "../../src/index.js";
 import type { AuditRecord, ModelRequest } from "../../src/index.js";
 import { says, scriptedModel } from "../../src/testing/index.js";
 
@@ -103,4 +103,43 @@ test("record events are the trail's records, in order, each once", async () => {
   agent.on("record", (record) => fed.push(record));
   await agent.run("x");
   assert.deepEqual(fed, agent.audit.records);
+});
+
+test("ten model calls at 0.1 each fill a budget of 1 exactly: the eleventh is not made", async () => {
+  const model = scriptedModel(
+    { price: { input: 1, output: 0 } },
+    ...Array.from({ length: 12 }, () => says.tool("read", {}, { usage: { inputTokens: 100_000, outputTokens: 0 } })),
+  );
+  const state = await new Agent({ tools: [read], planner: modelPlanner({ model }), limits: { maxCost: 1 } }).run("x");
+  assert.equal(state.status, "stopped");
+  assert.equal(state.stopReason, "max_cost");
+  assert.equal(model.requests.length, 10);
+});
+
+test("a tool costing 0.1 runs three times under a budget of 0.3", async () => {
+  const dime = tool({ name: "dime", cost: 0.1, execute: () => "paid" });
+  let asked = 0;
+  const agent = new Agent({
+    tools: [dime],
+    limits: { maxCost: 0.3 },
+    planner: () => (asked++ < 5 ? { type: "act", tool: "dime", args: {} } : { type: "finish", answer: null }),
+  });
+  const state = await agent.run("x");
+  assert.equal(state.toolCalls, 3);
+  assert.equal(state.stopReason, "max_cost");
+});
+
+test("usage whose sums pass the largest safe integer is capped, and the run ends with a saved state", async () => {
+  const huge = { inputTokens: Number.MAX_SAFE_INTEGER, outputTokens: Number.MAX_SAFE_INTEGER };
+  const model = scriptedModel(says.tool("read", {}, { usage: huge }), says.text("done", { usage: huge }));
+  const store = new MemoryStore();
+  const state = await new Agent({
+    tools: [read],
+    store,
+    planner: modelPlanner({ model, price: { input: 1e6, output: 1e6 } }),
+  }).run("x", { runId: "huge" });
+  assert.equal(state.status, "completed");
+  assert.equal(state.usage.tokens, Number.MAX_SAFE_INTEGER);
+  assert.equal(state.usage.cost, Number.MAX_SAFE_INTEGER);
+  assert.equal((await store.load("huge"))?.status, "completed");
 });

@@ -6,19 +6,12 @@ import type { JsonObject } from "../../../src/json/index.js";
 import type { ModelRequest, ModelResponse } from "../../../src/models/model-client.js";
 import { isLeashError } from "../../../src/errors/index.js";
 import { openaiResponses } from "../../../src/providers/openai/responses.js";
-import type { ToolDescription } from "../../../src/tools/tool.js";
+import { describeTool } from "../support/describe-tool.js";
 import type { LoopbackServer } from "../support/harness.js";
+import { MODES, mode, signal } from "../support/loopback-test.js";
 import { openaiResponsesHarness as harness, startResponsesServer } from "./responses-harness.js";
 
-const readFile: ToolDescription = {
-  name: "read_file",
-  description: "Reads a file.",
-  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-  effect: "read",
-  scopes: [],
-  cost: 0,
-  idempotent: true,
-};
+const readFile = describeTool("read_file", "Reads a file.");
 
 const task = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
   system: "You read files.",
@@ -27,10 +20,8 @@ const task = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
   ...extra,
 });
 
-const signal = (): AbortSignal => new AbortController().signal;
-
-for (const stream of [false, true]) {
-  describe(`openaiResponses (${stream ? "stream" : "JSON"})`, () => {
+for (const stream of MODES) {
+  describe(`openaiResponses (${mode(stream)})`, () => {
     let server: LoopbackServer;
     before(async () => (server = await startResponsesServer()));
     after(() => server.close());

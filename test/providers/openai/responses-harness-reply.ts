@@ -9,7 +9,7 @@ type Answer = Extract<ScriptedReply, { type: "answer" }>;
 /** Gives out the ids of one server: `resp_1`, `msg_2`, ... */
 export type NextId = (prefix: string) => string;
 
-/** What a scripted answer becomes: the response, and the reasoning item it issued (to check later). */
+/** What a scripted answer becomes: the response, and the reasoning items it issued (to check later). */
 export interface BuiltAnswer {
   response: JsonObject;
   issued: { encrypted: string; reasoning: IssuedReasoning }[];
@@ -182,4 +182,14 @@ export function stallEvents(id: string, messageId: string, body: JsonObject, tex
       logprobs: [],
     })),
   ];
+}
+
+/** Writes events as the API's server-sent events, each numbered in order as the API numbers them. */
+export function responsesEventStream(events: readonly Record<string, unknown>[]): string {
+  return events
+    .map((event, sequence) => {
+      const data = JSON.stringify({ ...event, sequence_number: sequence });
+      return `event: ${String(event.type)}\ndata: ${data}\n\n`;
+    })
+    .join("");
 }

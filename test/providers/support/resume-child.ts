@@ -8,6 +8,7 @@ import { SqliteStore } from "../../../src/stores/sqlite/index.js";
 import { Worker } from "../../../src/worker/index.js";
 import { loadHarness } from "./harnesses.js";
 import { suiteAgent } from "./suite-agent.js";
+import { outcomesOf } from "./suite-context.js";
 
 const [name = "", url = "", stream = "", db = "", calls = "", runId = ""] = process.argv.slice(2);
 const harness = await loadHarness(name);
@@ -28,7 +29,7 @@ try {
     `${JSON.stringify({
       status: state.status,
       answer: state.answer,
-      outcomes: state.steps.map((step) => step.outcome),
+      outcomes: outcomesOf(state),
       failure: state.failure ?? null,
     })}\n`,
   );
