@@ -1,3 +1,4 @@
+import { GCProfiler, getHeapStatistics } from "node:v8";
 import type { ScenarioCell } from "./scenario.js";
 
 /** How many runs a cell gets. */
@@ -103,4 +104,25 @@ export async function sampleCell(
   if (fsyncsBefore !== undefined && fsyncsAfter !== undefined)
     sample.fsyncsPerStep = (fsyncsAfter - fsyncsBefore) / (runsMs.length * steps);
   return sample;
+}
+
+/**
+ * The bytes one run of a cell allocates on the JavaScript heap, per tool call: the heap's growth over
+ * the run plus what every garbage collection during it freed, as `v8.GCProfiler` reports the used heap
+ * before and after each collection. Exact up to what is still unreachable but not yet collected at
+ * either end (the run starts and ends without a forced collection), which is why it is taken over a
+ * whole run. Buffers' contents outside the heap are not counted. One untimed run, after the timed ones.
+ */
+export async function allocatedPerStep(cell: ScenarioCell, steps: number): Promise<number> {
+  const run = await cell.prepare();
+  const profiler = new GCProfiler();
+  const before = getHeapStatistics().used_heap_size;
+  profiler.start();
+  await run();
+  const { statistics } = profiler.stop();
+  const after = getHeapStatistics().used_heap_size;
+  let freed = 0;
+  for (const collection of statistics)
+    freed += collection.beforeGC.heapStatistics.usedHeapSize - collection.afterGC.heapStatistics.usedHeapSize;
+  return Math.max(0, after - before + freed) / steps;
 }

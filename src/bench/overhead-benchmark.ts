@@ -4,10 +4,11 @@ import { join } from "node:path";
 import type { ConcurrencyResult } from "./batch-concurrency.js";
 import { measureBatchConcurrency } from "./batch-concurrency.js";
 import { leashScenarios } from "./leash-scenarios.js";
+import { leashReadingPlanner } from "./reading-planner.js";
 import type { MachineInfo } from "./machine-info.js";
 import { machineInfo } from "./machine-info.js";
 import type { SamplingOptions } from "./measure.js";
-import { sampleCell } from "./measure.js";
+import { allocatedPerStep, sampleCell } from "./measure.js";
 import type { OverheadTarget } from "./overhead-targets.js";
 import { overheadTargets, perStepOf } from "./overhead-targets.js";
 import type { ProgressCallback } from "./progress.js";
@@ -45,9 +46,9 @@ export interface OverheadBenchmarkOptions {
    */
   fsyncSteps?: [number, number];
   /**
-   * Scenarios of other frameworks to measure beside leash (group `peer`), after leash's rows. None by
-   * default: the shipped `leash bench overhead` measures leash alone; this repository's
-   * bench/overhead.ts adds the peers, which need its dev dependencies.
+   * Scenarios that need this repository's dev dependencies, after leash's own rows: other frameworks
+   * (group `peer`) and leash over them (`modelPlanner` over the AI SDK's mock model). None by default:
+   * the shipped `leash bench overhead` measures leash alone; bench/overhead.ts adds these.
    */
   peers?: Scenario[];
   /** Only the scenarios with these ids (`bare-loop`, `leash-memory`, `openai-agents`, ...). */
@@ -71,6 +72,11 @@ export interface OverheadCell {
   perStepCpuUs: number;
   /** Untimed runs before these. */
   warmup: number;
+  /**
+   * Bytes allocated on the JavaScript heap per tool call, over one more untimed run: the heap's
+   * growth plus what each garbage collection freed (`v8.GCProfiler`).
+   */
+  allocatedBytesPerStep: number;
   /** Fsyncs per tool call, where the sink counts them. */
   fsyncsPerStep?: number;
 }
@@ -116,9 +122,12 @@ export interface OverheadBenchmarkResult {
   durationMs: number;
 }
 
-/** Every scenario, in table order: the floor, leash's sinks and store, then the peers given. */
+/**
+ * Every scenario, in table order: the floor, leash's sinks and store, the rule planner that reads the
+ * history, then the scenarios given (the peers).
+ */
 export function overheadScenarios(peers: readonly Scenario[] = []): Scenario[] {
-  return [bareLoop, ...leashScenarios(), ...peers];
+  return [bareLoop, ...leashScenarios(), leashReadingPlanner, ...peers];
 }
 
 // A run expected to take longer than this warms itself up: it gets no untimed run before it.
@@ -255,6 +264,7 @@ async function measureScenario(
       perStepUs: (sample.medianMs * 1000) / steps,
       perStepCpuUs: (sample.medianCpuMs * 1000) / steps,
       warmup: sample.warmupRuns,
+      allocatedBytesPerStep: await allocatedPerStep(cell, steps),
     };
     if (sample.fsyncsPerStep !== undefined) result.fsyncsPerStep = sample.fsyncsPerStep;
     return result;

@@ -53,6 +53,27 @@ function cpuTable(result: OverheadBenchmarkResult): string[] {
   return lines;
 }
 
+const formatKb = (bytes: number): string => {
+  const kb = bytes / 1024;
+  return kb >= 100 ? kb.toFixed(0) : kb >= 1 ? kb.toFixed(1) : kb.toFixed(2);
+};
+
+function allocationTable(result: OverheadBenchmarkResult): string[] {
+  const { steps } = result.settings;
+  const lines = [
+    `| scenario | ${steps.map((count) => `N = ${count}`).join(" | ")} |`,
+    `| --- | ${steps.map(() => "---:").join(" | ")} |`,
+  ];
+  for (const row of result.rows.filter((candidate) => candidate.skipped === undefined)) {
+    const cells = steps.map((count) => {
+      const cell = row.cells.find((candidate) => candidate.steps === count);
+      return cell === undefined ? "–" : formatKb(cell.allocatedBytesPerStep);
+    });
+    lines.push(`| ${row.label} | ${cells.join(" | ")} |`);
+  }
+  return lines;
+}
+
 function ratioTable(result: OverheadBenchmarkResult): string[] {
   const peers = result.rows.filter((row) => row.group === "peer");
   const labelOf = (id: string): string => result.rows.find((row) => row.id === id)?.label ?? id;
@@ -96,6 +117,10 @@ export function formatOverheadTable(result: OverheadBenchmarkResult): string {
     "CPU time per step, µs (user and system time of the process over N; less disturbed by other processes, blind to fsync waits):",
     "",
     ...cpuTable(result),
+    "",
+    "Memory allocated per step, KiB (JavaScript heap over one more untimed run: its growth plus what every garbage collection freed, from v8.GCProfiler; over N):",
+    "",
+    ...allocationTable(result),
     "",
     "Ratios of leash's per-step time (wall clock):",
     "",

@@ -2,7 +2,15 @@ import type { OverheadBenchmarkResult, OverheadRow } from "./overhead-benchmark.
 
 /** One target of the overhead benchmark, checked against what was measured. */
 export interface OverheadTarget {
-  id: "memory_step" | "step_growth" | "sqlite_fsyncs" | "batch_concurrency" | "verify_rate";
+  id:
+    | "memory_step"
+    | "step_growth"
+    | "reading_step"
+    | "reading_growth"
+    | "model_planner_ratio"
+    | "sqlite_fsyncs"
+    | "batch_concurrency"
+    | "verify_rate";
   /** What is required, in words. */
   target: string;
   /** What was measured, in words. */
@@ -19,6 +27,9 @@ export function perStepOf(rows: readonly OverheadRow[], id: string, steps: numbe
 const MEMORY_STEP_US = 40;
 const MEMORY_STEP_AT = 100;
 const GROWTH = 2;
+const READING_STEP_US = 40;
+const MODEL_PLANNER_RATIO = 0.25;
+const MODEL_PLANNER_AT = [100, 1000];
 const FSYNCS_PER_STEP = 2;
 const BATCH_RATIO = 2;
 const VERIFY_RATE = 130_000;
@@ -51,6 +62,11 @@ function judgeTargets(result: Omit<OverheadBenchmarkResult, "targets" | "duratio
   const first = perStepOf(rows, "leash-memory", smallest);
   const last = perStepOf(rows, "leash-memory", largest);
   const growth = first === null || last === null || smallest === largest ? null : last / first;
+  const reading = perStepOf(rows, "leash-reading-planner", MEMORY_STEP_AT);
+  const readingFirst = perStepOf(rows, "leash-reading-planner", smallest);
+  const readingLast = perStepOf(rows, "leash-reading-planner", largest);
+  const readingGrowth =
+    readingFirst === null || readingLast === null || smallest === largest ? null : readingLast / readingFirst;
   return [
     {
       id: "memory_step",
@@ -67,6 +83,35 @@ function judgeTargets(result: Omit<OverheadBenchmarkResult, "targets" | "duratio
           : `${microseconds(last as number)} / ${microseconds(first as number)} = ${growth.toFixed(2)}x`,
       passed: growth === null ? null : growth <= GROWTH,
     },
+    {
+      id: "reading_step",
+      target: `a rule planner reading state.steps and observations() at every step: at most ${READING_STEP_US} µs per step at N = ${MEMORY_STEP_AT}`,
+      measured:
+        reading === null ? `not measured (N = ${MEMORY_STEP_AT} not run)` : `${microseconds(reading)} per step`,
+      passed: reading === null ? null : reading <= READING_STEP_US,
+    },
+    {
+      id: "reading_growth",
+      target: `the reading rule planner: per-step time at N = ${largest} within ${GROWTH}x of N = ${smallest}`,
+      measured:
+        readingGrowth === null
+          ? "not measured"
+          : `${microseconds(readingLast as number)} / ${microseconds(readingFirst as number)} = ${readingGrowth.toFixed(2)}x`,
+      passed: readingGrowth === null ? null : readingGrowth <= GROWTH,
+    },
+    ...MODEL_PLANNER_AT.map((count): OverheadTarget => {
+      const own = perStepOf(rows, "leash-model-planner", count);
+      const peer = perStepOf(rows, "ai-sdk", count);
+      const target = `modelPlanner over aiSdkModel: at most ${MODEL_PLANNER_RATIO}x generateText's per-step time at N = ${count} (same mock model)`;
+      if (own === null || peer === null)
+        return { id: "model_planner_ratio", target, measured: "not measured (needs bench/overhead.ts and `ai`)", passed: null };
+      return {
+        id: "model_planner_ratio",
+        target,
+        measured: `${microseconds(own)} / ${microseconds(peer)} = ${(own / peer).toFixed(3)}x`,
+        passed: own / peer <= MODEL_PLANNER_RATIO,
+      };
+    }),
     {
       id: "sqlite_fsyncs",
       target: `SQLite store: at most ${FSYNCS_PER_STEP} fsyncs per step`,

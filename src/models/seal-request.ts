@@ -1,6 +1,7 @@
 import { LeashError } from "../errors/index.js";
-import { digestOfJson, MAX_RECORD_DEPTH, toJson } from "../json/index.js";
+import { canonicalOfJson, MAX_RECORD_DEPTH, sha256Hex, toJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
+import { frozenJson } from "./frozen-json.js";
 import type { ModelMessage, ModelRequest } from "./model-client.js";
 import { messagesDigest, sealMessages } from "./trusted-messages.js";
 
@@ -23,16 +24,54 @@ export function sealRequest(request: ModelRequest): SealedRequest {
     throw new LeashError("not_json", "Expected the model request to be an object.");
   }
   const { messages, ...rest } = request;
-  const head = toJson(rest, "the model request", { maxDepth: MAX_RECORD_DEPTH }) as Record<string, Json>;
+  const { head, toolsText } = checkHead(rest);
   const sealed: ModelMessage[] = sealMessages(messages ?? []);
-  const requestDigest = digestOfJson({
-    ...head,
-    messages: { count: sealed.length, chain: messagesDigest(sealed) },
-  });
+  const requestDigest = sha256Hex(
+    canonicalHead({ ...head, messages: { count: sealed.length, chain: messagesDigest(sealed) } }, toolsText),
+  );
   return {
     requestDigest,
     copy: () => ({ ...(structuredClone(head) as unknown as Omit<ModelRequest, "messages">), messages: sealed.slice() }),
   };
+}
+
+/**
+ * The request without its messages, checked as JSON and copied. Tool descriptions that are deeply
+ * frozen (a toolset's, made once) are checked and canonicalized once and their checked copies
+ * reused, so the tools' canonical text comes back too; anything else is checked here.
+ */
+function checkHead(rest: Omit<ModelRequest, "messages">): { head: Record<string, Json>; toolsText?: string } {
+  const { tools, ...others } = rest as { tools?: unknown };
+  if (Array.isArray(tools) && Object.getPrototypeOf(tools) === Array.prototype) {
+    const json: Json[] = [];
+    const texts: string[] = [];
+    for (let index = 0; index < tools.length; index++) {
+      const known = Object.hasOwn(tools, index) ? frozenJson(tools[index], 2) : undefined;
+      if (known === undefined) break;
+      json.push(known.json);
+      texts.push(known.text);
+    }
+    if (json.length === tools.length) {
+      const checked = toJson(others, "the model request", { maxDepth: MAX_RECORD_DEPTH }) as Record<string, Json>;
+      // The keys in the request's order, as a check of the whole request would give them.
+      const head: Record<string, Json> = {};
+      for (const key of Object.keys(rest)) {
+        if (key === "tools") head.tools = json;
+        else if (Object.hasOwn(checked, key)) head[key] = checked[key] as Json;
+      }
+      return { head, toolsText: `[${texts.join(",")}]` };
+    }
+  }
+  return { head: toJson(rest, "the model request", { maxDepth: MAX_RECORD_DEPTH }) as Record<string, Json> };
+}
+
+/** The canonical JSON of a checked object, with the text of its `tools` given when known. */
+function canonicalHead(head: Record<string, Json>, toolsText: string | undefined): string {
+  if (toolsText === undefined) return canonicalOfJson(head);
+  const parts = Object.keys(head)
+    .sort()
+    .map((key) => `${canonicalOfJson(key)}:${key === "tools" ? toolsText : canonicalOfJson(head[key])}`);
+  return `{${parts.join(",")}}`;
 }
 
 /**

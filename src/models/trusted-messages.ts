@@ -4,8 +4,28 @@ import type { ModelMessage } from "./model-client.js";
 // Messages leash built itself from a run's state: checked JSON, deeply frozen, so they are shared
 // between requests instead of being checked and copied again at every model call.
 const trusted = new WeakSet<object>();
-// Each message's place in a request's hash chain: the message before it and the chain up to it.
-const links = new WeakMap<object, { before: object | null; chain: string }>();
+// The last request's messages per first message, with their hash chain: a run's requests repeat the
+// conversation so far and add to it, so the next request reads only what is new. Only trusted
+// (frozen) messages are kept, and their chain links: what they hash to can never change.
+interface Chain {
+  messages: ModelMessage[];
+  /** `links[i]` is the chain up to and including `messages[i]`. */
+  links: string[];
+}
+const chains = new WeakMap<object, Chain>();
+
+/** How many leading messages two lists share (the same objects). */
+function sharedPrefix(known: readonly ModelMessage[], messages: readonly unknown[]): number {
+  const limit = Math.min(known.length, messages.length);
+  let same = 0;
+  while (same < limit && known[same] === messages[same]) same++;
+  return same;
+}
+
+function chainOf(messages: readonly unknown[]): Chain | undefined {
+  const head = messages[0];
+  return typeof head === "object" && head !== null ? chains.get(head) : undefined;
+}
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
@@ -32,48 +52,51 @@ export function sealMessages(messages: unknown): ModelMessage[] {
       maxDepth: MAX_RECORD_DEPTH,
     }) as unknown as ModelMessage[];
   }
-  return messages.map((message: unknown, index) => {
-    if (typeof message === "object" && message !== null && trusted.has(message)) return message as ModelMessage;
+  // The messages shared with the last request that began alike are trusted already.
+  const known = chainOf(messages);
+  const same = known === undefined ? 0 : sharedPrefix(known.messages, messages);
+  const sealed = (messages as ModelMessage[]).slice(0, same);
+  for (let index = same; index < messages.length; index++) {
+    const message: unknown = messages[index];
+    if (typeof message === "object" && message !== null && trusted.has(message)) {
+      sealed.push(message as ModelMessage);
+      continue;
+    }
     const copy = toJson(message, `the model request's messages[${index}]`, { maxDepth: MAX_RECORD_DEPTH });
-    return trustMessage(copy as unknown as ModelMessage);
-  });
+    sealed.push(trustMessage(copy as unknown as ModelMessage));
+  }
+  return sealed;
 }
 
 /**
  * A digest of a request's messages that costs what the new messages cost: a hash chain, each link
- * the SHA-256 of the link before and the canonical-JSON digest of one message, kept per message for
- * the next request that repeats the same prefix. Equal messages give equal digests wherever they are
+ * the SHA-256 of the link before and the canonical-JSON digest of one message, kept for the next
+ * request that repeats the same messages first. Equal messages give equal digests wherever they are
  * computed: `chain_0 = ""`, `chain_i = sha256(chain_(i-1) + digestOfJson(message_i))`.
  */
 export function messagesDigest(messages: readonly ModelMessage[]): string {
-  // The longest prefix whose links are known and still stand where they were made.
-  let known = 0;
-  let chain = "";
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const link = links.get(messages[index] as object);
-    if (link === undefined || link.before !== (index === 0 ? null : messages[index - 1])) continue;
-    // One candidate only, checked once: the newest known link, if everything before it stands.
-    if (prefixStands(messages, index)) {
-      known = index + 1;
-      chain = link.chain;
+  const head = messages[0];
+  if (head === undefined) return "";
+  let known = chainOf(messages);
+  const same = known === undefined ? 0 : sharedPrefix(known.messages, messages);
+  let chain = same === 0 ? "" : (known?.links[same - 1] as string);
+  // Only trusted messages are remembered: a message that can still change could not be trusted later.
+  const remember = trusted.has(head);
+  if (remember) {
+    if (known === undefined) {
+      known = { messages: [], links: [] };
+      chains.set(head, known);
     }
-    break;
+    known.messages.length = same;
+    known.links.length = same;
   }
-  for (let index = known; index < messages.length; index++) {
+  for (let index = same; index < messages.length; index++) {
     const message = messages[index] as object;
     chain = sha256Hex(chain + digestOfJson(message));
-    // Only frozen messages are remembered: a message that can still change could not be trusted later.
-    if (trusted.has(message))
-      links.set(message, { before: index === 0 ? null : (messages[index - 1] as object), chain });
+    if (remember && known !== undefined && known.messages.length === index && trusted.has(message)) {
+      known.messages.push(message as ModelMessage);
+      known.links.push(chain);
+    }
   }
   return chain;
-}
-
-/** Whether every link before `index` still points at the message before it. */
-function prefixStands(messages: readonly ModelMessage[], index: number): boolean {
-  for (let at = index; at > 0; at--) {
-    const link = links.get(messages[at - 1] as object);
-    if (link === undefined || link.before !== (at === 1 ? null : messages[at - 2])) return false;
-  }
-  return true;
 }

@@ -13,6 +13,8 @@ import type { ActiveRun } from "./active-run.js";
 import { modelLimitReached } from "./limit-checks.js";
 import { raceAbort } from "./race-abort.js";
 
+const ALLOWED: GuardResult = { type: "allow" };
+
 /** Options of one `ctx.callModel` call. */
 export interface CallModelOptions {
   /** Money per million tokens; default `client.price`, else 0. */
@@ -86,7 +88,11 @@ function makeOneCall(run: ActiveRun) {
     const sealed = sealRequest(request);
     const { requestDigest } = sealed;
     const { signal } = run.controller;
-    const before = await askGuards(run.core.guards, "beforeModel", run.work(), signal, sealed.copy());
+    // With no guards there is nothing to ask, and no copy of the request to make for them.
+    const guarded = run.core.guards.length > 0;
+    const before = guarded
+      ? await askGuards(run.core.guards, "beforeModel", run.work(), signal, sealed.copy())
+      : ALLOWED;
     if (before.type !== "allow") return refuse(run, "beforeModel", before);
 
     const step = run.state.steps.length;
@@ -134,7 +140,9 @@ function makeOneCall(run: ActiveRun) {
         ? { request: sealed.copy() as unknown as Json, response: structuredClone(response) as unknown as Json }
         : {}),
     });
-    const after = await askGuards(run.core.guards, "afterModel", run.work(), signal, structuredClone(response));
+    const after = guarded
+      ? await askGuards(run.core.guards, "afterModel", run.work(), signal, structuredClone(response))
+      : ALLOWED;
     if (after.type !== "allow") return refuse(run, "afterModel", after);
     return structuredClone(response);
   };

@@ -1,4 +1,4 @@
-import type { Json } from "../../json/index.js";
+import type { Json, JsonObject } from "../../json/index.js";
 import { isJsonObject } from "../../json/index.js";
 import type {
   ModelAssistantMessage,
@@ -13,29 +13,38 @@ import { contentText } from "../shared/parse-arguments.js";
 import type {
   AiSdkFunctionTool,
   AiSdkMessage,
+  AiSdkProviderOptions,
   AiSdkStatePart,
   AiSdkTextPart,
   AiSdkToolCallPart,
   AiSdkToolResultOutput,
   AiSdkToolResultPart,
 } from "./language-model.js";
-import { formOf, groupOf } from "./prompt-cache.js";
+import { keepForm, knownForm, toolGroup } from "./prompt-cache.js";
 
-const STATE_PART_TYPES: ReadonlySet<string> = new Set(["reasoning", "reasoning-file", "custom"]);
+/** The fields each kind of part the adapter keeps in `providerState` may have. */
+const STATE_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  reasoning: ["type", "text", "providerOptions"],
+  "reasoning-file": ["type", "mediaType", "data", "providerOptions"],
+  custom: ["type", "kind", "providerOptions"],
+  text: ["type", "providerOptions"],
+  "tool-call": ["type", "toolCallId", "providerOptions"],
+};
 
 /**
- * The parts of an answer's `providerState` that go back first in its assistant message, as they
- * came: the adapter stored them as an array of AI SDK parts. Anything else there (another adapter's
- * state) is not this provider's and is left out.
+ * Whether a value of an answer's `providerState` is a part this adapter kept: one of its kinds, with
+ * only that kind's fields. Another adapter's state (a Responses reasoning item with its `id` and
+ * `summary`, an Anthropic thinking block) is not this provider's and is left out.
  */
-function stateParts(state: Json | undefined): AiSdkStatePart[] {
-  if (!Array.isArray(state)) return [];
-  const parts: AiSdkStatePart[] = [];
-  for (const part of state) {
-    if (!isJsonObject(part) || typeof part.type !== "string" || !STATE_PART_TYPES.has(part.type)) continue;
-    parts.push(fromStoredState(part as AiSdkStatePart));
-  }
-  return parts;
+function isOwnPart(value: Json): value is JsonObject & { type: string } {
+  if (!isJsonObject(value) || typeof value.type !== "string" || !Object.hasOwn(STATE_FIELDS, value.type)) return false;
+  const fields = STATE_FIELDS[value.type] as readonly string[];
+  if (!Object.keys(value).every((key) => fields.includes(key))) return false;
+  if (value.providerOptions !== undefined && !isJsonObject(value.providerOptions)) return false;
+  if (value.type === "reasoning") return typeof value.text === "string";
+  if (value.type === "tool-call") return typeof value.toolCallId === "string" && value.providerOptions !== undefined;
+  if (value.type === "text") return value.providerOptions !== undefined;
+  return true;
 }
 
 // A V4 reasoning file stored by URL was kept as the URL's text; the prompt wants a URL object again.
@@ -46,31 +55,101 @@ function fromStoredState(part: AiSdkStatePart): AiSdkStatePart {
   return { ...part, data: { ...data, url: new URL(data.url) } };
 }
 
+type AssistantPart = AiSdkStatePart | AiSdkTextPart | AiSdkToolCallPart;
+
+/**
+ * An answer as an assistant message. Its `providerState` gives the parts the provider wants back in
+ * their places: reasoning parts as they came, and where a text or a tool call stood with its provider
+ * metadata, that part with the metadata as its `providerOptions` (a Gemini thought signature goes
+ * back on its own call). What the state does not place follows: the text, then the calls.
+ */
 function assistantMessage(
   message: ModelAssistantMessage,
   handBack: HandBackTool | undefined,
   handBackName: string,
 ): AiSdkMessage {
-  const content: (AiSdkStatePart | AiSdkTextPart | AiSdkToolCallPart)[] = stateParts(message.providerState);
-  if (message.text !== undefined && message.text !== "") content.push({ type: "text", text: message.text });
+  const calls = new Map<string, AiSdkToolCallPart>();
   for (const call of message.calls) {
     // Text that was not JSON goes back as the model wrote it; the provider package decides how its wire carries it.
-    content.push({ type: "tool-call", toolCallId: call.id, toolName: call.tool, input: call.args });
+    calls.set(call.id, { type: "tool-call", toolCallId: call.id, toolName: call.tool, input: call.args });
   }
   if (message.handBack !== undefined) {
     const { id, output } = message.handBack;
     const input = handBack?.wrapped === true ? { output } : output;
-    content.push({ type: "tool-call", toolCallId: id, toolName: handBackName, input });
+    calls.set(id, { type: "tool-call", toolCallId: id, toolName: handBackName, input });
   }
+  let text: AiSdkTextPart | undefined =
+    message.text !== undefined && message.text !== "" ? { type: "text", text: message.text } : undefined;
+  const content: AssistantPart[] = [];
+  const state = Array.isArray(message.providerState) ? message.providerState : [];
+  for (const part of state) {
+    if (!isOwnPart(part)) continue;
+    const options = part.providerOptions as AiSdkProviderOptions;
+    if (part.type === "text") {
+      if (text === undefined) continue;
+      content.push({ ...text, providerOptions: options });
+      text = undefined;
+    } else if (part.type === "tool-call") {
+      const call = calls.get(part.toolCallId as string);
+      if (call === undefined) continue;
+      content.push({ ...call, providerOptions: options });
+      calls.delete(part.toolCallId as string);
+    } else content.push(fromStoredState(part as AiSdkStatePart));
+  }
+  if (text !== undefined) content.push(text);
+  content.push(...calls.values());
   return { role: "assistant", content };
 }
 
-/** The call ids of the hand-backs a conversation replays (rare: only refused ones are replayed). */
-function handBackCallIds(messages: readonly ModelMessage[]): ReadonlySet<string> {
-  const ids = new Set<string>();
-  for (const message of messages)
-    if (message.role === "assistant" && message.handBack !== undefined) ids.add(message.handBack.id);
-  return ids;
+const NO_IDS: ReadonlySet<string> = new Set();
+
+/**
+ * The call ids of the hand-backs a conversation replays (rare: only refused ones are replayed). Only
+ * the messages from `from` are read when the ones before held none (`before` false).
+ */
+function handBackCallIds(messages: readonly ModelMessage[], from: number, before: boolean): ReadonlySet<string> {
+  let ids: Set<string> | undefined;
+  for (let index = before ? 0 : from; index < messages.length; index++) {
+    const message = messages[index] as ModelMessage;
+    if (message.role === "assistant" && message.handBack !== undefined) (ids ??= new Set()).add(message.handBack.id);
+  }
+  return ids ?? NO_IDS;
+}
+
+/** The prompt last built for the requests that begin with a given frozen message, kept up to date in place. */
+interface Built {
+  /** The hand-back tool's name and wrapping, which the assistant messages' forms depend on. */
+  key: string;
+  /** The leading frozen messages it was built from (those after may have changed since). */
+  messages: ModelMessage[];
+  /** The prompt's entries, without the system message. */
+  entries: AiSdkMessage[];
+  /** For each message read, the index of the entry it is part of. */
+  entryOf: number[];
+  /** Whether its messages replayed a hand-back. */
+  handBacks: boolean;
+}
+
+const builds = new WeakMap<object, Built>();
+
+/**
+ * Cuts a build back to what it shares with these messages, and gives the message to read next. An
+ * entry made of tool results is made again from its first result, since later results may join it.
+ */
+function resume(memo: Built, messages: readonly ModelMessage[]): number {
+  const limit = Math.min(memo.messages.length, messages.length);
+  let same = 0;
+  while (same < limit && memo.messages[same] === messages[same]) same++;
+  let from = same;
+  let kept = same === 0 ? 0 : (memo.entryOf[same - 1] as number) + 1;
+  if (same > 0 && (messages[same - 1] as ModelMessage).role === "tool") {
+    kept -= 1;
+    while (from > 0 && memo.entryOf[from - 1] === kept) from--;
+  }
+  memo.messages.length = from;
+  memo.entries.length = kept;
+  memo.entryOf.length = from;
+  return from;
 }
 
 function userMessage(message: ModelUserMessage): AiSdkMessage {
@@ -119,6 +198,10 @@ export function aiSdkTools(request: ModelRequest, handBack: HandBackTool | undef
  * message, as the AI SDK's own `generateText` sends them. A result that was withheld or refused goes
  * as `error-text` with the step's reason.
  *
+ * A run's requests repeat the conversation so far and add to it, so the prompt of the last request
+ * that began with the same (frozen) task message is kept: the next one reuses its entries up to
+ * where the two requests part, and makes only the rest.
+ *
  * @example
  * ```ts
  * const prompt = aiSdkPrompt(request, handBackTool(request), "hand_back");
@@ -130,38 +213,71 @@ export function aiSdkPrompt(
   handBack: HandBackTool | undefined,
   handBackName: string,
 ): AiSdkMessage[] {
-  const prompt: AiSdkMessage[] = [];
+  const { messages } = request;
+  const key = `${handBackName} ${handBack?.wrapped === true}`;
+  const head = messages[0];
+  const kept = head !== undefined && Object.isFrozen(head);
+  const memo = kept ? builds.get(head) : undefined;
+  const from = memo === undefined || memo.key !== key ? 0 : resume(memo, messages);
+  const handBackIds = handBackCallIds(messages, from, memo?.handBacks ?? false);
+  // A replayed hand-back renames the results answering it, wherever they are: made again from the start.
+  const build: Built =
+    memo !== undefined && from > 0 && handBackIds.size === 0
+      ? memo
+      : { key, messages: [], entries: [], entryOf: [], handBacks: false };
+  if (kept) builds.set(head, build);
+  try {
+    extend(build, messages, build.entryOf.length, { handBack, handBackName, handBackIds });
+  } catch (error) {
+    if (kept) builds.delete(head);
+    throw error;
+  }
+  build.handBacks = handBackIds.size > 0;
   // An empty system message is left out: some providers refuse an empty text block.
-  if (request.system !== "") prompt.push({ role: "system", content: request.system });
-  const handBackIds = handBackCallIds(request.messages);
-  const assistantKey = `${handBackName} ${handBack?.wrapped === true}`;
+  return request.system === ""
+    ? build.entries.slice()
+    : [{ role: "system", content: request.system }, ...build.entries];
+}
+
+/** Adds the prompt entries of the messages from `from` on to a build, and those messages while they are frozen. */
+function extend(
+  build: Built,
+  messages: readonly ModelMessage[],
+  from: number,
+  names: { handBack: HandBackTool | undefined; handBackName: string; handBackIds: ReadonlySet<string> },
+): void {
+  const { entries, entryOf, key } = build;
+  const { handBack, handBackName, handBackIds } = names;
   let first: ModelToolMessage | undefined;
   let results: AiSdkToolResultPart[] = [];
-  const closeResults = (): void => {
-    if (first === undefined) return;
-    prompt.push(groupOf(first, results, (content) => ({ role: "tool", content })));
-    first = undefined;
-    results = [];
-  };
-  for (const message of request.messages) {
+  for (let index = from; index < messages.length; index++) {
+    const message = messages[index] as ModelMessage;
+    if (build.messages.length === index && Object.isFrozen(message)) build.messages.push(message);
+    if (message.role !== "tool" && first !== undefined) {
+      entries.push(toolGroup(first, results));
+      first = undefined;
+      results = [];
+    }
     switch (message.role) {
       case "user":
-        closeResults();
-        prompt.push(formOf(message, "", () => userMessage(message)));
+        entryOf.push(entries.length);
+        entries.push(knownForm(message, "") ?? keepForm(message, "", userMessage(message)));
         break;
       case "assistant":
-        closeResults();
-        prompt.push(formOf(message, assistantKey, () => assistantMessage(message, handBack, handBackName)));
+        entryOf.push(entries.length);
+        entries.push(
+          knownForm(message, key) ?? keepForm(message, key, assistantMessage(message, handBack, handBackName)),
+        );
         break;
       case "tool": {
         // The tool message answering a hand-back names the hand-back tool, as the call did.
-        const toolName = handBackIds.has(message.callId) ? handBackName : message.tool;
+        const toolName = handBackIds.size > 0 && handBackIds.has(message.callId) ? handBackName : message.tool;
         first ??= message;
-        results.push(formOf(message, toolName, () => toolResult(message, toolName)));
+        entryOf.push(entries.length);
+        results.push(knownForm(message, toolName) ?? keepForm(message, toolName, toolResult(message, toolName)));
         break;
       }
     }
   }
-  closeResults();
-  return prompt;
+  if (first !== undefined) entries.push(toolGroup(first, results));
 }

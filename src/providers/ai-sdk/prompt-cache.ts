@@ -15,15 +15,21 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * The AI SDK form of a message: made by `make` and remembered when the message is frozen (leash's
- * own, which never changes), made afresh when it is not. `key` names what else the form depends on
- * (the hand-back tool's name), so a form made for another key is made again.
+ * The AI SDK form of a message remembered for `key` (what else the form depends on: the hand-back
+ * tool's name), or `undefined`: then the caller makes it and hands it to {@link keepForm}.
  */
-export function formOf<T>(message: object, key: string, make: () => T): T {
-  if (!Object.isFrozen(message)) return make();
+export function knownForm<T>(message: object, key: string): T | undefined {
   const known = forms.get(message);
-  if (known !== undefined && known.key === key) return known.form as T;
-  const form = deepFreeze(make());
+  return known !== undefined && known.key === key ? (known.form as T) : undefined;
+}
+
+/**
+ * Remembers the AI SDK form of a message when the message is frozen (leash's own, which never
+ * changes), frozen too; a message that is not frozen gets its form made afresh each time.
+ */
+export function keepForm<T>(message: object, key: string, form: T): T {
+  if (!Object.isFrozen(message)) return form;
+  deepFreeze(form);
   forms.set(message, { key, form });
   return form;
 }
@@ -31,21 +37,19 @@ export function formOf<T>(message: object, key: string, make: () => T): T {
 const groups = new WeakMap<object, { content: readonly unknown[]; message: unknown }>();
 
 /**
- * One message made of parts (the tool results of one answer), shared when it is made of the same
- * parts as the last time it began with `first`: the group grows while the calls of an answer are
- * taken, and stands still after.
+ * The tool message of one answer's results, shared when it is made of the same parts as the last time
+ * it began with `first`: the group grows while the calls of an answer are taken, and stands still after.
  */
-export function groupOf<T, M>(first: object, content: T[], make: (content: T[]) => M): M {
-  if (!Object.isFrozen(first)) return make(content);
+export function toolGroup<T>(first: object, content: T[]): { role: "tool"; content: T[] } {
+  if (!Object.isFrozen(first)) return { role: "tool", content };
   const known = groups.get(first);
-  if (
-    known !== undefined &&
-    known.content.length === content.length &&
-    known.content.every((part, index) => part === content[index])
-  )
-    return known.message as M;
-  if (!content.every((part) => Object.isFrozen(part))) return make(content);
-  const message = deepFreeze(make(content));
+  if (known !== undefined && known.content.length === content.length) {
+    let same = true;
+    for (let index = 0; index < content.length && same; index++) same = known.content[index] === content[index];
+    if (same) return known.message as { role: "tool"; content: T[] };
+  }
+  for (const part of content) if (!Object.isFrozen(part)) return { role: "tool", content };
+  const message = deepFreeze({ role: "tool" as const, content });
   groups.set(first, { content, message });
   return message;
 }

@@ -161,8 +161,9 @@ for (const stream of MODES) {
         { type: "answer", text: "It says hi." },
       );
       const first = await client().generate(task(), { signal: signal() });
-      assert.ok(Array.isArray(first.providerState) && first.providerState.length === 1);
-      const [item] = first.providerState as JsonObject[];
+      assert.ok(Array.isArray(first.providerState) && first.providerState.length === 2);
+      const [item, place] = first.providerState as JsonObject[];
+      assert.deepEqual(place, { type: "function_call", call_id: "call_r" });
       assert.match(item?.id as string, /^rs_/);
       assert.deepEqual(item, {
         id: item?.id,
@@ -182,7 +183,7 @@ for (const stream of MODES) {
       assert.equal(second.text, "It says hi.");
       assert.deepEqual(server.refusals, []);
       const body = lastBody();
-      assert.deepEqual(harness.read(body).providerState, first.providerState);
+      assert.deepEqual(harness.read(body).providerState, [item]);
       const input = body.input as JsonObject[];
       assert.deepEqual(input[1], item);
       assert.equal(input[2]?.call_id, "call_r");

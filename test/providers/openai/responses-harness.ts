@@ -53,7 +53,7 @@ export function startResponsesServer(): Promise<LoopbackServer> {
         return respond.write(responsesEventStream(stallEvents(nextId("resp"), nextId("msg"), fields, reply.text))); // held open
       }
       const built = buildAnswer(reply, fields, nextId);
-      if (built.issued !== undefined) issued.set(built.issued.encrypted, built.issued.reasoning);
+      for (const given of built.issued) issued.set(given.encrypted, given.reasoning);
       if (fields.stream !== true) return respond.json(200, built.response);
       respond.end(responsesEventStream(answerEvents(built.response)));
     },

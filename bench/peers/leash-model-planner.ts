@@ -1,0 +1,66 @@
+import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
+import { Agent, MemoryAuditSink, modelPlanner } from "../../src/index.js";
+import { noopTool } from "../../src/bench/leash-scenarios.js";
+import type { Scenario } from "../../src/bench/scenario.js";
+import { loadModule } from "../../src/bench/scenario.js";
+import { aiSdkModel } from "../../src/providers/ai-sdk/index.js";
+
+const USAGE = {
+  inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 0, text: 0, reasoning: 0 },
+};
+
+/**
+ * leash's `modelPlanner` over `aiSdkModel` over the AI SDK's `MockLanguageModelV3`, scripted exactly
+ * as the `generateText` peer's model is (one call of the no-op tool per answer N times, then the text
+ * "done"), with the memory sink: the two rows compare like for like, the model's own cost included.
+ * Needs `ai` (a dev dependency), so it is one of the peers of bench/overhead.ts, not of the shipped
+ * `leash bench overhead`.
+ */
+export const leashModelPlanner: Scenario = {
+  id: "leash-model-planner",
+  label: "leash, modelPlanner over aiSdkModel",
+  group: "leash",
+  open: async (steps) => {
+    const { MockLanguageModelV3 } = await loadModule(() => import("ai/test"), "ai/test");
+    const audit = new MemoryAuditSink();
+    return {
+      prepare: () => {
+        let turn = 0;
+        const model = new MockLanguageModelV3({
+          doGenerate: (): Promise<LanguageModelV3GenerateResult> => {
+            const index = turn++;
+            if (index < steps) {
+              return Promise.resolve({
+                content: [{ type: "tool-call", toolCallId: `call_${index}`, toolName: "noop", input: "{}" }],
+                finishReason: { unified: "tool-calls", raw: undefined },
+                usage: USAGE,
+                warnings: [],
+              });
+            }
+            return Promise.resolve({
+              content: [{ type: "text", text: "done" }],
+              finishReason: { unified: "stop", raw: undefined },
+              usage: USAGE,
+              warnings: [],
+            });
+          },
+        });
+        const agent = new Agent({
+          tools: [noopTool()],
+          planner: modelPlanner({ model: aiSdkModel(model) }),
+          limits: { maxSteps: steps + 1 },
+          name: "overhead-bench",
+          audit,
+        });
+        return Promise.resolve(async () => {
+          const result = await agent.run("call the no-op tool");
+          if (result.status !== "completed" || result.answer !== "done")
+            throw new Error(`leash did not finish the scripted run (${result.status}).`);
+          return result.toolCalls;
+        });
+      },
+      close: () => Promise.resolve(),
+    };
+  },
+};
