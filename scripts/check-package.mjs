@@ -240,6 +240,55 @@ const corpus = run(
 );
 check(/\| one_shot \|/.test(corpus.stdout), "leash bench corpus printed no planner row");
 
+// The adapters over the SDKs a user installs: the real clients must fit the adapters' structural
+// types under strict TypeScript, and the built subpaths must run with the SDKs present.
+run(
+  "install the model SDKs",
+  "npm",
+  [
+    "install",
+    "--prefer-offline",
+    "--no-audit",
+    "--no-fund",
+    ...["openai", "@anthropic-ai/sdk", "ai", "@ai-sdk/openai", "zod"].map(
+      (name) => `${name}@${manifest.devDependencies[name] ?? fail(`package.json has no dev dependency on ${name}`)}`,
+    ),
+  ],
+  { cwd: app, quiet: true },
+);
+mkdirSync(join(app, "providers"), { recursive: true });
+writeFileSync(
+  join(app, "providers", "providers.ts"),
+  readFileSync(join(root, "scripts", "package-sample", "providers.ts"), "utf8"),
+);
+writeFileSync(
+  join(app, "tsconfig.providers.json"),
+  JSON.stringify(
+    {
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        // The SDKs' own declarations are theirs to check; what is checked here is that they fit leash's.
+        skipLibCheck: true,
+        noUncheckedIndexedAccess: true,
+        types: ["node"],
+        outDir: "out-providers",
+        rootDir: "providers",
+      },
+      include: ["providers"],
+    },
+    null,
+    2,
+  ),
+);
+run("typecheck the adapters over the real SDK clients", "npx", ["--no-install", "tsc", "-p", "tsconfig.providers.json"], {
+  cwd: app,
+});
+const providers = run("run the adapters", process.execPath, [join("out-providers", "providers.js")], { cwd: app });
+check(providers.stdout.includes("providers: ready"), "the adapters sample did not print its last line");
+
 log(`passed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 if (keep) log(`kept ${work}`);
 else rmSync(work, { recursive: true, force: true });

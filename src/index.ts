@@ -5,7 +5,7 @@
 export { Agent } from "./agent/agent.js";
 export type { SkillOutcome } from "./agent/agent.js";
 export type { AgentOptions } from "./agent/agent-options.js";
-export type { AgentEvents, RunFailedEvent, GaveUpEvent } from "./agent/agent-events.js";
+export type { AgentEvents, RunFailedEvent, GaveUpEvent, TextEvent } from "./agent/agent-events.js";
 export type { RunOptions } from "./run/start-run.js";
 export type { ResumeOptions } from "./run/resume-run.js";
 export type { Planner, PlannerContext, DoneCriterion } from "./run/agent-core.js";
@@ -16,7 +16,7 @@ export type { Effect, ToolSpec, ToolDescription, ToolParameters } from "./tools/
 export type { ToolContext } from "./tools/tool-context.js";
 export { Toolset } from "./tools/toolset.js";
 export type { JsonSchema } from "./tools/schema-validator.js";
-export type { StandardTypedSchema, StandardInput } from "./tools/standard-schema.js";
+export type { StandardTypedSchema, StandardInput, StandardOutput } from "./tools/standard-schema.js";
 
 export { Decision } from "./decisions/decision.js";
 export type { ActDecision, FinishDecision, Usage } from "./decisions/decision.js";
@@ -65,9 +65,16 @@ export type {
   ModelRequest,
   ModelResponse,
   ModelMessage,
+  ModelUserMessage,
+  ModelAssistantMessage,
+  ModelToolMessage,
   ModelToolCall,
+  ModelUsage,
+  FinishReason,
+  GenerateOptions,
   Price,
 } from "./models/model-client.js";
+export type { ModelTurn, TurnCall } from "./decisions/decision.js";
 export type { Skill, SkillInfo } from "./skills/skill.js";
 export { modelPlanner } from "./models/model-planner.js";
 export { modelRequestDigest } from "./models/seal-request.js";

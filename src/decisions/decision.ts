@@ -226,8 +226,8 @@ export function parseDecision(value: unknown, bounds: { maxAnswerSize?: number }
   return wrong('`type` must be "act" or "finish".');
 }
 
-/** The longest call id a decision may carry. */
-export const MAX_CALL_ID_LENGTH = 512;
+/** The longest call id a decision may carry (some gateways pack a signature into a call's id). */
+export const MAX_CALL_ID_LENGTH = 4096;
 
 /** Why a value is not a {@link ModelTurn}, or `undefined` when it is one. */
 export function turnProblem(value: Json): string | undefined {

@@ -51,7 +51,12 @@ function checkOptions(options: ModelPlannerOptions): {
 /** The reason an act step carries: the model's text, cut to what a reason may hold. */
 function reasonOf(text: string | undefined): string | undefined {
   if (text === undefined || text.trim() === "") return undefined;
-  return text.length > MAX_REASON_LENGTH ? `${text.slice(0, MAX_REASON_LENGTH - 1)}…` : text;
+  if (text.length <= MAX_REASON_LENGTH) return text;
+  // Cut between whole characters: a cut through a surrogate pair would leave a lone half.
+  let end = MAX_REASON_LENGTH - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
 }
 
 /** The decision that takes one queued call or hand-back of an answer. */

@@ -1,56 +1,86 @@
-import { LeashError, messageOf } from "../errors/index.js";
+import { LeashError, isLeashError, messageOf } from "../errors/index.js";
 import type { Json } from "../json/index.js";
-import { isJsonObject, MAX_RECORD_DEPTH, toJson } from "../json/index.js";
+import { isJsonObject, MAX_JSON_DEPTH, MAX_RECORD_DEPTH, toJson } from "../json/index.js";
+import { MAX_CALL_ID_LENGTH } from "../decisions/decision.js";
 import type { FinishReason, ModelResponse, ModelToolCall, ModelUsage } from "./model-client.js";
 
 const FINISH_REASONS: readonly FinishReason[] = ["stop", "tool_calls", "length", "content_filter", "error", "other"];
 const OPTIONAL_COUNTS = ["cacheReadTokens", "cacheWriteTokens", "reasoningTokens"] as const;
-/** The longest call id a model's answer may give. */
-const MAX_ID_LENGTH = 512;
+const FIELDS = ["calls", "handBack", "handBackId", "text", "usage", "finish", "providerState"] as const;
+// A model answer is kept as a step's turn, a few levels below the state and the records.
+const ANSWER_DEPTH = MAX_RECORD_DEPTH - 8;
 
 function isTokenCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
-function isId(value: unknown): value is string {
-  return typeof value === "string" && value !== "" && value.length <= MAX_ID_LENGTH && value.isWellFormed();
+/**
+ * A copy of a value with every string and key made well-formed (a lone surrogate becomes U+FFFD), so
+ * that text a model wrote in broken UTF-16 is carried rather than failing the run. Anything that is
+ * not plain data is left for the JSON check to refuse.
+ */
+function wellFormed(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return value.toWellFormed();
+  if (typeof value !== "object" || value === null || depth > ANSWER_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => wellFormed(item, depth + 1));
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) copy[key.toWellFormed()] = wellFormed(item, depth + 1);
+  return copy;
+}
+
+/** A value as JSON with its text repaired; `what` names it in the error. */
+function json(value: unknown, what: string, maxDepth = ANSWER_DEPTH): Json {
+  return toJson(wellFormed(value), what, { maxDepth });
 }
 
 /**
  * Checks what a model client answered and gives back a clean copy; a malformed response is a clear
- * `model_failed`, not a crash. A call or a hand-back without an id (a client that does not give ids)
- * gets one made from the step (`call_<step>_<n>`, `hand_back_<step>`); ids repeated in one answer are
- * refused, since each must be answered once.
+ * `model_failed`, not a crash. What a model may well write is carried, not refused: text and
+ * arguments with lone surrogates are repaired (U+FFFD), and arguments nested deeper than a step may
+ * carry become their JSON text with `invalidJson`, so the step is refused and the model is told. A
+ * call or a hand-back without an id (a client that does not give ids) gets one made from the step
+ * (`call_<step>_<n>`, `hand_back_<step>`); ids repeated in one answer are refused, since each must be
+ * answered once.
  */
 export function parseModelResponse(value: unknown, model: string, step: number): ModelResponse {
   const malformed = (problem: string): never => {
     throw new LeashError("model_failed", `Model \`${model}\` gave a malformed response: ${problem}.`);
   };
-  let json: Json;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return malformed("expected an object");
+  const fields: Partial<Record<(typeof FIELDS)[number], unknown>> = {};
   try {
-    json = toJson(value, "the model's response", { maxDepth: MAX_RECORD_DEPTH });
+    for (const key of FIELDS) fields[key] = (value as Record<string, unknown>)[key];
   } catch (error) {
-    return malformed(messageOf(error));
+    return malformed(`reading it threw: ${messageOf(error)}`);
   }
-  if (!isJsonObject(json)) return malformed("expected an object");
-  const { calls, handBack, handBackId, text, usage, finish, providerState } = json;
+  const guard = <T>(what: string, read: () => T): T => {
+    try {
+      return read();
+    } catch (error) {
+      return malformed(`${what}: ${messageOf(error)}`);
+    }
+  };
+  const { calls, handBack, handBackId, text, usage, finish, providerState } = fields;
   if (!Array.isArray(calls)) return malformed("`calls` must be an array");
   const seen = new Set<string>();
-  const parsedCalls = calls.map((call, index): ModelToolCall => {
-    if (!isJsonObject(call) || typeof call.tool !== "string")
+  const parsedCalls = calls.map((call: unknown, index): ModelToolCall => {
+    if (!isJsonObject(call) || typeof (call as { tool?: unknown }).tool !== "string")
       return malformed(`\`calls[${index}].tool\` must be a string`);
-    const id = call.id ?? `call_${step}_${index + 1}`;
-    if (!isId(id))
-      return malformed(`\`calls[${index}].id\` must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
-    if (seen.has(id)) return malformed(`the call id \`${id}\` is given twice`);
-    seen.add(id);
-    const parsed: ModelToolCall = { id, tool: call.tool, args: call.args ?? {} };
-    if (call.invalidJson !== undefined) {
-      if (call.invalidJson !== true || typeof call.args !== "string")
+    const raw = call as { id?: unknown; tool: string; args?: unknown; invalidJson?: unknown };
+    const id = raw.id ?? `call_${step}_${index + 1}`;
+    if (typeof id !== "string" || id === "" || id.length > MAX_CALL_ID_LENGTH)
+      return malformed(`\`calls[${index}].id\` must be a non-empty string of at most ${MAX_CALL_ID_LENGTH} characters`);
+    const cleanId = id.toWellFormed();
+    if (seen.has(cleanId)) return malformed(`the call id \`${cleanId}\` is given twice`);
+    seen.add(cleanId);
+    const parsed: ModelToolCall = { id: cleanId, tool: raw.tool.toWellFormed(), args: {} };
+    if (raw.invalidJson !== undefined) {
+      if (raw.invalidJson !== true || typeof raw.args !== "string")
         return malformed(`\`calls[${index}].invalidJson\` must be true, with the argument text as \`args\``);
-      parsed.invalidJson = true;
+      return { ...parsed, args: raw.args.toWellFormed(), invalidJson: true };
     }
-    return parsed;
+    return { ...parsed, ...argumentsOf(raw.args ?? {}, `\`calls[${index}].args\``, guard) };
   });
   if (text !== undefined && typeof text !== "string") return malformed("`text` must be a string");
   if (finish !== undefined && !FINISH_REASONS.includes(finish as FinishReason))
@@ -58,24 +88,50 @@ export function parseModelResponse(value: unknown, model: string, step: number):
   const response: ModelResponse = { calls: parsedCalls, usage: parseUsage(usage, malformed) };
   if (handBack !== undefined) {
     const id = handBackId ?? `hand_back_${step}`;
-    if (!isId(id)) return malformed("`handBackId` must be a non-empty string");
-    if (seen.has(id)) return malformed(`the call id \`${id}\` is given twice`);
-    response.handBack = handBack;
-    response.handBackId = id;
+    if (typeof id !== "string" || id === "" || id.length > MAX_CALL_ID_LENGTH)
+      return malformed("`handBackId` must be a non-empty string");
+    const cleanId = id.toWellFormed();
+    if (seen.has(cleanId)) return malformed(`the call id \`${cleanId}\` is given twice`);
+    response.handBack = guard("`handBack`", () => json(handBack, "the output handed back"));
+    response.handBackId = cleanId;
   } else if (handBackId !== undefined) return malformed("`handBackId` is given without `handBack`");
-  if (text !== undefined) response.text = text;
+  if (text !== undefined) response.text = text.toWellFormed();
   if (finish !== undefined) response.finish = finish as FinishReason;
-  if (providerState !== undefined) response.providerState = providerState;
+  if (providerState !== undefined)
+    response.providerState = guard("`providerState`", () => json(providerState, "the provider state"));
   return response;
 }
 
-function parseUsage(usage: Json | undefined, malformed: (problem: string) => never): ModelUsage {
-  if (!isJsonObject(usage) || !isTokenCount(usage.inputTokens) || !isTokenCount(usage.outputTokens)) {
+/**
+ * A call's arguments as JSON; arguments deeper than a step carries become their JSON text, marked
+ * `invalidJson`, so that the step is refused and the model told, rather than the run failed.
+ */
+function argumentsOf(
+  args: unknown,
+  what: string,
+  guard: <T>(what: string, read: () => T) => T,
+): { args: Json; invalidJson?: true } {
+  try {
+    return { args: json(args, "the arguments", MAX_JSON_DEPTH) };
+  } catch (error) {
+    if (!isLeashError(error, "not_json") || error.details.reason !== "too_deep")
+      return guard(what, () => {
+        throw error;
+      });
+    const text = guard(what, () => JSON.stringify(wellFormed(args)));
+    return { args: text, invalidJson: true };
+  }
+}
+
+function parseUsage(usage: unknown, malformed: (problem: string) => never): ModelUsage {
+  if (!isJsonObject(usage)) return malformed("`usage` must be { inputTokens, outputTokens } of non-negative integers");
+  const counts = usage as Record<string, unknown>;
+  if (!isTokenCount(counts.inputTokens) || !isTokenCount(counts.outputTokens)) {
     return malformed("`usage` must be { inputTokens, outputTokens } of non-negative integers");
   }
-  const parsed: ModelUsage = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
+  const parsed: ModelUsage = { inputTokens: counts.inputTokens, outputTokens: counts.outputTokens };
   for (const key of OPTIONAL_COUNTS) {
-    const count = usage[key];
+    const count = counts[key];
     if (count === undefined) continue;
     if (!isTokenCount(count)) return malformed(`\`usage.${key}\` must be a non-negative integer`);
     parsed[key] = count;

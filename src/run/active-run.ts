@@ -41,6 +41,8 @@ export class ActiveRun {
   forcedEnd: ForcedEnd | undefined;
   /** Whether the last checkpoint failed (a store down, a race lost): set for the driver's containment. */
   checkpointFailed = false;
+  /** Model calls of this run not settled yet. */
+  readonly modelCalls = new Set<Promise<unknown>>();
   /** The planner's door to a model for this run, made once. */
   readonly callModel: PlannerContext["callModel"] = makeCallModel(this);
   #unwritten: AuditRecord[] = [];

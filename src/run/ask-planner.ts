@@ -1,5 +1,5 @@
 import type { Decision } from "../decisions/decision.js";
-import { parseDecision } from "../decisions/decision.js";
+import { MAX_USAGE, parseDecision } from "../decisions/decision.js";
 import { isLeashError, messageOf } from "../errors/index.js";
 import type { Failure } from "../state/run-state.js";
 import type { PlannerContext } from "./agent-core.js";
@@ -30,7 +30,11 @@ export async function askPlanner(run: ActiveRun): Promise<PlannerResult> {
     () => run.core.planner(run.state.copy(), run.tools.describe(), context),
     run.controller.signal,
   );
-  if (asked.type === "aborted") return { type: "forced", end: run.forcedEnd ?? { type: "stop", reason: "cancelled" } };
+  if (asked.type === "aborted") {
+    // A model call cut short by the same abort records its `model_failed` first; it settles at once.
+    await Promise.allSettled(run.modelCalls);
+    return { type: "forced", end: run.forcedEnd ?? { type: "stop", reason: "cancelled" } };
+  }
   if (asked.type === "threw") {
     if (run.forcedEnd !== undefined) return { type: "forced", end: run.forcedEnd };
     if (run.controller.signal.aborted) return { type: "forced", end: { type: "stop", reason: "cancelled" } };
@@ -47,8 +51,8 @@ export async function askPlanner(run: ActiveRun): Promise<PlannerResult> {
     return { type: "fail", failure: { code: "invalid_decision", message: messageOf(error) } };
   }
   if (decision.usage !== undefined) {
-    run.state.usage.tokens += decision.usage.tokens;
-    run.state.usage.cost += decision.usage.cost;
+    run.state.usage.tokens = Math.min(MAX_USAGE, run.state.usage.tokens + decision.usage.tokens);
+    run.state.usage.cost = Math.min(MAX_USAGE, run.state.usage.cost + decision.usage.cost);
   }
   return { type: "decision", decision };
 }

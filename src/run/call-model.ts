@@ -6,6 +6,7 @@ import { askGuards, saidLine } from "../guards/ask-guards.js";
 import type { GuardResult } from "../guards/ask-guards.js";
 import { checkPrice } from "../models/check-price.js";
 import { copyJson } from "../models/frozen-json.js";
+import { MAX_USAGE } from "../decisions/decision.js";
 import { modelCost } from "../models/model-cost.js";
 import { parseModelResponse } from "../models/parse-model-response.js";
 import { sealRequest } from "../models/seal-request.js";
@@ -35,7 +36,26 @@ export interface CallModelOptions {
 export function makeCallModel(run: ActiveRun) {
   const callOne = makeOneCall(run);
   let inFlight = false;
-  return async (client: ModelClient, request: ModelRequest, options: CallModelOptions = {}): Promise<ModelResponse> => {
+  const tracked = async (
+    client: ModelClient,
+    request: ModelRequest,
+    options: CallModelOptions = {},
+  ): Promise<ModelResponse> => {
+    // Each call is known to the run until it has settled, so that a run cancelled while a model call
+    // is in flight waits for the call's own `model_failed` record before it ends.
+    const call = guarded(client, request, options);
+    run.modelCalls.add(call);
+    try {
+      return await call;
+    } finally {
+      run.modelCalls.delete(call);
+    }
+  };
+  const guarded = async (
+    client: ModelClient,
+    request: ModelRequest,
+    options: CallModelOptions,
+  ): Promise<ModelResponse> => {
     const { maxCost, maxTokens } = run.state.limits;
     if (maxCost === undefined && maxTokens === undefined) return callOne(client, request, options);
     if (inFlight) {
@@ -51,6 +71,7 @@ export function makeCallModel(run: ActiveRun) {
       inFlight = false;
     }
   };
+  return tracked;
 }
 
 function makeOneCall(run: ActiveRun) {
@@ -69,8 +90,8 @@ function makeOneCall(run: ActiveRun) {
     const { requestDigest } = sealed;
     const { signal } = run.controller;
     // With no guards there is nothing to ask, and no copy of the request to make for them.
-    const guarded = run.core.guards.length > 0;
-    const before = guarded
+    const hasGuards = run.core.guards.length > 0;
+    const before = hasGuards
       ? await askGuards(run.core.guards, "beforeModel", run.work(), signal, sealed.copy())
       : ALLOWED;
     if (before.type !== "allow") return refuse(run, "beforeModel", before);
@@ -105,10 +126,12 @@ function makeOneCall(run: ActiveRun) {
       throw failure;
     }
     const { usage } = response;
-    const cost = modelCost(usage, price);
-    const tokens = usage.inputTokens + usage.outputTokens;
-    run.state.usage.tokens += tokens;
-    run.state.usage.cost += cost;
+    // Each count is a safe integer, but not every sum is: the sums are capped, and a run so far past
+    // any budget stops at the next check.
+    const cost = Math.min(MAX_USAGE, modelCost(usage, price));
+    const tokens = Math.min(MAX_USAGE, usage.inputTokens + usage.outputTokens);
+    run.state.usage.tokens = Math.min(MAX_USAGE, run.state.usage.tokens + tokens);
+    run.state.usage.cost = Math.min(MAX_USAGE, run.state.usage.cost + cost);
     run.record("model_called", {
       model: client.name,
       usage: { ...usage, tokens, cost },
@@ -118,7 +141,7 @@ function makeOneCall(run: ActiveRun) {
         ? { request: sealed.copy() as unknown as Json, response: copyJson(response) as unknown as Json }
         : {}),
     });
-    const after = guarded
+    const after = hasGuards
       ? await askGuards(run.core.guards, "afterModel", run.work(), signal, copyJson(response))
       : ALLOWED;
     if (after.type !== "allow") return refuse(run, "afterModel", after);

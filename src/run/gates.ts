@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH } from "../json/index.js";
 import type { StopReason } from "../limits/limits.js";
 import type { Failure, Step } from "../state/run-state.js";
 import type { Outcome } from "../state/outcomes.js";
@@ -29,11 +30,21 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
   // Argument text that is not JSON is refused first, whatever it names: a model that garbled its
   // hand-back (a tool only the adapter offers) is told what was wrong with it, not that no such tool exists.
   if (decision.invalidJson === true) {
+    const problem = jsonProblem(decision.args);
+    // Text that parses was given as text because it is nested deeper than leash carries values.
+    if (problem === undefined) {
+      return {
+        type: "deny",
+        outcome: "invalid_arguments",
+        code: "arguments_too_deep",
+        message: `The arguments of \`${decision.tool}\` are nested deeper than ${MAX_JSON_DEPTH} levels.`,
+      };
+    }
     return {
       type: "deny",
       outcome: "invalid_arguments",
       code: "invalid_json",
-      message: `The arguments of \`${decision.tool}\` are not valid JSON: ${jsonProblem(decision.args)}`,
+      message: `The arguments of \`${decision.tool}\` are not valid JSON: ${problem}`,
     };
   }
   const found = run.tools.get(decision.tool);
@@ -75,6 +86,15 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
       outcome: "invalid_arguments",
       code: "invalid_arguments",
       message: `Invalid arguments for \`${found.name}\`: ${validation.errors.join("; ")}.`,
+    };
+  }
+  const problems = await found.typedProblems(decision.args);
+  if (problems.length > 0) {
+    return {
+      type: "deny",
+      outcome: "invalid_arguments",
+      code: "invalid_arguments",
+      message: `Invalid arguments for \`${found.name}\`: ${problems.join("; ")}.`,
     };
   }
   if (!policy.allowsEffect(found.effect)) {
@@ -123,11 +143,11 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
   return { type: "pass", tool: found };
 }
 
-/** Why a model's argument text does not parse, as JSON.parse says it. */
-function jsonProblem(text: unknown): string {
+/** Why a model's argument text does not parse, as JSON.parse says it; `undefined` when it parses. */
+function jsonProblem(text: unknown): string | undefined {
   try {
     JSON.parse(String(text));
-    return "the text was marked as not JSON.";
+    return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }

@@ -1,4 +1,5 @@
 import type { ActDecision } from "../decisions/decision.js";
+import { MAX_USAGE } from "../decisions/decision.js";
 import { isErrorCode, isLeashError, messageOf } from "../errors/index.js";
 import type { Json } from "../json/index.js";
 import { digestOfJson, toJson } from "../json/index.js";
@@ -107,7 +108,7 @@ export async function invokeTool(
   const decision = step.decision as ActDecision;
   if (!restart) {
     state.toolCalls += 1;
-    state.usage.cost += tool.cost;
+    state.usage.cost = Math.min(MAX_USAGE, state.usage.cost + tool.cost);
     state.ran.push(tool.name);
   }
   step.starts = (step.starts ?? 0) + 1;

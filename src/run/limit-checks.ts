@@ -2,6 +2,20 @@ import type { StopReason } from "../limits/limits.js";
 import type { Tool } from "../tools/tool.js";
 import type { ActiveRun } from "./active-run.js";
 
+// Money is summed in floating point, where ten charges of 0.1 make 0.9999999999999999: a spend
+// within a billionth of the limit counts as at it, so a budget of 1 is 10 charges of 0.1.
+const MONEY_TOLERANCE = 1e-9;
+
+/** Whether `spent` has reached `limit`, within rounding. */
+export function spentReached(spent: number, limit: number): boolean {
+  return spent >= limit - limit * MONEY_TOLERANCE;
+}
+
+/** Whether `spent` is past `limit`, beyond rounding. */
+export function spentPast(spent: number, limit: number): boolean {
+  return spent > limit + limit * MONEY_TOLERANCE;
+}
+
 /** Whether the run was cancelled or ran out of time: checked before every call. */
 export function runLimitReached(run: ActiveRun): StopReason | undefined {
   if (run.controller.signal.aborted) return "cancelled";
@@ -19,7 +33,7 @@ export function modelLimitReached(run: ActiveRun): StopReason | undefined {
   if (reached !== undefined) return reached;
   const { maxCost, maxTokens } = run.state.limits;
   if (maxTokens !== undefined && run.state.usage.tokens >= maxTokens) return "max_tokens";
-  if (maxCost !== undefined && run.state.usage.cost >= maxCost) return "max_cost";
+  if (maxCost !== undefined && spentReached(run.state.usage.cost, maxCost)) return "max_cost";
   return undefined;
 }
 
@@ -34,7 +48,7 @@ export function callLimitReached(run: ActiveRun, tool: Tool, restart: boolean): 
   if (reached !== undefined || restart) return reached;
   const { maxToolCalls, maxCost } = run.state.limits;
   if (maxToolCalls !== undefined && run.state.toolCalls >= maxToolCalls) return "max_tool_calls";
-  if (maxCost !== undefined && run.state.usage.cost + tool.cost > maxCost) return "max_cost";
+  if (maxCost !== undefined && spentPast(run.state.usage.cost + tool.cost, maxCost)) return "max_cost";
   return undefined;
 }
 
@@ -54,7 +68,7 @@ export function plannerLimitReached(run: ActiveRun): StopReason | undefined {
   if (maxTokens !== undefined && usage.tokens >= maxTokens) return "max_tokens";
   if (maxCost !== undefined) {
     const paying = (steps.at(-1)?.decision.usage?.cost ?? 0) > 0;
-    if (paying ? usage.cost >= maxCost : usage.cost > maxCost) return "max_cost";
+    if (paying ? spentReached(usage.cost, maxCost) : spentPast(usage.cost, maxCost)) return "max_cost";
   }
   return undefined;
 }

@@ -25,6 +25,11 @@ export async function raceAbort<T>(work: () => T | PromiseLike<T>, signal: Abort
     return { type: "threw", error };
   }
   if (!thenable(started)) return { type: "settled", value: started };
+  // An abort during the synchronous part of the work came before any listener: it is still an abort.
+  if (signal.aborted) {
+    Promise.resolve(started).then(undefined, () => undefined);
+    return { type: "aborted" };
+  }
   const settled = Promise.resolve(started).then(
     (value): Raced<T> => ({ type: "settled", value }),
     (error: unknown): Raced<T> => ({ type: "threw", error }),

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 // What a deleted element of the copy is, told apart from an element set to `undefined`.
 const HOLE = Symbol("hole");
 
@@ -5,9 +6,10 @@ const HOLE = Symbol("hole");
 const pristine = new WeakMap<object, () => { source: readonly unknown[]; length: number } | undefined>();
 
 /**
- * The source of a lazy copy and its length at the copy, while the copy is untouched: no element was
- * read (and so possibly changed) or written, and its length is as made. Code that only reads may then
- * read the source itself and skip the clones. `undefined` for anything else.
+ * The source of a lazy copy and its length at the copy, while the copy is as made: nothing written,
+ * its length unchanged, and every element read still equal to its source (a reader may change what it
+ * was handed). Code that only reads may then read the source itself and skip the clones. `undefined`
+ * for anything else.
  */
 export function untouchedSource<T>(copy: readonly T[]): { source: readonly T[]; length: number } | undefined {
   return pristine.get(copy)?.() as { source: readonly T[]; length: number } | undefined;
@@ -54,6 +56,7 @@ export function lazyCopy<S, T = S>(source: readonly S[], clone: (item: S) => T, 
   const setLength = (value: unknown): boolean => {
     const next = Number(value);
     if (!Number.isSafeInteger(next) || next < 0) throw new RangeError("Invalid array length");
+    written = true;
     if (next < length) {
       for (const index of [...local.keys()]) if (index >= next) local.delete(index);
       cut = Math.min(cut, next);
@@ -61,7 +64,10 @@ export function lazyCopy<S, T = S>(source: readonly S[], clone: (item: S) => T, 
     length = next;
     return true;
   };
+  // Whether the copy was written to (an element set or deleted, its length changed).
+  let written = false;
   const write = (index: number, value: T): boolean => {
+    written = true;
     local.set(index, value);
     if (index >= length) length = index + 1;
     return true;
@@ -89,6 +95,7 @@ export function lazyCopy<S, T = S>(source: readonly S[], clone: (item: S) => T, 
     deleteProperty(object, property) {
       const index = asIndex(property);
       if (index < 0) return Reflect.deleteProperty(object, property);
+      written = true;
       if (index < length) local.set(index, HOLE);
       return true;
     },
@@ -114,10 +121,14 @@ export function lazyCopy<S, T = S>(source: readonly S[], clone: (item: S) => T, 
       return write(index, descriptor.value as T);
     },
   });
-  pristine.set(proxy, () =>
-    local.size === 0 && length === made && cut === made && target.length === 0 && Reflect.ownKeys(target).length === 1
-      ? { source, length: made }
-      : undefined,
-  );
+  // Reads hand out clones the reader may have changed since: each must still equal its source.
+  pristine.set(proxy, () => {
+    if (written || length !== made || cut !== made || target.length !== 0 || Reflect.ownKeys(target).length !== 1)
+      return undefined;
+    for (const [index, copied] of local) {
+      if (copied === HOLE || !isDeepStrictEqual(copied, clone(source[index] as S))) return undefined;
+    }
+    return { source, length: made };
+  });
   return proxy;
 }

@@ -6,19 +6,62 @@ import { LeashError, messageOf } from "../errors/index.js";
  * To be a tool's `parameters` it must also implement Standard JSON Schema (`~standard.jsonSchema`,
  * from `@standard-schema/spec` 1.1), which turns it into JSON Schema.
  */
-export interface StandardTypedSchema<Input = unknown> {
+export interface StandardTypedSchema<Input = unknown, Output = Input> {
   readonly "~standard": {
     readonly version: 1;
     readonly vendor: string;
-    readonly types?: { readonly input: Input; readonly output: unknown } | undefined;
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+    /** The library's own check: refinements, defaults and transforms JSON Schema cannot say. */
+    readonly validate?: (value: unknown) => StandardResult | Promise<StandardResult>;
     readonly jsonSchema?: {
       readonly input: (options: { readonly target: string }) => Record<string, unknown>;
     };
   };
 }
 
+/** What a Standard Schema's `validate` gives: the parsed value, or the issues. */
+export type StandardResult =
+  | { readonly value: unknown; readonly issues?: undefined }
+  | { readonly issues: readonly { readonly message: string; readonly path?: readonly unknown[] }[] };
+
 /** The input type a Standard Schema accepts (for zod, `z.input<typeof schema>`). */
 export type StandardInput<Schema extends StandardTypedSchema> = NonNullable<Schema["~standard"]["types"]>["input"];
+
+/** The type a Standard Schema parses to (for zod, `z.output<typeof schema>`): what `execute` gets. */
+export type StandardOutput<Schema extends StandardTypedSchema> = NonNullable<Schema["~standard"]["types"]>["output"];
+
+/** A path of a Standard Schema issue as text: `a.b[0]`. */
+function pathText(path: readonly unknown[] | undefined): string {
+  if (path === undefined || path.length === 0) return "";
+  const parts = path.map((segment) => {
+    const key = typeof segment === "object" && segment !== null && "key" in segment ? segment.key : segment;
+    return typeof key === "number" ? `[${key}]` : `.${String(key)}`;
+  });
+  return `${parts.join("").replace(/^\./, "")}: `;
+}
+
+/**
+ * Runs a Standard Schema's own check on arguments its JSON Schema accepted: refinements, defaults
+ * and transforms that JSON Schema cannot say. Gives the parsed value (what `execute` gets), or the
+ * issues as text. A check that throws is an issue too: it decides nothing.
+ */
+export async function standardParse(
+  schema: StandardTypedSchema,
+  value: unknown,
+): Promise<{ ok: true; value: unknown } | { ok: false; issues: string[] }> {
+  try {
+    const validate = schema["~standard"].validate;
+    if (typeof validate !== "function") return { ok: true, value };
+    const result = await validate.call(schema["~standard"], value);
+    if (result.issues !== undefined) {
+      const issues = Array.from(result.issues, (issue) => `${pathText(issue.path)}${String(issue.message)}`);
+      return { ok: false, issues: issues.length === 0 ? ["the schema refused the arguments"] : issues };
+    }
+    return { ok: true, value: result.value };
+  } catch (error) {
+    return { ok: false, issues: [`the schema's check threw: ${messageOf(error)}`] };
+  }
+}
 
 /** Whether a value declares itself a Standard Schema (an object or function with `~standard`). */
 export function isStandardSchema(value: unknown): value is StandardTypedSchema {

@@ -3,8 +3,8 @@ import type { Json } from "../json/index.js";
 import { toJson } from "../json/index.js";
 import type { JsonSchema, SchemaValidator } from "./schema-validator.js";
 import { compileSchema } from "./schema-validator.js";
-import type { StandardInput, StandardTypedSchema } from "./standard-schema.js";
-import { isStandardSchema, standardJsonSchema } from "./standard-schema.js";
+import type { StandardOutput, StandardTypedSchema } from "./standard-schema.js";
+import { isStandardSchema, standardJsonSchema, standardParse } from "./standard-schema.js";
 import type { ToolContext } from "./tool-context.js";
 
 /** What a tool does to the world: only `read` tools are allowed by default. */
@@ -79,6 +79,7 @@ export class Tool<Args = Record<string, Json>> {
   readonly validator: SchemaValidator;
   readonly execute: (args: Args, context: ToolContext) => unknown;
   readonly #description: ToolDescription;
+  readonly #typed: StandardTypedSchema | undefined;
 
   constructor(spec: ToolSpec<Args>) {
     if (typeof spec !== "object" || spec === null) invalid(undefined, "expected a spec object.");
@@ -126,8 +127,21 @@ export class Tool<Args = Record<string, Json>> {
     this.cost = cost;
     this.idempotent = idempotent;
     this.timeoutMs = spec.timeoutMs;
-    // Called through the spec, so an execute written as a method keeps its `this`.
-    this.execute = (args, context) => spec.execute(args, context);
+    // Called through the spec, so an execute written as a method keeps its `this`. A typed schema's
+    // own check ran at the gates; it runs again here for the value it parses to (defaults filled in,
+    // transforms applied), which is what `execute` gets.
+    const typed = isStandardSchema(given) ? given : undefined;
+    this.#typed = typed;
+    this.execute =
+      typed === undefined
+        ? (args, context) => spec.execute(args, context)
+        : async (args, context) => {
+            const parsed = await standardParse(typed, args);
+            if (!parsed.ok) {
+              throw new TypeError(`Invalid arguments for \`${name}\`: ${parsed.issues.join("; ")}.`);
+            }
+            return spec.execute(parsed.value as Args, context);
+          };
     this.#description = {
       name,
       description,
@@ -139,6 +153,16 @@ export class Tool<Args = Record<string, Json>> {
     };
   }
 
+  /**
+   * The problems a typed schema's own check finds in arguments its JSON Schema accepted
+   * (refinements; zod's `.refine`), or none: asked at the gates, so a refused call never runs.
+   */
+  async typedProblems(args: Json): Promise<string[]> {
+    if (this.#typed === undefined) return [];
+    const parsed = await standardParse(this.#typed, structuredClone(args));
+    return parsed.ok ? [] : parsed.issues;
+  }
+
   /** The tool as plain JSON, for a planner or a model (a fresh copy each call). */
   describe(): ToolDescription {
     return structuredClone(this.#description);
@@ -147,7 +171,8 @@ export class Tool<Args = Record<string, Json>> {
 
 /**
  * Declares a tool: a function with a schema of its keyword arguments (JSON Schema, or a zod 4
- * schema whose input type becomes the type of `execute`'s arguments), its effect, scopes and cost.
+ * schema whose parsed type becomes the type of `execute`'s arguments: its refinements are checked
+ * at the gates, and `execute` gets the parsed value, defaults filled in), its effect, scopes and cost.
  * A bad spec throws `LeashError` `invalid_tool` here, before any run.
  *
  * @example
@@ -164,8 +189,8 @@ export class Tool<Args = Record<string, Json>> {
  * });
  */
 export function tool<Schema extends StandardTypedSchema>(
-  spec: ToolSpec<StandardInput<Schema>, Schema> & { parameters: Schema },
-): Tool<StandardInput<Schema>>;
+  spec: ToolSpec<StandardOutput<Schema>, Schema> & { parameters: Schema },
+): Tool<StandardOutput<Schema>>;
 export function tool<Args = Record<string, Json>>(spec: ToolSpec<Args, JsonSchema>): Tool<Args>;
 export function tool<Args>(spec: ToolSpec<Args>): Tool<Args> {
   return new Tool(spec);

@@ -159,3 +159,28 @@ test("a planner that calls a model after its run was cancelled is refused and th
   assert.deepEqual(cancelled.usage, { tokens: 0, cost: 0 });
   assert.equal(agent.audit.records?.at(-1)?.event, "run_ended");
 });
+
+test("a cancel that lands inside the model call, before it returns, still leaves the call's model_failed record", async () => {
+  for (const when of ["at once", "later"] as const) {
+    const held: { agent?: Agent } = {};
+    const model: ModelClient = {
+      name: "hangs",
+      generate: (_request, { signal }) => {
+        const cancel = (): void => void held.agent?.cancel("cut");
+        if (when === "at once") cancel();
+        else setImmediate(cancel);
+        // A client that ignores its signal: only the run's own race ends the call.
+        void signal;
+        return new Promise(() => undefined);
+      },
+    };
+    const agent = new Agent({ tools: [], planner: modelPlanner({ model }) });
+    held.agent = agent;
+    const state = await agent.run("x", { runId: "cut" });
+    assert.equal(state.status, "stopped", when);
+    assert.equal(state.stopReason, "cancelled", when);
+    const events = (agent.audit.records as AuditRecord[]).map((record) => record.event);
+    assert.deepEqual(events.slice(-2), ["model_failed", "run_ended"], when);
+    assert.deepEqual(verifyAudit(agent.audit.records as AuditRecord[]), [], when);
+  }
+});

@@ -8,6 +8,7 @@ import { describe, test } from "node:test";
 import { approvalCase } from "./support/approval-case.js";
 import { abortMidStreamCase, httpErrorCase } from "./support/failure-cases.js";
 import { loadHarness } from "./support/harnesses.js";
+import { MODES, mode } from "./support/loopback-test.js";
 import { malformedArgumentsCase, unknownToolCase } from "./support/refusal-cases.js";
 import type { CaseContext } from "./support/suite-context.js";
 import { withServer } from "./support/suite-context.js";
@@ -21,10 +22,9 @@ const CASE_TIMEOUT_MS = 180_000;
 export function adapterSuite(harnessName: string): void {
   describe(`adapter suite: ${harnessName}`, async () => {
     const harness = await loadHarness(harnessName);
-    for (const stream of [false, true]) {
-      const mode = stream ? "streamed" : "not streamed";
+    for (const stream of MODES) {
       const both = (name: string, run: (context: CaseContext) => Promise<void>, skip: string | false = false) =>
-        test(`${name} (${mode})`, { timeout: CASE_TIMEOUT_MS, skip }, () => withServer(harness, stream, run));
+        test(`${name} (${mode(stream)})`, { timeout: CASE_TIMEOUT_MS, skip }, () => withServer(harness, stream, run));
 
       both(
         "runs the second seed's workshop end to end: a withheld answer, a note, a refused then a good hand-back",

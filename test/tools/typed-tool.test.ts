@@ -138,7 +138,7 @@ describe("typed tools: in a run", () => {
     assert.equal(state.answer, "BRAKES:2");
   });
 
-  test("hands execute the arguments as given: zod's defaults and transforms are not applied", async () => {
+  test("hands execute the parsed arguments: zod's defaults are filled in", async () => {
     const seen: { topic: string; words?: number }[] = [];
     const agent = new Agent({
       tools: [noteTool(seen)],
@@ -146,8 +146,48 @@ describe("typed tools: in a run", () => {
       planner: planOf(Decision.act("note", { topic: "chain" })),
     });
     const state = await agent.run("note the chain");
-    assert.equal(state.answer, "CHAIN:-");
-    assert.deepEqual(seen, [{ topic: "chain" }]);
+    assert.equal(state.answer, "CHAIN:3");
+    assert.deepEqual(seen, [{ topic: "chain", words: 3 }]);
+    // What was decided, approved and audited is the call as made, not as parsed.
+    assert.deepEqual(state.steps[0]?.decision.type === "act" ? state.steps[0].decision.args : null, { topic: "chain" });
+  });
+
+  test("a refinement JSON Schema cannot say refuses the call at the gates: it never runs", async () => {
+    const ran: string[] = [];
+    const read = tool({
+      name: "read_file",
+      parameters: z.object({ path: z.string().refine((path) => !path.includes(".."), "No path may climb out.") }),
+      execute: ({ path }) => {
+        ran.push(path);
+        return path;
+      },
+    });
+    const agent = new Agent({
+      tools: [read],
+      planner: planOf(
+        Decision.act("read_file", { path: "../../etc/passwd" }),
+        Decision.act("read_file", { path: "notes.md" }),
+      ),
+    });
+    const state = await agent.run("read");
+    assert.deepEqual(
+      state.steps.map((step) => step.outcome),
+      ["invalid_arguments", "executed", "finished"],
+    );
+    assert.match(state.steps[0]?.error?.message ?? "", /path: No path may climb out\./);
+    assert.deepEqual(ran, ["notes.md"]);
+  });
+
+  test("a transform runs before execute, which gets its output", async () => {
+    const shout = tool({
+      name: "shout",
+      parameters: z.object({ word: z.string().transform((word) => word.toUpperCase()) }),
+      execute: ({ word }) => `${word}!`,
+    });
+    const state = await new Agent({ tools: [shout], planner: planOf(Decision.act("shout", { word: "brakes" })) }).run(
+      "shout",
+    );
+    assert.equal(state.answer, "BRAKES!");
   });
 
   test("sends a model the converted JSON Schema, and runs the call the model makes", async () => {

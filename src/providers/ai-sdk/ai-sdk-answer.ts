@@ -38,12 +38,15 @@ function fileData(data: unknown): Json {
 /**
  * Collects an answer from its parts, streamed or not, and makes it leash's {@link ModelResponse}:
  * the text, the calls (a call to the hand-back tool becomes `handBack`), and the provider's opaque
- * parts as `providerState`, to go back verbatim on the next request.
+ * parts as `providerState`, to go back verbatim on the next request: in the order they came, the
+ * reasoning parts as prompt parts, and for a text or tool-call part that had provider metadata a
+ * `{ type: "text", providerOptions }` or `{ type: "tool-call", toolCallId, providerOptions }` place.
  */
 export class AnswerBuilder {
   #text = "";
   readonly #calls: ModelToolCall[] = [];
   readonly #state: JsonObject[] = [];
+  #textPlace: JsonObject | undefined;
   #handBack: { id: string; output: Json } | undefined;
   readonly #handBackTool: HandBackTool | undefined;
 
@@ -57,8 +60,22 @@ export class AnswerBuilder {
     this.#text += text;
   }
 
-  /** A tool call; `input` is the argument text in V3 and V4 (an object from a provider that parsed it). */
-  call(id: string, tool: string, input: unknown): void {
+  /**
+   * The provider metadata of a text part (Gemini's thought signature). The whole text goes back as one
+   * part, with the last metadata given, at the place the first one came.
+   */
+  textMetadata(metadata: Json | undefined): void {
+    if (metadata === undefined) return;
+    if (this.#textPlace === undefined) this.#state.push((this.#textPlace = { type: "text" }));
+    this.#textPlace.providerOptions = metadata;
+  }
+
+  /**
+   * A tool call; `input` is the argument text in V3 and V4 (an object from a provider that parsed it).
+   * Its provider metadata (Gemini's thought signature) is kept in the state, by call id, in its place.
+   */
+  call(id: string, tool: string, input: unknown, metadata?: Json): void {
+    if (metadata !== undefined) this.#state.push({ type: "tool-call", toolCallId: id, providerOptions: metadata });
     const call =
       typeof input === "string"
         ? parseArguments(id, tool, input)
@@ -100,6 +117,7 @@ export class AnswerBuilder {
     switch (part.type) {
       case "text":
         this.text(textOf(fields.text));
+        this.textMetadata(metadataOf(part));
         break;
       case "reasoning":
         this.reasoning(textOf(fields.text), metadataOf(part));
@@ -111,7 +129,7 @@ export class AnswerBuilder {
       case "tool-call":
         // A call the provider ran itself (a hosted web search) is not the agent's to take or answer.
         if (fields.providerExecuted === true) break;
-        this.call(String(fields.toolCallId), String(fields.toolName), fields.input);
+        this.call(String(fields.toolCallId), String(fields.toolName), fields.input, metadataOf(part));
         break;
       default:
         // Sources, files, provider tool results and approval requests are not part of leash's answer.

@@ -1,4 +1,4 @@
-import type { Json } from "../../json/index.js";
+import type { Json, JsonObject } from "../../json/index.js";
 import { isJsonObject } from "../../json/index.js";
 import type {
   ModelAssistantMessage,
@@ -13,6 +13,7 @@ import { contentText } from "../shared/parse-arguments.js";
 import type {
   AiSdkFunctionTool,
   AiSdkMessage,
+  AiSdkProviderOptions,
   AiSdkStatePart,
   AiSdkTextPart,
   AiSdkToolCallPart,
@@ -21,21 +22,29 @@ import type {
 } from "./language-model.js";
 import { keepForm, knownForm, toolGroup } from "./prompt-cache.js";
 
-const STATE_PART_TYPES: ReadonlySet<string> = new Set(["reasoning", "reasoning-file", "custom"]);
+/** The fields each kind of part the adapter keeps in `providerState` may have. */
+const STATE_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  reasoning: ["type", "text", "providerOptions"],
+  "reasoning-file": ["type", "mediaType", "data", "providerOptions"],
+  custom: ["type", "kind", "providerOptions"],
+  text: ["type", "providerOptions"],
+  "tool-call": ["type", "toolCallId", "providerOptions"],
+};
 
 /**
- * The parts of an answer's `providerState` that go back first in its assistant message, as they
- * came: the adapter stored them as an array of AI SDK parts. Anything else there (another adapter's
- * state) is not this provider's and is left out.
+ * Whether a value of an answer's `providerState` is a part this adapter kept: one of its kinds, with
+ * only that kind's fields. Another adapter's state (a Responses reasoning item with its `id` and
+ * `summary`, an Anthropic thinking block) is not this provider's and is left out.
  */
-function stateParts(state: Json | undefined): AiSdkStatePart[] {
-  if (!Array.isArray(state)) return [];
-  const parts: AiSdkStatePart[] = [];
-  for (const part of state) {
-    if (!isJsonObject(part) || typeof part.type !== "string" || !STATE_PART_TYPES.has(part.type)) continue;
-    parts.push(fromStoredState(part as AiSdkStatePart));
-  }
-  return parts;
+function isOwnPart(value: Json): value is JsonObject & { type: string } {
+  if (!isJsonObject(value) || typeof value.type !== "string" || !Object.hasOwn(STATE_FIELDS, value.type)) return false;
+  const fields = STATE_FIELDS[value.type] as readonly string[];
+  if (!Object.keys(value).every((key) => fields.includes(key))) return false;
+  if (value.providerOptions !== undefined && !isJsonObject(value.providerOptions)) return false;
+  if (value.type === "reasoning") return typeof value.text === "string";
+  if (value.type === "tool-call") return typeof value.toolCallId === "string" && value.providerOptions !== undefined;
+  if (value.type === "text") return value.providerOptions !== undefined;
+  return true;
 }
 
 // A V4 reasoning file stored by URL was kept as the URL's text; the prompt wants a URL object again.
@@ -46,22 +55,49 @@ function fromStoredState(part: AiSdkStatePart): AiSdkStatePart {
   return { ...part, data: { ...data, url: new URL(data.url) } };
 }
 
+type AssistantPart = AiSdkStatePart | AiSdkTextPart | AiSdkToolCallPart;
+
+/**
+ * An answer as an assistant message. Its `providerState` gives the parts the provider wants back in
+ * their places: reasoning parts as they came, and where a text or a tool call stood with its provider
+ * metadata, that part with the metadata as its `providerOptions` (a Gemini thought signature goes
+ * back on its own call). What the state does not place follows: the text, then the calls.
+ */
 function assistantMessage(
   message: ModelAssistantMessage,
   handBack: HandBackTool | undefined,
   handBackName: string,
 ): AiSdkMessage {
-  const content: (AiSdkStatePart | AiSdkTextPart | AiSdkToolCallPart)[] = stateParts(message.providerState);
-  if (message.text !== undefined && message.text !== "") content.push({ type: "text", text: message.text });
+  const calls = new Map<string, AiSdkToolCallPart>();
   for (const call of message.calls) {
     // Text that was not JSON goes back as the model wrote it; the provider package decides how its wire carries it.
-    content.push({ type: "tool-call", toolCallId: call.id, toolName: call.tool, input: call.args });
+    calls.set(call.id, { type: "tool-call", toolCallId: call.id, toolName: call.tool, input: call.args });
   }
   if (message.handBack !== undefined) {
     const { id, output } = message.handBack;
     const input = handBack?.wrapped === true ? { output } : output;
-    content.push({ type: "tool-call", toolCallId: id, toolName: handBackName, input });
+    calls.set(id, { type: "tool-call", toolCallId: id, toolName: handBackName, input });
   }
+  let text: AiSdkTextPart | undefined =
+    message.text !== undefined && message.text !== "" ? { type: "text", text: message.text } : undefined;
+  const content: AssistantPart[] = [];
+  const state = Array.isArray(message.providerState) ? message.providerState : [];
+  for (const part of state) {
+    if (!isOwnPart(part)) continue;
+    const options = part.providerOptions as AiSdkProviderOptions;
+    if (part.type === "text") {
+      if (text === undefined) continue;
+      content.push({ ...text, providerOptions: options });
+      text = undefined;
+    } else if (part.type === "tool-call") {
+      const call = calls.get(part.toolCallId as string);
+      if (call === undefined) continue;
+      content.push({ ...call, providerOptions: options });
+      calls.delete(part.toolCallId as string);
+    } else content.push(fromStoredState(part as AiSdkStatePart));
+  }
+  if (text !== undefined) content.push(text);
+  content.push(...calls.values());
   return { role: "assistant", content };
 }
 

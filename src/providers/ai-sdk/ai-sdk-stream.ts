@@ -62,7 +62,12 @@ export async function readAiSdkStream(
       if (done || part === undefined) break;
       const fields = part as unknown as Record<string, unknown>;
       switch (part.type) {
+        case "text-start":
+        case "text-end":
+          answer.textMetadata(metadataOf(part));
+          break;
         case "text-delta": {
+          answer.textMetadata(metadataOf(part));
           const delta = textOf(fields.delta);
           if (delta === "") break;
           answer.text(delta);
@@ -108,7 +113,7 @@ export async function readAiSdkStream(
           for (const [id, input] of inputs) if (!called.has(id)) answer.call(id, input.tool, input.text);
           return answer.response(fields.usage, fields.finishReason);
         default:
-          // stream-start, response-metadata, text-start/end, tool-input-end, sources, raw chunks, pings.
+          // stream-start, response-metadata, tool-input-end, sources, raw chunks, pings.
           break;
       }
     }

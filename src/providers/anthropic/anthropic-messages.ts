@@ -75,7 +75,7 @@ export function anthropicMessages(client: AnthropicClientLike, options: Anthropi
     throw new LeashError("invalid_option", `${ADAPTER}: expected an @anthropic-ai/sdk client (with messages.create).`);
   const checked = checkOptions(options);
   const model: ModelClient = {
-    name: `anthropic/${checked.model}`,
+    name: checked.model,
     async generate(request: ModelRequest, { signal, onText }: GenerateOptions): Promise<ModelResponse> {
       const handBack = handBackTool(request, checked.handBackTool);
       const body = anthropicBody(request, {

@@ -41,12 +41,27 @@ function callBlock(call: ModelToolCall): AnthropicBlock {
   return toolUse(call.id, call.tool, call.args, () => argumentsText(call));
 }
 
+const THINKING_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  thinking: ["thinking", "signature"],
+  redacted_thinking: ["data"],
+};
+
+/**
+ * Whether a value of a message's provider state is a block this adapter gave: a `thinking` block
+ * (with its text and signature) or a `redacted_thinking` block (with its data). State from
+ * another adapter (a Responses reasoning item, an AI SDK part) is not, and the API would refuse it.
+ */
+export function isThinkingBlock(value: Json): value is AnthropicBlock {
+  if (!isJsonObject(value) || typeof value.type !== "string") return false;
+  const fields = Object.hasOwn(THINKING_FIELDS, value.type) ? THINKING_FIELDS[value.type] : undefined;
+  if (fields === undefined) return false;
+  return fields.every((field) => typeof value[field] === "string");
+}
+
 function assistantBlocks(message: ModelAssistantMessage, settings: RequestSettings): AnthropicBlock[] {
   // Thinking blocks go back first and untouched: the API checks their signatures and their place.
   const blocks: AnthropicBlock[] = Array.isArray(message.providerState)
-    ? message.providerState.filter(
-        (block): block is AnthropicBlock => isJsonObject(block) && typeof block.type === "string",
-      )
+    ? message.providerState.filter(isThinkingBlock)
     : [];
   if (message.text !== undefined && message.text !== "") blocks.push({ type: "text", text: message.text });
   for (const call of message.calls) blocks.push(callBlock(call));

@@ -1,4 +1,5 @@
 import type { Json, JsonObject } from "../../json/index.js";
+import { isJsonObject } from "../../json/index.js";
 import type { ModelAssistantMessage, ModelMessage, ModelRequest } from "../../models/model-client.js";
 import type { HandBackTool } from "../shared/hand-back-tool.js";
 import { argumentsText, contentText } from "../shared/parse-arguments.js";
@@ -16,33 +17,59 @@ export interface ResponsesRequestSettings {
 }
 
 /**
- * The reasoning items an assistant message carries as its provider state, as they were received.
- * Anything that is not an array of objects is not state this adapter gave, and is left out.
+ * Whether a value of a message's provider state is a reasoning item this adapter kept: an object of
+ * type `reasoning` with its `id` and `summary`, as the Responses API gives them. State from another
+ * adapter (an Anthropic thinking block, an AI SDK reasoning part) is not, and the API would refuse it.
  */
-function stateItems(message: ModelAssistantMessage): Json[] {
-  const state = message.providerState;
-  if (!Array.isArray(state)) return [];
-  return state.filter((item) => typeof item === "object" && item !== null && !Array.isArray(item));
+export function isReasoningItem(value: Json): value is JsonObject {
+  return (
+    isJsonObject(value) && value.type === "reasoning" && typeof value.id === "string" && Array.isArray(value.summary)
+  );
 }
 
 function handBackArguments(output: Json, tool: HandBackTool | undefined): string {
   return JSON.stringify(tool?.wrapped === true ? { output } : output);
 }
 
+/**
+ * The items of an answer, in the order the model gave them. Its provider state lists the output in
+ * order: reasoning items verbatim, and a place holder for each message and function call (see
+ * `stateOfOutput`), so each reasoning item goes back right before the item it was issued with, as the
+ * API requires. What the state does not place (or all of it, for state that is not this adapter's)
+ * follows in the usual order: the text, then the calls, then the hand-back.
+ */
 function assistantItems(message: ModelAssistantMessage, settings: ResponsesRequestSettings): Json[] {
-  // Reasoning items go first: the API wants each one followed by the item it came with.
-  const items: Json[] = [...stateItems(message)];
-  if (message.text !== undefined && message.text !== "")
-    items.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: message.text }] });
+  const calls = new Map<string, Json>();
   for (const call of message.calls)
-    items.push({ type: "function_call", call_id: call.id, name: call.tool, arguments: argumentsText(call) });
+    calls.set(call.id, { type: "function_call", call_id: call.id, name: call.tool, arguments: argumentsText(call) });
   if (message.handBack !== undefined)
-    items.push({
+    calls.set(message.handBack.id, {
       type: "function_call",
       call_id: message.handBack.id,
       name: settings.handBack?.name ?? settings.handBackName,
       arguments: handBackArguments(message.handBack.output, settings.handBack),
     });
+  let text: Json | undefined =
+    message.text !== undefined && message.text !== ""
+      ? { type: "message", role: "assistant", content: [{ type: "output_text", text: message.text }] }
+      : undefined;
+  const items: Json[] = [];
+  const state = Array.isArray(message.providerState) ? message.providerState : [];
+  for (const entry of state) {
+    if (isReasoningItem(entry)) items.push(entry);
+    else if (!isJsonObject(entry)) continue;
+    else if (entry.type === "message" && text !== undefined) {
+      items.push(text);
+      text = undefined;
+    } else if (entry.type === "function_call" && typeof entry.call_id === "string") {
+      const call = calls.get(entry.call_id);
+      if (call === undefined) continue;
+      items.push(call);
+      calls.delete(entry.call_id);
+    }
+  }
+  if (text !== undefined) items.push(text);
+  items.push(...calls.values());
   return items;
 }
 

@@ -50,21 +50,26 @@ function finishReason(response: Fields, hasCalls: boolean, refused: boolean): Fi
 
 /**
  * Reads a Responses API `Response` object: the text of its messages, its function calls (the
- * hand-back's first call as `handBack`), its reasoning items as provider state (exactly as received,
- * to go back verbatim before the calls), the usage and why it stopped.
+ * hand-back's first call as `handBack`), the usage and why it stopped. When it has reasoning items,
+ * the provider state is the output in order: each reasoning item exactly as received, and in place of
+ * each message and call a `{ type: "message" }` or `{ type: "function_call", call_id }` marker, so
+ * every reasoning item goes back right before the item it came with.
  */
 export function readResponsesOutput(response: unknown, handBack: HandBackTool | undefined): ModelResponse {
   const body = fields(response);
   const output = Array.isArray(body.output) ? (body.output as unknown[]) : [];
   const texts: string[] = [];
   const calls: ModelToolCall[] = [];
-  const reasoning: Json[] = [];
+  // The output in order: reasoning items verbatim, and where each message and call stood.
+  const order: Json[] = [];
+  let reasoned = false;
   let refused = false;
   const answer: ModelResponse = { calls, usage: responsesUsage(body.usage) };
   for (const value of output) {
     const item = fields(value);
     switch (item.type) {
       case "message":
+        order.push({ type: "message" });
         for (const part of Array.isArray(item.content) ? (item.content as unknown[]) : []) {
           const content = fields(part);
           if (content.type === "output_text") texts.push(text(content.text));
@@ -76,6 +81,7 @@ export function readResponsesOutput(response: unknown, handBack: HandBackTool | 
         break;
       case "function_call": {
         const call = parseArguments(text(item.call_id), text(item.name), text(item.arguments));
+        order.push({ type: "function_call", call_id: call.id });
         // Only the first hand-back with JSON arguments hands back; anything else is a call, so its id is answered.
         if (
           handBack !== undefined &&
@@ -89,7 +95,8 @@ export function readResponsesOutput(response: unknown, handBack: HandBackTool | 
         break;
       }
       case "reasoning":
-        reasoning.push(value as Json);
+        order.push(value as Json);
+        reasoned = true;
         break;
       default:
         break;
@@ -97,7 +104,7 @@ export function readResponsesOutput(response: unknown, handBack: HandBackTool | 
   }
   const joined = texts.join("");
   if (joined !== "") answer.text = joined;
-  if (reasoning.length > 0) answer.providerState = reasoning;
+  if (reasoned) answer.providerState = order;
   answer.finish = finishReason(body, calls.length > 0 || answer.handBackId !== undefined, refused);
   return answer;
 }

@@ -5,16 +5,10 @@ import assert from "node:assert/strict";
 import { Agent, Policy, modelPlanner, tool, verifyAudit } from "../../../src/index.js";
 import type { AuditRecord, Skill } from "../../../src/index.js";
 import type { LoopbackServer } from "../support/harness.js";
+import { MODES, mode, withLoopback } from "../support/loopback-test.js";
 import { aiSdkHarness } from "./harness.js";
-
-async function withServer(run: (server: LoopbackServer) => Promise<void>): Promise<void> {
-  const server = await aiSdkHarness.start();
-  try {
-    await run(server);
-  } finally {
-    await server.close();
-  }
-}
+import { answeredIds } from "../support/read-request.js";
+import { outcomesOf } from "../support/suite-context.js";
 
 const count: Skill<string, { count: number }> = {
   name: "CountBooks",
@@ -46,9 +40,9 @@ function shelfAgent(server: LoopbackServer, stream: boolean) {
   return { agent, written };
 }
 
-for (const stream of [false, true]) {
-  test(`a run on aiSdkModel takes every call of an answer, sees its refusals, and finishes by the hand-back (${stream ? "streamed" : "not streamed"})`, async () => {
-    await withServer(async (server) => {
+for (const stream of MODES) {
+  test(`a run on aiSdkModel takes every call of an answer, sees its refusals, and finishes by the hand-back (${mode(stream)})`, async () => {
+    await withLoopback(aiSdkHarness, async (server) => {
       server.reply(
         {
           type: "answer",
@@ -75,10 +69,13 @@ for (const stream of [false, true]) {
       assert.deepEqual(outcome.output, { count: 3 });
       assert.deepEqual(server.refusals, []);
       assert.deepEqual(written, ["top"]);
-      assert.deepEqual(
-        outcome.state.steps.map((step) => step.outcome),
-        ["executed", "invalid_arguments", "executed", "answer_rejected", "finished"],
-      );
+      assert.deepEqual(outcomesOf(outcome.state), [
+        "executed",
+        "invalid_arguments",
+        "executed",
+        "answer_rejected",
+        "finished",
+      ]);
       assert.equal(deltas.join(""), stream ? "Reading and labelling." : "");
       // (1000 - 600) × 2 + 600 × 0.5 + 100 × 8, per million.
       assert.equal(outcome.state.usage.cost, (400 * 2 + 600 * 0.5 + 100 * 8) / 1e6);
@@ -86,10 +83,7 @@ for (const stream of [false, true]) {
       assert.deepEqual(verifyAudit(agent.audit.records as never), []);
 
       const [, second, third] = server.requests.map((request) => aiSdkHarness.read(request));
-      assert.deepEqual(
-        second?.results.map((result) => result.callId),
-        ["call_1", "call_2", "call_3"],
-      );
+      assert.deepEqual(answeredIds(second), ["call_1", "call_2", "call_3"]);
       assert.equal(second?.results[0]?.content, "three books");
       assert.deepEqual(
         third?.results.map((result) => [result.callId, result.content]),

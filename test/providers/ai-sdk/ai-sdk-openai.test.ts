@@ -3,21 +3,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ModelMessage, ModelRequest } from "../../../src/models/model-client.js";
-import type { LoopbackServer } from "../support/harness.js";
+import { MODES, mode, signal, withLoopback } from "../support/loopback-test.js";
 import { AI_SDK_TEST_MODEL, aiSdkHarness } from "./harness.js";
 import { toolDescription } from "./mock.js";
-
-const MODES = [false, true] as const;
-const mode = (stream: boolean): string => (stream ? "streamed" : "not streamed");
-
-async function withServer(run: (server: LoopbackServer) => Promise<void>): Promise<void> {
-  const server = await aiSdkHarness.start();
-  try {
-    await run(server);
-  } finally {
-    await server.close();
-  }
-}
 
 function ask(messages: ModelMessage[] = [], extra: Partial<ModelRequest> = {}): ModelRequest {
   return {
@@ -28,11 +16,9 @@ function ask(messages: ModelMessage[] = [], extra: Partial<ModelRequest> = {}): 
   };
 }
 
-const signal = (): AbortSignal => new AbortController().signal;
-
 for (const stream of MODES) {
   test(`one tool call then text through @ai-sdk/openai, every request accepted by the server (${mode(stream)})`, async () => {
-    await withServer(async (server) => {
+    await withLoopback(aiSdkHarness, async (server) => {
       server.reply(
         {
           type: "answer",
@@ -76,7 +62,7 @@ for (const stream of MODES) {
   });
 
   test(`malformed argument text, a refused call and a refused hand-back are answered on their ids (${mode(stream)})`, async () => {
-    await withServer(async (server) => {
+    await withLoopback(aiSdkHarness, async (server) => {
       server.reply(
         {
           type: "answer",
@@ -135,7 +121,7 @@ for (const stream of MODES) {
   });
 
   test(`a 429 and a 500 reject with the provider's error (${mode(stream)})`, async () => {
-    await withServer(async (server) => {
+    await withLoopback(aiSdkHarness, async (server) => {
       server.reply(
         { type: "error", status: 429, message: "Rate limit reached for requests" },
         { type: "error", status: 500, message: "The server had an error" },
@@ -154,7 +140,7 @@ for (const stream of MODES) {
 }
 
 test("an abort in the middle of a stream rejects the call and closes the connection", async () => {
-  await withServer(async (server) => {
+  await withLoopback(aiSdkHarness, async (server) => {
     server.reply({ type: "stall", text: "Counting the books one by one" });
     const model = aiSdkHarness.client(server.url, { stream: true });
     const controller = new AbortController();

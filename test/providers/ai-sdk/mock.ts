@@ -9,6 +9,8 @@ import type {
 import { simulateReadableStream } from "ai";
 import type { ToolDescription } from "../../../src/index.js";
 import type { ModelMessage, ModelRequest } from "../../../src/models/model-client.js";
+import { describeTool } from "../support/describe-tool.js";
+import { signal } from "../support/loopback-test.js";
 
 /** A V3 usage in the AI SDK's nested shape. */
 export function usageV3(
@@ -50,15 +52,11 @@ export function toolDescription(
   name: string,
   properties: Record<string, unknown> = { text: { type: "string" } },
 ): ToolDescription {
-  return {
-    name,
-    description: `The ${name} tool.`,
-    parameters: { type: "object", properties: properties as never, additionalProperties: false },
-    effect: "read",
-    scopes: [],
-    cost: 0,
-    idempotent: true,
-  };
+  return describeTool(name, `The ${name} tool.`, {
+    type: "object",
+    properties: properties as never,
+    additionalProperties: false,
+  });
 }
 
 /** A request with a system text, the task and what follows it. */
@@ -73,9 +71,7 @@ export function requestOf(messages: ModelMessage[] = [], extra: Partial<ModelReq
 
 /** Generate options with a signal that never aborts. */
 export function quiet(onText?: (delta: string) => void): { signal: AbortSignal; onText?: (delta: string) => void } {
-  return onText === undefined
-    ? { signal: new AbortController().signal }
-    : { signal: new AbortController().signal, onText };
+  return onText === undefined ? { signal: signal() } : { signal: signal(), onText };
 }
 
 /** A value as JSON would carry it: `undefined` properties left out, for comparing prompts. */

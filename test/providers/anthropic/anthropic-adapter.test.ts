@@ -4,13 +4,11 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { ModelRequest } from "../../../src/index.js";
 import { anthropicMessages } from "../../../src/providers/anthropic/index.js";
 import { HARNESS_MODEL, anthropicHarness } from "./harness.js";
+import { MODES, mode } from "../support/loopback-test.js";
 import { bodyOf, loopback, noAbort, readTool, taskRequest, turnsOf } from "./support.js";
 
-const modes = [false, true] as const;
-const label = (stream: boolean): string => (stream ? "streamed" : "JSON");
-
-for (const stream of modes) {
-  test(`a conversation goes out as the API takes it: system, tools and hand-back, paired tool results, merged user turn (${label(stream)})`, async (t) => {
+for (const stream of MODES) {
+  test(`a conversation goes out as the API takes it: system, tools and hand-back, paired tool results, merged user turn (${mode(stream)})`, async (t) => {
     const server = await loopback(t);
     const model = anthropicHarness.client(server.url, { stream });
     server.reply({
@@ -101,8 +99,8 @@ test("parallelToolCalls false sends disable_parallel_tool_use, and only when too
   assert.equal("tools" in bodyOf(server, 1), false);
 });
 
-for (const stream of modes) {
-  test(`a thinking block comes back as providerState and goes back verbatim, first in its assistant turn (${label(stream)})`, async (t) => {
+for (const stream of MODES) {
+  test(`a thinking block comes back as providerState and goes back verbatim, first in its assistant turn (${mode(stream)})`, async (t) => {
     const server = await loopback(t);
     const client = new Anthropic({ baseURL: server.url, apiKey: "loopback-key", maxRetries: 0 });
     const thinking = { type: "enabled", budget_tokens: 512 };
@@ -186,8 +184,8 @@ test("streamed text arrives through onText delta by delta, in order, and joins i
   assert.equal(response.finish, "stop");
 });
 
-for (const stream of modes) {
-  test(`usage with cache reads and writes is normalized: input counts them, Anthropic's input_tokens does not (${label(stream)})`, async (t) => {
+for (const stream of MODES) {
+  test(`usage with cache reads and writes is normalized: input counts them, Anthropic's input_tokens does not (${mode(stream)})`, async (t) => {
     const server = await loopback(t);
     const price = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
     const model = anthropicHarness.client(server.url, { stream, price });

@@ -5,6 +5,7 @@ import { isLeashError } from "../../../src/index.js";
 import { anthropicMessages } from "../../../src/providers/anthropic/index.js";
 import type { AnthropicMessagesOptions } from "../../../src/providers/anthropic/index.js";
 import { HARNESS_MODEL, anthropicHarness } from "./harness.js";
+import { MODES, mode } from "../support/loopback-test.js";
 import { loopback, noAbort, taskRequest } from "./support.js";
 
 const sdk = (url: string): Anthropic => new Anthropic({ baseURL: url, apiKey: "loopback-key", maxRetries: 0 });
@@ -87,12 +88,12 @@ test("a conversation that leaves a call unanswered is refused by the server, and
   assert.match(server.refusals[0] ?? "", /toolu_1/);
 });
 
-for (const stream of [false, true]) {
+for (const stream of MODES) {
   for (const [status, type] of [
     [429, Anthropic.RateLimitError],
     [500, Anthropic.InternalServerError],
   ] as const) {
-    test(`a ${status} rejects with the SDK's error and is asked once with maxRetries 0 (${stream ? "streamed" : "JSON"})`, async (t) => {
+    test(`a ${status} rejects with the SDK's error and is asked once with maxRetries 0 (${mode(stream)})`, async (t) => {
       const server = await loopback(t);
       const model = anthropicHarness.client(server.url, { stream });
       server.reply({ type: "error", status, message: `loopback says ${status}` });

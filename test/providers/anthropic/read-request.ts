@@ -2,11 +2,9 @@
 import type { Json } from "../../../src/json/index.js";
 import { INVALID_JSON_KEY } from "../../../src/providers/anthropic/index.js";
 import type { ReadRequest } from "../support/harness.js";
+import { bodyObject, emptyReading, isJsonObject } from "../support/read-request.js";
 import { blocksOf } from "./wire-checks.js";
 
-type Obj = { [key: string]: Json };
-
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 const str = (value: Json | undefined): string => (typeof value === "string" ? value : JSON.stringify(value ?? null));
 const texts = (content: Json | undefined): string =>
   blocksOf(content)
@@ -15,7 +13,7 @@ const texts = (content: Json | undefined): string =>
 
 /** A tool_use input as the argument text it stands for: the adapter's `_invalid_json` text verbatim, else JSON. */
 function argumentsOf(input: Json | undefined): string {
-  if (isObject(input)) {
+  if (isJsonObject(input)) {
     const keys = Object.keys(input);
     const text = input[INVALID_JSON_KEY];
     if (keys.length === 1 && typeof text === "string") return text;
@@ -25,23 +23,19 @@ function argumentsOf(input: Json | undefined): string {
 
 /** Reads a request body the loopback Anthropic server received. */
 export function readAnthropicRequest(request: Json): ReadRequest {
-  const body = isObject(request) ? request : {};
-  const read: ReadRequest = {
+  const body = bodyObject(request);
+  const read = emptyReading({
     model: typeof body.model === "string" ? body.model : "",
     system: typeof body.system === "string" ? body.system : texts(body.system),
-    tools: Array.isArray(body.tools) ? body.tools.filter(isObject).map((tool) => str(tool.name)) : [],
-    calls: [],
-    results: [],
-    userTexts: [],
-    providerState: [],
+    tools: Array.isArray(body.tools) ? body.tools.filter(isJsonObject).map((tool) => str(tool.name)) : [],
     stream: body.stream === true,
     parallelToolCalls: undefined,
     maxOutputTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,
-  };
+  });
   const choice = body.tool_choice;
-  if (isObject(choice) && typeof choice.disable_parallel_tool_use === "boolean")
+  if (isJsonObject(choice) && typeof choice.disable_parallel_tool_use === "boolean")
     read.parallelToolCalls = !choice.disable_parallel_tool_use;
-  for (const message of Array.isArray(body.messages) ? body.messages.filter(isObject) : []) {
+  for (const message of Array.isArray(body.messages) ? body.messages.filter(isJsonObject) : []) {
     for (const block of blocksOf(message.content)) {
       if (message.role === "assistant" && (block.type === "thinking" || block.type === "redacted_thinking"))
         read.providerState.push(block);

@@ -3,29 +3,20 @@ import type { TestContext } from "node:test";
 import type { ModelRequest, ToolDescription } from "../../../src/index.js";
 import type { AnthropicLoopbackServer as LoopbackServer } from "./harness.js";
 import { startAnthropicServer } from "./harness.js";
+import { describeTool } from "../support/describe-tool.js";
+import { loopbackFor, signal } from "../support/loopback-test.js";
 
 /** Starts a loopback server that is closed when the test ends. */
-export async function loopback(context: TestContext): Promise<LoopbackServer> {
-  const server = await startAnthropicServer();
-  context.after(() => server.close());
-  return server;
-}
+export const loopback = (context: TestContext): Promise<LoopbackServer> =>
+  loopbackFor(context, { start: startAnthropicServer });
 
 /** A read-only app tool, as the core describes it to a model. */
-export const readTool: ToolDescription = {
-  name: "read_page",
-  description: "Reads a page by its path.",
-  parameters: {
-    type: "object",
-    properties: { path: { type: "string" } },
-    required: ["path"],
-    additionalProperties: false,
-  },
-  effect: "read",
-  scopes: [],
-  cost: 0,
-  idempotent: true,
-};
+export const readTool: ToolDescription = describeTool("read_page", "Reads a page by its path.", {
+  type: "object",
+  properties: { path: { type: "string" } },
+  required: ["path"],
+  additionalProperties: false,
+});
 
 /** A request with the task only. */
 export function taskRequest(task: string, extra: Partial<ModelRequest> = {}): ModelRequest {
@@ -51,4 +42,4 @@ export function turnsOf(server: LoopbackServer, index: number): { role: string; 
 }
 
 /** A fresh abort signal for a call that is not cancelled. */
-export const noAbort = (): { signal: AbortSignal } => ({ signal: new AbortController().signal });
+export const noAbort = (): { signal: AbortSignal } => ({ signal: signal() });

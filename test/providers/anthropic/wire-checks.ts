@@ -22,6 +22,29 @@ const ALLOWED_FIELDS = new Set([
 ]);
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const STATE_TYPES = new Set(["thinking", "redacted_thinking"]);
+// The content block types a request may carry; the API refuses any other tag.
+const BLOCK_TYPES = [
+  "text",
+  "image",
+  "document",
+  "search_result",
+  "thinking",
+  "redacted_thinking",
+  "tool_use",
+  "tool_result",
+  "server_tool_use",
+  "web_search_tool_result",
+];
+
+function unknownBlock(blocks: Obj[], at: string): string | undefined {
+  for (const [index, block] of blocks.entries()) {
+    if (typeof block.type === "string" && BLOCK_TYPES.includes(block.type)) continue;
+    const tags = BLOCK_TYPES.map((type) => `'${type}'`).join(", ");
+    const tag = typeof block.type === "string" ? block.type : (JSON.stringify(block.type) ?? "undefined");
+    return `${at}.content.${index}: Input tag '${tag}' found using 'type' does not match any of the expected tags: ${tags}`;
+  }
+  return undefined;
+}
 
 const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -109,6 +132,8 @@ function checkMessages(messages: Json | undefined, issued: ReadonlyMap<string, J
     if (index === 0 && message.role !== "user") return "messages: the first message must use the `user` role";
     const blocks = blocksOf(message.content);
     if (blocks.length === 0) return `${at}.content: messages must have non-empty content`;
+    const unknown = unknownBlock(blocks, at);
+    if (unknown !== undefined) return unknown;
     const last = turns.at(-1);
     if (last !== undefined && last.role === message.role) last.blocks.push(...blocks);
     else turns.push({ role: message.role, blocks, at });

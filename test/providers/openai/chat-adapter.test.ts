@@ -7,11 +7,13 @@ import { isLeashError } from "../../../src/index.js";
 import type { ModelClient } from "../../../src/index.js";
 import { openaiChat } from "../../../src/providers/openai/index.js";
 import { openaiChatHarness } from "./chat-harness.js";
-import { MODES, ask, describeTool, mode, signal, withServer } from "./chat-fixtures.js";
+import { MODES, mode, signal, withLoopback } from "../support/loopback-test.js";
+import { describeTool } from "../support/describe-tool.js";
+import { ask } from "./chat-fixtures.js";
 
 for (const stream of MODES) {
   test(`reads the text, the calls with their ids, malformed argument text as invalidJson and the finish reason (${mode(stream)})`, async () => {
-    await withServer(async (server) => {
+    await withLoopback(openaiChatHarness, async (server) => {
       server.reply({
         type: "answer",
         text: "Reading.",
@@ -37,7 +39,7 @@ for (const stream of MODES) {
   });
 
   test(`a hand-back call becomes handBack with its call id, unwrapped from { output } (${mode(stream)})`, async () => {
-    await withServer(async (server) => {
+    await withLoopback(openaiChatHarness, async (server) => {
       server.reply({
         type: "answer",
         calls: [{ id: "call_done", tool: "hand_back", arguments: '{"output":"three lines"}' }],
@@ -53,7 +55,7 @@ for (const stream of MODES) {
   });
 
   test(`a call a compatible server gives no id comes without one, for the core to name (${mode(stream)})`, async () => {
-    await withServer(async (server) => {
+    await withLoopback(openaiChatHarness, async (server) => {
       server.reply({ type: "answer", calls: [{ id: "", tool: "read", arguments: '{"path":"a.txt"}' }] });
       const model = openaiChatHarness.client(server.url, { stream });
       const response = await model.generate(ask([describeTool("read")]), { signal: signal() });
@@ -62,7 +64,7 @@ for (const stream of MODES) {
   });
 
   test(`usage with cached and reasoning tokens is normalized, prompt_tokens already counting the cached ones (${mode(stream)})`, async () => {
-    await withServer(async (server) => {
+    await withLoopback(openaiChatHarness, async (server) => {
       server.reply(
         { type: "answer", text: "a", usage: { input: 1_200, output: 300, cacheRead: 1_000, reasoning: 200 } },
         { type: "answer", text: "b", usage: { input: 50, output: 7 } },
@@ -81,7 +83,7 @@ for (const stream of MODES) {
   });
 
   test(`a 429 and a 500 reject with the SDK's error, its status and the provider's message, asked once each (${mode(stream)})`, async () => {
-    await withServer(async (server) => {
+    await withLoopback(openaiChatHarness, async (server) => {
       server.reply(
         { type: "error", status: 429, message: "Rate limit reached for requests." },
         { type: "error", status: 500, message: "The server had an error." },

@@ -2,7 +2,8 @@
 // the real API refuses, so an adapter test that passes there can fail here.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { withServer } from "./chat-fixtures.js";
+import { withLoopback } from "../support/loopback-test.js";
+import { openaiChatHarness } from "./chat-harness.js";
 
 const user = { role: "user", content: "hi" };
 const readTool = { type: "function", function: { name: "read", parameters: { type: "object" } } };
@@ -117,7 +118,7 @@ const refused: [string, Record<string, unknown>, RegExp][] = [
 ];
 
 test("the loopback server refuses with a 400 and OpenAI's error body what the real API refuses", async () => {
-  await withServer(async (server) => {
+  await withLoopback(openaiChatHarness, async (server) => {
     for (const [what, body, reason] of refused) {
       const response = await fetch(`${server.url}/chat/completions`, {
         method: "POST",
@@ -134,7 +135,7 @@ test("the loopback server refuses with a 400 and OpenAI's error body what the re
 });
 
 test("the loopback server accepts a full conversation and streams server-sent events ending in [DONE]", async () => {
-  await withServer(async (server) => {
+  await withLoopback(openaiChatHarness, async (server) => {
     server.reply({ type: "answer", text: "Done.", usage: { input: 10, output: 2, cacheRead: 4 } });
     const body = {
       model: "m",
@@ -171,7 +172,7 @@ test("the loopback server accepts a full conversation and streams server-sent ev
 });
 
 test("a request past the end of the script gets a 500 and is recorded", async () => {
-  await withServer(async (server) => {
+  await withLoopback(openaiChatHarness, async (server) => {
     const response = await fetch(`${server.url}/chat/completions`, {
       method: "POST",
       body: JSON.stringify({ model: "m", messages: [user] }),

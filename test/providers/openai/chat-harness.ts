@@ -2,6 +2,7 @@
 // `openai` SDK pointed at it, and a neutral reading of the request bodies it receives.
 import type { Json } from "../../../src/json/index.js";
 import type { ProviderHarness, ReadRequest } from "../support/harness.js";
+import { bodyObject, emptyReading } from "../support/read-request.js";
 import { chatClient } from "./chat-client-module.js";
 import { startChatServer } from "./chat-server.js";
 
@@ -18,19 +19,15 @@ const text = (content: unknown): string =>
 
 /** Reads a Chat Completions request body into the suite's neutral form. */
 export function readChatRequest(request: Json): ReadRequest {
-  const body = (typeof request === "object" && request !== null && !Array.isArray(request) ? request : {}) as Body;
+  const body: Body = bodyObject(request);
   const messages = list(body.messages);
-  const read: ReadRequest = {
+  const read = emptyReading({
     model: typeof body.model === "string" ? body.model : "",
     system: messages
       .filter((message) => message.role === "system" || message.role === "developer")
       .map((message) => text(message.content))
       .join("\n"),
     tools: list(body.tools).map((tool) => String((tool.function as Body | undefined)?.name)),
-    calls: [],
-    results: [],
-    userTexts: [],
-    providerState: [],
     stream: body.stream === true,
     parallelToolCalls: typeof body.parallel_tool_calls === "boolean" ? body.parallel_tool_calls : undefined,
     maxOutputTokens:
@@ -39,7 +36,7 @@ export function readChatRequest(request: Json): ReadRequest {
         : typeof body.max_tokens === "number"
           ? body.max_tokens
           : undefined,
-  };
+  });
   for (const message of messages) {
     if (message.role === "user") read.userTexts.push(text(message.content));
     if (message.role === "tool")

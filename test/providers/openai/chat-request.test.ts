@@ -6,7 +6,10 @@ import OpenAI from "openai";
 import type { ModelRequest } from "../../../src/index.js";
 import { openaiChatHarness } from "./chat-harness.js";
 import { CHAT_TEST_MODEL } from "./chat-client-module.js";
-import { MODES, ask, describeTool, mode, signal, withServer } from "./chat-fixtures.js";
+import { MODES, mode, signal, withLoopback } from "../support/loopback-test.js";
+import { describeTool } from "../support/describe-tool.js";
+import { ask } from "./chat-fixtures.js";
+import { answeredIds } from "../support/read-request.js";
 
 // A conversation with every kind of message: calls (one with malformed argument text), their
 // results, a refused hand-back on its own id, and the reason a plain-text answer was refused.
@@ -36,7 +39,7 @@ const conversation: ModelRequest = {
 
 for (const stream of MODES) {
   test(`sends the system message, tools, hand-back tool, replayed calls with verbatim malformed text and tool results, and the server accepts them (${mode(stream)})`, async () => {
-    await withServer(async (server) => {
+    await withLoopback(openaiChatHarness, async (server) => {
       server.reply({ type: "answer", text: "ok" });
       const model = openaiChatHarness.client(server.url, { stream, parallelToolCalls: false });
       await model.generate(conversation, { signal: signal() });
@@ -97,10 +100,7 @@ for (const stream of MODES) {
       const read = openaiChatHarness.read(server.requests[0] ?? null);
       assert.deepEqual(read.tools, ["read", "hand_back", "hand_back_2"]);
       assert.deepEqual(read.calls[1], { id: "call_b", tool: "read", arguments: '{"path": "b.txt"' });
-      assert.deepEqual(
-        read.results.map((result) => result.callId),
-        ["call_a", "call_b", "call_h"],
-      );
+      assert.deepEqual(answeredIds(read), ["call_a", "call_b", "call_h"]);
       assert.deepEqual(read.userTexts, ["Count the lines.", "Hand the count back with the tool."]);
       assert.equal(read.system, "You read files.");
       assert.equal(read.stream, stream);
@@ -110,7 +110,7 @@ for (const stream of MODES) {
   });
 
   test(`sends no tools, parallel_tool_calls or max_completion_tokens when there is nothing to send (${mode(stream)})`, async () => {
-    await withServer(async (server) => {
+    await withLoopback(openaiChatHarness, async (server) => {
       server.reply({ type: "answer", text: "ok" });
       const model = openaiChatHarness.client(server.url, { stream, parallelToolCalls: true });
       await model.generate(ask(), { signal: signal() });
@@ -121,7 +121,7 @@ for (const stream of MODES) {
   });
 
   test(`the server refuses a tool call left unanswered and a tool message answering no call (${mode(stream)})`, async () => {
-    await withServer(async (server) => {
+    await withLoopback(openaiChatHarness, async (server) => {
       const model = openaiChatHarness.client(server.url, { stream });
       const unanswered: ModelRequest = {
         ...ask([describeTool("read")]),

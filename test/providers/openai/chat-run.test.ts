@@ -3,7 +3,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Agent, modelPlanner, tool } from "../../../src/index.js";
+import { MODES, mode, withLoopback } from "../support/loopback-test.js";
 import { openaiChatHarness } from "./chat-harness.js";
+import { answeredIds } from "../support/read-request.js";
 
 const read = tool({
   name: "read",
@@ -12,10 +14,9 @@ const read = tool({
   execute: ({ path }: { path: string }) => `contents of ${path}`,
 });
 
-for (const stream of [false, true]) {
-  test(`a run takes every call of an answer, answers each call id, and finishes on the text (${stream ? "streamed" : "not streamed"})`, async () => {
-    const server = await openaiChatHarness.start();
-    try {
+for (const stream of MODES) {
+  test(`a run takes every call of an answer, answers each call id, and finishes on the text (${mode(stream)})`, async () => {
+    await withLoopback(openaiChatHarness, async (server) => {
       server.reply(
         {
           type: "answer",
@@ -43,23 +44,17 @@ for (const stream of [false, true]) {
         { id: "call_1", tool: "read", arguments: '{"path":"a.txt"}' },
         { id: "call_2", tool: "read", arguments: '{"path": "b.txt"' },
       ]);
-      assert.deepEqual(
-        second.results.map((result) => result.callId),
-        ["call_1", "call_2"],
-      );
+      assert.deepEqual(answeredIds(second), ["call_1", "call_2"]);
       assert.match(second.results[0]?.content ?? "", /contents of a\.txt/);
       assert.deepEqual(deltas.join(""), stream ? "Reading both.Both are read." : "");
       assert.ok(Math.abs(state.usage.cost - (40 * 1 + 60 * 0.1 + 20 * 10) / 1e6) < 1e-15);
-    } finally {
-      await server.close();
-    }
+    });
   });
 }
 
-for (const stream of [false, true]) {
-  test(`a skill's output schema is offered as the hand-back tool, and its call finishes the work (${stream ? "streamed" : "not streamed"})`, async () => {
-    const server = await openaiChatHarness.start();
-    try {
+for (const stream of MODES) {
+  test(`a skill's output schema is offered as the hand-back tool, and its call finishes the work (${mode(stream)})`, async () => {
+    await withLoopback(openaiChatHarness, async (server) => {
       server.reply(
         { type: "answer", calls: [{ id: "call_h1", tool: "hand_back", arguments: '{"output":"short"}' }] },
         { type: "answer", calls: [{ id: "call_h2", tool: "hand_back", arguments: '{"output":"a summary of a.txt"}' }] },
@@ -82,20 +77,14 @@ for (const stream of [false, true]) {
       const second = openaiChatHarness.read(server.requests[1] ?? null);
       assert.deepEqual(second.tools, ["read", "hand_back"]);
       assert.deepEqual(second.calls, [{ id: "call_h1", tool: "hand_back", arguments: '{"output":"short"}' }]);
-      assert.deepEqual(
-        second.results.map((result) => result.callId),
-        ["call_h1"],
-      );
+      assert.deepEqual(answeredIds(second), ["call_h1"]);
       assert.match(second.results[0]?.content ?? "", /Too short/);
-    } finally {
-      await server.close();
-    }
+    });
   });
 }
 
 test("a 429 from the API fails the run as model_failed with the status and the provider's message, charging nothing", async () => {
-  const server = await openaiChatHarness.start();
-  try {
+  await withLoopback(openaiChatHarness, async (server) => {
     server.reply({ type: "error", status: 429, message: "Rate limit reached for gpt-loopback." });
     const model = openaiChatHarness.client(server.url, { stream: true, price: { input: 1, output: 1 } });
     const agent = new Agent({ tools: [read], planner: modelPlanner({ model }) });
@@ -105,14 +94,11 @@ test("a 429 from the API fails the run as model_failed with the status and the p
     assert.match(state.failure?.message ?? "", /429 Rate limit reached for gpt-loopback\./);
     assert.equal(state.usage.cost, 0);
     assert.equal(server.requests.length, 1);
-  } finally {
-    await server.close();
-  }
+  });
 });
 
 test("aborting a run while the model streams stops the HTTP request in the middle of the stream", async () => {
-  const server = await openaiChatHarness.start();
-  try {
+  await withLoopback(openaiChatHarness, async (server) => {
     server.reply({ type: "stall", text: "Let me think about this for a long while" });
     const model = openaiChatHarness.client(server.url, { stream: true });
     const agent = new Agent({ tools: [read], planner: modelPlanner({ model }) });
@@ -124,7 +110,5 @@ test("aborting a run while the model streams stops the HTTP request in the middl
     assert.equal(state.stopReason, "cancelled");
     assert.equal(server.closedEarly, 1);
     assert.equal(state.usage.cost, 0);
-  } finally {
-    await server.close();
-  }
+  });
 });

@@ -2,15 +2,16 @@
 // middle of a stream, and a stream cut short.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
 import { isLeashError } from "../../../src/index.js";
 import { openaiChatHarness } from "./chat-harness.js";
-import { ask, describeTool, signal, withServer } from "./chat-fixtures.js";
+import { signal, withLoopback } from "../support/loopback-test.js";
+import { startRawServer } from "../support/raw-server.js";
+import { describeTool } from "../support/describe-tool.js";
+import { ask } from "./chat-fixtures.js";
 
 test("text deltas reach onText in order while the model writes, and join to the text", async () => {
-  await withServer(async (server) => {
+  await withLoopback(openaiChatHarness, async (server) => {
     const text = "The file has three lines, and the last one is empty.";
     server.reply({ type: "answer", text });
     const deltas: string[] = [];
@@ -24,7 +25,7 @@ test("text deltas reach onText in order while the model writes, and join to the 
 });
 
 test("tool-call arguments split across chunks are put together again, per call index", async () => {
-  await withServer(async (server) => {
+  await withLoopback(openaiChatHarness, async (server) => {
     const first = { path: "notes/2026/december/summary.txt", lines: [1, 2, 3], note: "ünïcödé ✓" };
     const second = { path: "b.txt" };
     server.reply({
@@ -44,7 +45,7 @@ test("tool-call arguments split across chunks are put together again, per call i
 });
 
 test("aborting the signal mid-stream rejects the call and closes the connection the server holds open", async () => {
-  await withServer(async (server) => {
+  await withLoopback(openaiChatHarness, async (server) => {
     server.reply({ type: "stall", text: "I am about to say something long" });
     const controller = new AbortController();
     const deltas: string[] = [];
@@ -67,7 +68,7 @@ test("aborting the signal mid-stream rejects the call and closes the connection 
 });
 
 test("aborting the signal while waiting for a completion rejects the call and closes the request", async () => {
-  await withServer(async (server) => {
+  await withLoopback(openaiChatHarness, async (server) => {
     server.reply({ type: "stall", text: "" });
     const controller = new AbortController();
     const model = openaiChatHarness.client(server.url, { stream: false });
@@ -83,25 +84,17 @@ test("aborting the signal while waiting for a completion rejects the call and cl
 
 test("a stream that ends before the answer's finish reason rejects as model_failed, not as a short answer", async () => {
   // A server that drops the stream after one delta, as a proxy or a crashed server does.
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on("end", () => {
-      response.writeHead(200, { "content-type": "text/event-stream" });
-      const chunk = {
-        id: "c",
-        object: "chat.completion.chunk",
-        created: 1,
-        model: "m",
-        choices: [{ index: 0, delta: { content: "Half" }, finish_reason: null }],
-      };
-      response.end(`data: ${JSON.stringify(chunk)}\n\n`);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const chunk = {
+    id: "c",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "m",
+    choices: [{ index: 0, delta: { content: "Half" }, finish_reason: null }],
+  };
+  const server = await startRawServer(() => `data: ${JSON.stringify(chunk)}\n\n`);
   try {
-    const { port } = server.address() as AddressInfo;
     const deltas: string[] = [];
-    const model = openaiChatHarness.client(`http://127.0.0.1:${port}/v1`, { stream: true });
+    const model = openaiChatHarness.client(`${server.origin}/v1`, { stream: true });
     await assert.rejects(
       model.generate(ask(), { signal: signal(), onText: (delta) => deltas.push(delta) }),
       (error: unknown) =>
@@ -109,6 +102,6 @@ test("a stream that ends before the answer's finish reason rejects as model_fail
     );
     assert.deepEqual(deltas, ["Half"]);
   } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await server.close();
   }
 });

@@ -6,19 +6,12 @@ import type { JsonObject } from "../../../src/json/index.js";
 import type { ModelRequest, ModelResponse } from "../../../src/models/model-client.js";
 import { isLeashError } from "../../../src/errors/index.js";
 import { openaiResponses } from "../../../src/providers/openai/responses.js";
-import type { ToolDescription } from "../../../src/tools/tool.js";
+import { describeTool } from "../support/describe-tool.js";
 import type { LoopbackServer } from "../support/harness.js";
+import { MODES, mode, signal } from "../support/loopback-test.js";
 import { openaiResponsesHarness as harness, startResponsesServer } from "./responses-harness.js";
 
-const readFile: ToolDescription = {
-  name: "read_file",
-  description: "Reads a file.",
-  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-  effect: "read",
-  scopes: [],
-  cost: 0,
-  idempotent: true,
-};
+const readFile = describeTool("read_file", "Reads a file.");
 
 const task = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
   system: "You read files.",
@@ -27,10 +20,8 @@ const task = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
   ...extra,
 });
 
-const signal = (): AbortSignal => new AbortController().signal;
-
-for (const stream of [false, true]) {
-  describe(`openaiResponses (${stream ? "stream" : "JSON"})`, () => {
+for (const stream of MODES) {
+  describe(`openaiResponses (${mode(stream)})`, () => {
     let server: LoopbackServer;
     before(async () => (server = await startResponsesServer()));
     after(() => server.close());
@@ -170,8 +161,9 @@ for (const stream of [false, true]) {
         { type: "answer", text: "It says hi." },
       );
       const first = await client().generate(task(), { signal: signal() });
-      assert.ok(Array.isArray(first.providerState) && first.providerState.length === 1);
-      const [item] = first.providerState as JsonObject[];
+      assert.ok(Array.isArray(first.providerState) && first.providerState.length === 2);
+      const [item, place] = first.providerState as JsonObject[];
+      assert.deepEqual(place, { type: "function_call", call_id: "call_r" });
       assert.match(item?.id as string, /^rs_/);
       assert.deepEqual(item, {
         id: item?.id,
@@ -191,7 +183,7 @@ for (const stream of [false, true]) {
       assert.equal(second.text, "It says hi.");
       assert.deepEqual(server.refusals, []);
       const body = lastBody();
-      assert.deepEqual(harness.read(body).providerState, first.providerState);
+      assert.deepEqual(harness.read(body).providerState, [item]);
       const input = body.input as JsonObject[];
       assert.deepEqual(input[1], item);
       assert.equal(input[2]?.call_id, "call_r");

@@ -9,10 +9,14 @@ type Answer = Extract<ScriptedReply, { type: "answer" }>;
 /** Gives out the ids of one server: `resp_1`, `msg_2`, ... */
 export type NextId = (prefix: string) => string;
 
-/** What a scripted answer becomes: the response, and the reasoning item it issued (to check later). */
+/** What a scripted answer becomes: the response, and the reasoning items it issued (to check later). */
 export interface BuiltAnswer {
   response: JsonObject;
-  issued?: { encrypted: string; reasoning: IssuedReasoning };
+  issued: { encrypted: string; reasoning: IssuedReasoning }[];
+}
+
+function reasoningItem(id: string, text: string, signature: string): JsonObject {
+  return { id, type: "reasoning", summary: [{ type: "summary_text", text }], encrypted_content: signature };
 }
 
 function usageOf(usage: ScriptedUsage | undefined): JsonObject {
@@ -78,22 +82,27 @@ export function buildAnswer(answer: Answer, body: JsonObject, nextId: NextId): B
       name: call.tool,
       arguments: call.arguments,
     });
-  let issued: BuiltAnswer["issued"];
+  const issued: BuiltAnswer["issued"] = [];
+  for (const extra of answer.reasoningBefore ?? []) {
+    const at = output.findIndex((item) => item.type === "function_call" && item.call_id === extra.callId);
+    if (at === -1) throw new Error(`A scripted reasoning item names no call ${extra.callId}.`);
+    const id = nextId("rs");
+    issued.push({
+      encrypted: extra.signature,
+      reasoning: { id, follows: { type: "function_call", callId: extra.callId } },
+    });
+    output.splice(at, 0, reasoningItem(id, extra.text, extra.signature));
+  }
   if (reasoning !== undefined && reasoningId !== undefined) {
     const next = output[0];
     if (next === undefined) throw new Error("A scripted reasoning reply needs text or a call after it.");
     const follows: IssuedReasoning["follows"] =
       next.type === "message" ? { type: "message" } : { type: "function_call", callId: next.call_id as string };
-    issued = { encrypted: reasoning.signature, reasoning: { id: reasoningId, follows } };
-    output.unshift({
-      id: reasoningId,
-      type: "reasoning",
-      summary: [{ type: "summary_text", text: reasoning.text }],
-      encrypted_content: reasoning.signature,
-    });
+    issued.push({ encrypted: reasoning.signature, reasoning: { id: reasoningId, follows } });
+    output.unshift(reasoningItem(reasoningId, reasoning.text, reasoning.signature));
   }
   const response = responseShell(nextId("resp"), body, "completed", output, usageOf(answer.usage));
-  return issued === undefined ? { response } : { response, issued };
+  return { response, issued };
 }
 
 /** Cuts a text into up to three deltas, so a stream carries more than one. */
@@ -173,4 +182,14 @@ export function stallEvents(id: string, messageId: string, body: JsonObject, tex
       logprobs: [],
     })),
   ];
+}
+
+/** Writes events as the API's server-sent events, each numbered in order as the API numbers them. */
+export function responsesEventStream(events: readonly Record<string, unknown>[]): string {
+  return events
+    .map((event, sequence) => {
+      const data = JSON.stringify({ ...event, sequence_number: sequence });
+      return `event: ${String(event.type)}\ndata: ${data}\n\n`;
+    })
+    .join("");
 }

@@ -2,8 +2,6 @@
 // fail), and openaiResponses reads the parts of the wire a script cannot produce: an `error` event in
 // a stream, an incomplete response, a failed one.
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
 import { isLeashError } from "../../../src/errors/index.js";
@@ -11,8 +9,11 @@ import type { Json } from "../../../src/json/index.js";
 import type { ModelRequest } from "../../../src/models/model-client.js";
 import { openaiResponses } from "../../../src/providers/openai/responses.js";
 import type { LoopbackServer } from "../support/harness.js";
+import { MODES, mode, signal } from "../support/loopback-test.js";
+import { startRawServer } from "../support/raw-server.js";
+import type { RawServer } from "../support/raw-server.js";
 import { startResponsesServer } from "./responses-harness.js";
-import { responseShell } from "./responses-harness-reply.js";
+import { responseShell, responsesEventStream } from "./responses-harness-reply.js";
 
 const request: ModelRequest = { system: "s", messages: [{ role: "user", content: "Go." }], tools: [] };
 const sdk = (url: string) => new OpenAI({ apiKey: "sk-loopback", baseURL: url, maxRetries: 0 });
@@ -96,30 +97,11 @@ describe("the loopback Responses API refuses what the real API refuses", () => {
 
 describe("openaiResponses reads what a script cannot produce", () => {
   let answer: (body: Record<string, unknown>) => string;
-  let url = "";
-  const server = createServer((incoming, response) => {
-    const chunks: Buffer[] = [];
-    incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
-    incoming.on("end", () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
-      const type = body.stream === true ? "text/event-stream" : "application/json";
-      response.writeHead(200, { "content-type": type });
-      response.end(answer(body));
-    });
-  });
-  before(async () => {
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  });
-  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const model = (stream: boolean) => openaiResponses(sdk(url), { model: "gpt-loopback", stream });
-  const sse = (...events: Record<string, unknown>[]) =>
-    events
-      .map(
-        (event, index) =>
-          `event: ${String(event.type)}\ndata: ${JSON.stringify({ ...event, sequence_number: index })}\n\n`,
-      )
-      .join("");
+  let server: RawServer;
+  before(async () => (server = await startRawServer((body) => answer(body))));
+  after(() => server.close());
+  const model = (stream: boolean) => openaiResponses(sdk(`${server.origin}/v1`), { model: "gpt-loopback", stream });
+  const sse = (...events: Record<string, unknown>[]): string => responsesEventStream(events);
   const message = {
     id: "msg_1",
     type: "message",
@@ -144,7 +126,7 @@ describe("openaiResponses reads what a script cannot produce", () => {
       );
     const seen: string[] = [];
     await assert.rejects(
-      model(true).generate(request, { signal: new AbortController().signal, onText: (delta) => seen.push(delta) }),
+      model(true).generate(request, { signal: signal(), onText: (delta) => seen.push(delta) }),
       (error: unknown) =>
         isLeashError(error, "model_failed") && /The model had a problem/.test((error as Error).message),
     );
@@ -153,26 +135,26 @@ describe("openaiResponses reads what a script cannot produce", () => {
 
   test("a stream that ends without a final event rejects with model_failed", async () => {
     answer = () => sse({ type: "response.created", response: responseShell("resp_1", {}, "in_progress", [], null) });
-    await assert.rejects(model(true).generate(request, { signal: new AbortController().signal }), (error: unknown) =>
+    await assert.rejects(model(true).generate(request, { signal: signal() }), (error: unknown) =>
       isLeashError(error, "model_failed"),
     );
   });
 
-  for (const stream of [false, true]) {
-    test(`an incomplete response finishes with length, a failed one with error (${stream ? "stream" : "JSON"})`, async () => {
+  for (const stream of MODES) {
+    test(`an incomplete response finishes with length, a failed one with error (${mode(stream)})`, async () => {
       const incomplete = {
         ...responseShell("resp_2", {}, "incomplete", [message], { input_tokens: 5, output_tokens: 7 }),
         incomplete_details: { reason: "max_output_tokens" },
       };
       answer = () => (stream ? sse({ type: "response.incomplete", response: incomplete }) : JSON.stringify(incomplete));
-      const cut = await model(stream).generate(request, { signal: new AbortController().signal });
+      const cut = await model(stream).generate(request, { signal: signal() });
       assert.deepEqual(cut, { calls: [], text: "Half", usage: { inputTokens: 5, outputTokens: 7 }, finish: "length" });
       const failed = {
         ...responseShell("resp_3", {}, "failed", [], null),
         error: { code: "server_error", message: "no" },
       };
       answer = () => (stream ? sse({ type: "response.failed", response: failed }) : JSON.stringify(failed));
-      const broken = await model(stream).generate(request, { signal: new AbortController().signal });
+      const broken = await model(stream).generate(request, { signal: signal() });
       assert.equal(broken.finish, "error");
     });
   }

@@ -12,7 +12,7 @@ import { verifyAudit } from "../../../src/index.js";
 import { SqliteStore } from "../../../src/stores/sqlite/index.js";
 import { runLeash, runTypeScript, root } from "./node-process.js";
 import type { CaseContext } from "./suite-context.js";
-import { call, parsedArguments, recordsOf } from "./suite-context.js";
+import { call, parsedArguments, recordsOf, outcomesOf } from "./suite-context.js";
 import { SUITE_APPROVER, suiteAgent } from "./suite-agent.js";
 
 const CHILD = join(root, "test", "providers", "support", "resume-child.ts");
@@ -48,10 +48,7 @@ export async function approvalCase({ harness, server, stream, client, reads }: C
       runId = paused.runId;
       assert.equal(paused.status, "awaiting_approval", JSON.stringify(paused.failure));
       assert.equal((paused.pending as ApprovalRequest).tool, "save");
-      assert.deepEqual(
-        paused.steps.map((step) => step.outcome),
-        ["executed", null],
-      );
+      assert.deepEqual(outcomesOf(paused), ["executed", null]);
     } finally {
       await store.close();
     }

@@ -39,6 +39,11 @@ export type ScriptedReply =
        * `providerState` is false.
        */
       reasoning?: { text: string; signature: string };
+      /**
+       * More reasoning items, each issued right before the call it names (a model that reasons again
+       * between calls). Only the Responses harness gives them out; the others ignore them.
+       */
+      reasoningBefore?: { callId: string; text: string; signature: string }[];
     }
   /** An HTTP error as the API gives it (429, 500, ...), with the provider's error body. */
   | { type: "error"; status: number; message: string }

@@ -3,8 +3,9 @@
 import assert from "node:assert/strict";
 import { verifyAudit } from "../../../src/index.js";
 import type { CaseContext } from "./suite-context.js";
-import { call } from "./suite-context.js";
+import { call, outcomesOf } from "./suite-context.js";
 import { suiteAgent } from "./suite-agent.js";
+import { answeredIds } from "./read-request.js";
 
 /** Argument text that is not JSON: an object the model never closed. */
 export const MALFORMED = '{"topic": "brakes"';
@@ -21,10 +22,7 @@ export async function malformedArgumentsCase({ harness, server, client, reads }:
   const state = await agent.run("Why does the rear brake not bite?");
 
   assert.equal(state.status, "completed", JSON.stringify(state.failure));
-  assert.deepEqual(
-    state.steps.map((step) => step.outcome),
-    ["invalid_arguments", "executed", "finished"],
-  );
+  assert.deepEqual(outcomesOf(state), ["invalid_arguments", "executed", "finished"]);
   assert.equal(state.steps[0]?.error?.code, "invalid_json");
   assert.equal(state.answer, "New pads.");
   assert.deepEqual(ran, ["lookup brakes"], "the malformed call never ran");
@@ -36,10 +34,7 @@ export async function malformedArgumentsCase({ harness, server, client, reads }:
     read[1]!.calls.map((replayed) => ({ ...replayed, arguments: verbatim ? replayed.arguments : MALFORMED })),
     [{ id: "call_bad", tool: "lookup", arguments: MALFORMED }],
   );
-  assert.deepEqual(
-    read[1]!.results.map((result) => result.callId),
-    ["call_bad"],
-  );
+  assert.deepEqual(answeredIds(read[1]), ["call_bad"]);
   assert.notEqual(read[1]!.results[0]?.content ?? "", "", "the refusal says why");
   if (verbatim) assert.equal(read[2]!.calls[0]?.arguments, MALFORMED, "still verbatim a turn later");
   assert.deepEqual(verifyAudit(agent.audit.records ?? []), []);
@@ -56,10 +51,7 @@ export async function unknownToolCase({ server, client, reads }: CaseContext): P
   const state = await agent.run("Fix the brake at once.");
 
   assert.equal(state.status, "completed", JSON.stringify(state.failure));
-  assert.deepEqual(
-    state.steps.map((step) => step.outcome),
-    ["unknown_tool", "finished"],
-  );
+  assert.deepEqual(outcomesOf(state), ["unknown_tool", "finished"]);
   assert.deepEqual(ran, []);
   const read = reads();
   assert.equal(read.length, 2);
@@ -67,10 +59,7 @@ export async function unknownToolCase({ server, client, reads }: CaseContext): P
     read[1]!.calls.map((replayed) => [replayed.id, replayed.tool]),
     [["call_ghost", "teleport"]],
   );
-  assert.deepEqual(
-    read[1]!.results.map((result) => result.callId),
-    ["call_ghost"],
-  );
+  assert.deepEqual(answeredIds(read[1]), ["call_ghost"]);
   assert.match(read[1]!.results[0]?.content ?? "", /teleport/);
   assert.deepEqual(verifyAudit(agent.audit.records ?? []), []);
 }

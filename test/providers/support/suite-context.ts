@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import type { AuditRecord, Json } from "../../../src/index.js";
 import type { ClientOptions, LoopbackServer, ProviderHarness, ReadRequest, ScriptedCall } from "./harness.js";
+import { withLoopback } from "./loopback-test.js";
 
 /** One case's world: the harness, the running server, and a client over it. */
 export interface CaseContext {
@@ -24,8 +25,7 @@ export async function withServer(
   stream: boolean,
   run: (context: CaseContext) => Promise<void>,
 ): Promise<void> {
-  const server = await harness.start();
-  try {
+  await withLoopback(harness, async (server) => {
     await run({
       harness,
       server,
@@ -34,9 +34,7 @@ export async function withServer(
       reads: () => server.requests.map((request) => harness.read(request)),
     });
     assert.deepEqual(server.refusals, [], "the loopback server refused a request the real API would refuse");
-  } finally {
-    await server.close();
-  }
+  });
 }
 
 /** A scripted tool call with JSON arguments. */
@@ -47,6 +45,11 @@ export function call(id: string, tool: string, args: Json): ScriptedCall {
 /** The arguments a replayed call carries, parsed (adapters may re-serialize valid JSON). */
 export function parsedArguments(read: ReadRequest): { id: string; tool: string; args: unknown }[] {
   return read.calls.map((replayed) => ({ id: replayed.id, tool: replayed.tool, args: JSON.parse(replayed.arguments) }));
+}
+
+/** The outcome of every step of a run, in order (`null` for a step still waiting). */
+export function outcomesOf<Outcome>(state: { steps: readonly { outcome: Outcome }[] }): Outcome[] {
+  return state.steps.map((step) => step.outcome);
 }
 
 /** The audit records of one run, in order. */

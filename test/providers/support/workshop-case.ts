@@ -14,7 +14,8 @@ import {
 import type { Repair } from "../../../src/cli/demo/workshop.js";
 import type { AuditRecord } from "../../../src/index.js";
 import type { CaseContext } from "./suite-context.js";
-import { call, parsedArguments } from "./suite-context.js";
+import { call, parsedArguments, outcomesOf } from "./suite-context.js";
+import { answeredIds } from "./read-request.js";
 
 /** The hand-back tool's name when no app tool takes it (src/providers/shared/hand-back-tool.ts). */
 const HAND_BACK = "hand_back";
@@ -44,10 +45,7 @@ export async function workshopCase({ server, client, reads }: CaseContext): Prom
   assert.equal(outcome.status, "completed", JSON.stringify(outcome.state.failure));
   assert.equal(outcome.done, true);
   assert.deepEqual(outcome.output, ESTIMATE);
-  assert.deepEqual(
-    outcome.state.steps.map((step) => step.outcome),
-    ["withheld", "executed", "answer_rejected", "finished"],
-  );
+  assert.deepEqual(outcomesOf(outcome.state), ["withheld", "executed", "answer_rejected", "finished"]);
   assert.equal(repairs.get(repair.id)?.note, NOTE);
   assert.deepEqual(verifyAudit(store.records), []);
   assert.deepEqual(live, store.records, "the live feed gave every record the trail holds, as it was made");
@@ -66,10 +64,7 @@ export async function workshopCase({ server, client, reads }: CaseContext): Prom
   assert.equal(read[1]!.results[0]?.callId, "call_key");
   assert.match(read[1]!.results[0]?.content ?? "", /Where a key is kept stays in the workshop\./);
   // Every call id is answered, in order, before the model is asked again.
-  assert.deepEqual(
-    read[3]!.results.map((result) => result.callId),
-    ["call_key", "call_note", "call_hand_1"],
-  );
+  assert.deepEqual(answeredIds(read[3]), ["call_key", "call_note", "call_hand_1"]);
   assert.deepEqual(
     read[3]!.calls.map((replayed) => replayed.id),
     ["call_key", "call_note", "call_hand_1"],
