@@ -23,9 +23,11 @@ export function leashModelPlanner(leash: LeashModule): Scenario {
     group: "leash",
     open: async (steps) => {
       const { MockLanguageModelV3 } = await loadModule(() => import("ai/test"), "ai/test");
-      const audit = new MemoryAuditSink();
       return {
         prepare: () => {
+          // A trail per run, as generateText keeps each call's steps: a sink shared by every run
+          // of the benchmark would make each run pay the collector for all the runs before it.
+          const audit = new MemoryAuditSink();
           let turn = 0;
           const model = new MockLanguageModelV3({
             doGenerate: (): Promise<LanguageModelV3GenerateResult> => {
