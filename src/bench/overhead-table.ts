@@ -142,7 +142,7 @@ export function formatOverheadTable(result: OverheadBenchmarkResult): string {
     ...(verification.packageCanonicalizeAndHashPerSecond === null
       ? []
       : [
-          `| the \`canonicalize\` package (the core's digests) + SHA-256 | ${rate(verification.packageCanonicalizeAndHashPerSecond)} |`,
+          `| the \`canonicalize\` package (a reference) + SHA-256 | ${rate(verification.packageCanonicalizeAndHashPerSecond)} |`,
         ]),
     `| SHA-256 alone, of canonical texts made beforehand | ${rate(verification.hashOnlyPerSecond)} |`,
     "",

@@ -23,7 +23,7 @@ export interface VerificationResult {
    */
   canonicalizeAndHashPerSecond: number;
   /**
-   * The same with the `canonicalize` package (what the core's digests use today) in place of the raw
+   * The same with the `canonicalize` package (a reference implementation, a dev dependency) in place of the raw
    * form; null if the package is no longer installed.
    */
   packageCanonicalizeAndHashPerSecond: number | null;
@@ -64,8 +64,8 @@ function perSecond(count: number, task: () => void, sampling: SamplingOptions): 
 
 /**
  * Measures `verifyAudit` on a trail in records per second, and beside it the limit of any verifier:
- * raw RFC 8785 canonicalization and SHA-256 of every record; also the `canonicalize` package (what
- * the core's digests use) and SHA-256 alone.
+ * raw RFC 8785 canonicalization and SHA-256 of every record; also the `canonicalize` package (a
+ * reference implementation) and SHA-256 alone.
  */
 export async function measureVerification(options: {
   records: number;
