@@ -12,7 +12,7 @@ export type { Planner, PlannerContext, DoneCriterion } from "./run/agent-core.js
 export type { CallModelOptions } from "./run/call-model.js";
 
 export { tool, Tool, EFFECTS } from "./tools/tool.js";
-export type { Effect, ToolSpec, ToolDescription, ToolParameters } from "./tools/tool.js";
+export type { Effect, ToolSpec, ToolDescription, ToolDefinition, ToolParameters } from "./tools/tool.js";
 export type { ToolContext } from "./tools/tool-context.js";
 export { Toolset } from "./tools/toolset.js";
 export type { JsonSchema } from "./tools/schema-validator.js";

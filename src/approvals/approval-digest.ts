@@ -37,14 +37,17 @@ export interface ActionInput {
   effect: Effect;
   scopes: readonly string[];
   historyDigest: string;
+  /** The tool's definition where it comes from (an MCP server); part of the digest only when present. */
+  definition?: Json;
 }
 
 /**
  * The digest an approval is bound to: SHA-256 over the RFC 8785 canonical JSON of the exact action
- * (run, step, tool, arguments, effect, scopes) and of the history digest.
+ * (run, step, tool, arguments, effect, scopes) and of the history digest, and of the tool's
+ * definition when it has one (a tool from an MCP server), so digests of other tools never change.
  */
 export function approvalDigest(action: ActionInput): string {
-  return digestOfJson([
+  const parts: Json[] = [
     "leash.approval/1",
     action.runId,
     action.step,
@@ -53,5 +56,7 @@ export function approvalDigest(action: ActionInput): string {
     action.effect,
     [...action.scopes],
     action.historyDigest,
-  ]);
+  ];
+  if (action.definition !== undefined) parts.push(action.definition);
+  return digestOfJson(parts);
 }

@@ -40,6 +40,9 @@ export const ERROR_CODES = [
   // Stores.
   "store_failed",
   "store_busy",
+  // MCP servers (leash/mcp).
+  "mcp_failed",
+  "mcp_unavailable",
 ] as const;
 
 /** A code of a {@link LeashError}: a snake_case wire value. */

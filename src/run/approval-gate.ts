@@ -38,6 +38,7 @@ export function actionDigest(run: ActiveRun, step: Step, tool: Tool): { digest: 
     effect: tool.effect,
     scopes: tool.scopes,
     historyDigest: history,
+    ...(tool.definition === undefined ? {} : { definition: tool.definition as never }),
   });
   return { digest, history };
 }

@@ -41,6 +41,20 @@ export interface ToolSpec<Args = Record<string, Json>, Parameters extends ToolPa
   /** Bounds one call; the call's `ctx.signal` is aborted when it runs out. */
   timeoutMs?: number;
   execute(args: Args, context: ToolContext): unknown;
+  /**
+   * Where the tool comes from, when it comes from elsewhere (an MCP server): its definition as listed
+   * there. Part of the tool's description and of the approval digest; set by `leash/mcp`.
+   */
+  definition?: ToolDefinition;
+}
+
+/** A tool's definition as an MCP server listed it (API.md section 1). */
+export interface ToolDefinition {
+  server: string;
+  name: string;
+  description: string;
+  inputSchema: Json;
+  annotations: Json;
 }
 
 /** A tool as a model's tool-calling interface sees it: plain JSON. */
@@ -52,6 +66,27 @@ export interface ToolDescription {
   scopes: string[];
   cost: number;
   idempotent: boolean;
+  /** Present only for a tool that comes from elsewhere (an MCP server). */
+  definition?: ToolDefinition;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+let redefine: (target: Tool<any>, spec: ToolSpec<any>) => void;
+let revision = 0;
+
+/**
+ * Redefines a tool in place from a new spec of the same name (its description, parameters, effect,
+ * definition...), so every holder of the tool sees the change; for leash's own adapters, not the app.
+ * @internal
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function redefineTool(target: Tool<any>, spec: ToolSpec<any>): void {
+  redefine(target, spec);
+}
+
+/** A count of redefinitions so far: a holder of cached descriptions compares it. @internal */
+export function toolRevision(): number {
+  return revision;
 }
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -78,8 +113,24 @@ export class Tool<Args = Record<string, Json>> {
   readonly timeoutMs: number | undefined;
   readonly validator: SchemaValidator;
   readonly execute: (args: Args, context: ToolContext) => unknown;
-  readonly #description: ToolDescription;
-  readonly #typed: StandardTypedSchema | undefined;
+  /** The tool's definition where it comes from (an MCP server), if it comes from elsewhere. */
+  readonly definition: ToolDefinition | undefined;
+  #description: ToolDescription;
+  #typed: StandardTypedSchema | undefined;
+
+  static {
+    // Redefinition in place is for leash's own adapters (leash/mcp) only: not exported from `leash`.
+    redefine = (target, spec) => {
+      const fresh = new Tool(spec);
+      if (fresh.name !== target.name) invalid(target.name, "A tool redefined in place keeps its name.");
+      const { description, parameters, scopes, effect, cost, idempotent, timeoutMs, validator, execute } = fresh;
+      const parts = { description, parameters, scopes, effect, cost, idempotent, timeoutMs, validator, execute };
+      Object.assign(target, parts, { definition: fresh.definition });
+      target.#description = fresh.#description;
+      target.#typed = fresh.#typed;
+      revision += 1;
+    };
+  }
 
   constructor(spec: ToolSpec<Args>) {
     if (typeof spec !== "object" || spec === null) invalid(undefined, "expected a spec object.");
@@ -142,6 +193,15 @@ export class Tool<Args = Record<string, Json>> {
             }
             return spec.execute(parsed.value as Args, context);
           };
+    let definition: ToolDefinition | undefined;
+    if (spec.definition !== undefined) {
+      try {
+        definition = toJson(spec.definition, "`definition`") as unknown as ToolDefinition;
+      } catch (error) {
+        invalid(name, (error as Error).message);
+      }
+    }
+    this.definition = definition;
     this.#description = {
       name,
       description,
@@ -151,6 +211,7 @@ export class Tool<Args = Record<string, Json>> {
       cost,
       idempotent,
     };
+    if (definition !== undefined) this.#description.definition = definition;
   }
 
   /**

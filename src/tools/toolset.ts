@@ -1,5 +1,6 @@
 import { LeashError } from "../errors/index.js";
 import type { Tool, ToolDescription } from "./tool.js";
+import { toolRevision } from "./tool.js";
 import type { Json } from "../json/index.js";
 
 // Tools of any argument type live together in one set; arguments are checked against each tool's
@@ -11,6 +12,7 @@ type AnyTool = Tool<any>;
 export class Toolset {
   readonly #tools: Map<string, AnyTool>;
   #described: ToolDescription[] | undefined;
+  #revision = -1;
 
   constructor(tools: Iterable<AnyTool> = []) {
     this.#tools = new Map();
@@ -61,6 +63,9 @@ export class Toolset {
    * made once and deeply frozen, since they are handed to the planner at every step.
    */
   describe(): ToolDescription[] {
+    // Made again after a tool was redefined in place (a tool from an MCP server that changed).
+    if (this.#revision !== toolRevision()) this.#described = undefined;
+    this.#revision = toolRevision();
     this.#described ??= deepFreeze(this.list().map((item) => item.describe()));
     return this.#described.slice();
   }

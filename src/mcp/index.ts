@@ -1,0 +1,8 @@
+/**
+ * `leash/mcp`: tools from an MCP server (`@modelcontextprotocol/sdk` 1.x as an optional peer).
+ * @packageDocumentation
+ */
+export { mcpTools } from "./mcp-tools.js";
+export type { McpTools, McpSkipped } from "./mcp-tools.js";
+export type { McpSource, McpStdioSource, McpHttpSource, McpToolsOptions, McpToolOverride } from "./mcp-options.js";
+export { annotatedEffect } from "./mcp-effects.js";

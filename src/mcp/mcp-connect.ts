@@ -1,0 +1,63 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { LeashError, messageOf } from "../errors/index.js";
+import type { McpSource } from "./mcp-options.js";
+
+/** A connected client and how to let it go. */
+export interface Connection {
+  client: Client;
+  /** Closes what was started here; a Client the app passed in stays open. */
+  close(): Promise<void>;
+}
+
+const STDERR_KEPT = 4096;
+
+function isClient(source: McpSource): source is Client {
+  return typeof (source as Client).callTool === "function" && typeof (source as Client).listTools === "function";
+}
+
+/**
+ * Connects to an MCP server: starts a command over stdio, or opens a Streamable HTTP session, or uses
+ * a connected SDK `Client`. A server that cannot be reached throws `LeashError` `mcp_unavailable`.
+ */
+export async function connect(source: McpSource, server: string, timeoutMs: number): Promise<Connection> {
+  if (typeof source !== "object" || source === null) {
+    throw new LeashError("invalid_option", "mcpTools: Expected a source: { command }, { url } or an SDK Client.");
+  }
+  if (isClient(source)) return { client: source, close: async () => {} };
+  let stderr = "";
+  let transport: StdioClientTransport | StreamableHTTPClientTransport;
+  if ("command" in source && typeof source.command === "string") {
+    const stdio = new StdioClientTransport({
+      command: source.command,
+      ...(source.args === undefined ? {} : { args: source.args }),
+      ...(source.env === undefined ? {} : { env: source.env }),
+      ...(source.cwd === undefined ? {} : { cwd: source.cwd }),
+      stderr: "pipe",
+    });
+    // Read all the time, so a talkative server never blocks on a full pipe; the tail names a failure.
+    stdio.stderr?.on("data", (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_KEPT);
+    });
+    transport = stdio;
+  } else if ("url" in source && (typeof source.url === "string" || source.url instanceof URL)) {
+    const headers = source.headers;
+    transport = new StreamableHTTPClientTransport(new URL(source.url), {
+      ...(headers === undefined ? {} : { requestInit: { headers } }),
+    });
+  } else {
+    throw new LeashError("invalid_option", "mcpTools: Expected a source: { command }, { url } or an SDK Client.");
+  }
+  const client = new Client({ name: "leash", version: "1" }, { capabilities: {} });
+  try {
+    await client.connect(transport, { timeout: timeoutMs });
+  } catch (error) {
+    await client.close().catch(() => {});
+    const tail = stderr.trim() === "" ? "" : ` Its stderr ended with: ${stderr.trim().slice(-500)}`;
+    throw new LeashError("mcp_unavailable", `The MCP server \`${server}\` could not be reached: ${messageOf(error)}.${tail}`, {
+      cause: error,
+    });
+  }
+  return { client, close: () => client.close() };
+}

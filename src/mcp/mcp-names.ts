@@ -1,0 +1,22 @@
+const LIMIT = 64;
+
+/**
+ * Leash names for an MCP server's tools: `<server>__<name>`, every character outside
+ * `[A-Za-z0-9_-]` replaced by `_`, cut to 64 characters, and made unique with a numbered suffix.
+ * Returns a map from MCP name to leash name, in the order given.
+ */
+export function leashNames(server: string, mcpNames: readonly string[]): Map<string, string> {
+  const taken = new Set<string>();
+  const result = new Map<string, string>();
+  for (const mcpName of mcpNames) {
+    const base = `${server}__${mcpName}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, LIMIT);
+    let name = base;
+    for (let n = 2; taken.has(name); n += 1) {
+      const suffix = `_${n}`;
+      name = base.slice(0, LIMIT - suffix.length) + suffix;
+    }
+    taken.add(name);
+    result.set(mcpName, name);
+  }
+  return result;
+}

@@ -1,0 +1,119 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { LeashError } from "../errors/index.js";
+import type { Effect } from "../tools/tool.js";
+import { EFFECTS } from "../tools/tool.js";
+
+/** An MCP server run as a child process, spoken to over stdio. */
+export interface McpStdioSource {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/** An MCP server reached over Streamable HTTP. */
+export interface McpHttpSource {
+  url: string | URL;
+  headers?: Record<string, string>;
+}
+
+/** Where {@link mcpTools} finds the server: a command, a URL, or an SDK `Client` the app connected. */
+export type McpSource = McpStdioSource | McpHttpSource | Client;
+
+/** What an app may say about one tool of the server, keyed by its MCP name. */
+export interface McpToolOverride {
+  effect?: Effect;
+  idempotent?: boolean;
+  scopes?: string[];
+}
+
+/** The options of {@link mcpTools}. */
+export interface McpToolsOptions {
+  /** A short name for the server: the prefix of its tools' names and of the default scope. */
+  server: string;
+  /** Whether the server's annotations are believed; default `"untrusted"` (every tool `external`). */
+  trust?: "trusted" | "untrusted";
+  /** The scopes of every tool; default `["mcp:<server>"]`. */
+  scopes?: string[];
+  /** Only these MCP tool names. */
+  include?: string[];
+  /** Leave these MCP tool names out. */
+  exclude?: string[];
+  /** Per MCP tool name; wins over what the annotations say. */
+  overrides?: Record<string, McpToolOverride>;
+  /** Bounds one call, and connecting and listing; default 60 000 ms. */
+  timeoutMs?: number;
+}
+
+/** The options checked, with defaults filled in. */
+export interface CheckedOptions {
+  server: string;
+  trusted: boolean;
+  scopes: string[];
+  include: ReadonlySet<string> | undefined;
+  exclude: ReadonlySet<string>;
+  overrides: Readonly<Record<string, McpToolOverride>>;
+  timeoutMs: number;
+}
+
+function bad(message: string): never {
+  throw new LeashError("invalid_option", `mcpTools: ${message}`);
+}
+
+function names(value: unknown, field: string): Set<string> | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) {
+    bad(`Expected \`${field}\` to be an array of tool names.`);
+  }
+  return new Set(value);
+}
+
+function scopeList(value: unknown, field: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string" && item !== "")) {
+    bad(`Expected \`${field}\` to be an array of non-empty strings.`);
+  }
+  return [...value];
+}
+
+function checkOverride(name: string, value: unknown): McpToolOverride {
+  if (typeof value !== "object" || value === null) bad(`Expected \`overrides.${name}\` to be an object.`);
+  const { effect, idempotent, scopes } = value as Record<string, unknown>;
+  if (effect !== undefined && !EFFECTS.includes(effect as Effect)) {
+    bad(`Expected \`overrides.${name}.effect\` to be "read", "write" or "external".`);
+  }
+  if (idempotent !== undefined && typeof idempotent !== "boolean") {
+    bad(`Expected \`overrides.${name}.idempotent\` to be a boolean.`);
+  }
+  const checked: McpToolOverride = {};
+  if (effect !== undefined) checked.effect = effect as Effect;
+  if (idempotent !== undefined) checked.idempotent = idempotent;
+  const list = scopeList(scopes, `overrides.${name}.scopes`);
+  if (list !== undefined) checked.scopes = list;
+  return checked;
+}
+
+/** Checks {@link McpToolsOptions}; a bad option throws `LeashError` `invalid_option`. */
+export function checkOptions(options: McpToolsOptions): CheckedOptions {
+  if (typeof options !== "object" || options === null) bad("Expected an options object with `server`.");
+  const { server, trust = "untrusted", timeoutMs = 60_000 } = options;
+  if (typeof server !== "string" || !/^[A-Za-z0-9_-]{1,32}$/.test(server)) {
+    bad("Expected `server` to match /^[A-Za-z0-9_-]{1,32}$/.");
+  }
+  if (trust !== "trusted" && trust !== "untrusted") bad('Expected `trust` to be "trusted" or "untrusted".');
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) bad("Expected `timeoutMs` to be a positive integer.");
+  const overrides: Record<string, McpToolOverride> = {};
+  if (options.overrides !== undefined) {
+    if (typeof options.overrides !== "object" || options.overrides === null) bad("Expected `overrides` to be an object.");
+    for (const [name, value] of Object.entries(options.overrides)) overrides[name] = checkOverride(name, value);
+  }
+  return {
+    server,
+    trusted: trust === "trusted",
+    scopes: scopeList(options.scopes, "scopes") ?? [`mcp:${server}`],
+    include: names(options.include, "include"),
+    exclude: names(options.exclude, "exclude") ?? new Set(),
+    overrides,
+    timeoutMs,
+  };
+}

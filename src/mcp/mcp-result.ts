@@ -1,0 +1,63 @@
+import type { Json } from "../json/index.js";
+
+type Part = Record<string, unknown>;
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function size(data: unknown): number {
+  // Base64 text: three bytes for every four characters, less the padding.
+  if (typeof data !== "string") return 0;
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
+}
+
+function described(part: Part): Json {
+  const out: Record<string, Json> = {};
+  for (const key of ["type", "mimeType", "uri", "name", "title", "description"]) {
+    const value = text(part[key]);
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+/** One content part as JSON: text as its text, anything else described (binary data by its size). */
+export function partJson(part: unknown): Json {
+  if (typeof part !== "object" || part === null) return { type: "unknown", note: "A content part that is not an object." };
+  const item = part as Part;
+  if (item.type === "text" && typeof item.text === "string") return item.text;
+  if (item.type === "image" || item.type === "audio") {
+    return { ...(described(item) as object), bytes: size(item.data), note: "Binary data not passed on." };
+  }
+  if (item.type === "resource_link") return described(item);
+  if (item.type === "resource" && typeof item.resource === "object" && item.resource !== null) {
+    const resource = item.resource as Part;
+    const out = { type: "resource", ...(described(resource) as object) } as Record<string, Json>;
+    if (typeof resource.text === "string") out.text = resource.text;
+    else {
+      out.bytes = size(resource.blob);
+      out.note = "Binary data not passed on.";
+    }
+    return out;
+  }
+  return { type: typeof item.type === "string" ? item.type : "unknown", note: "A content part of a kind leash does not read." };
+}
+
+/**
+ * What a call gives the run: `structuredContent` when the server sent it, else the content parts as
+ * JSON (one text part as its text, several as an array).
+ */
+export function callResult(result: Record<string, unknown>): unknown {
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  const parts = Array.isArray(result.content) ? result.content : [];
+  if (parts.length === 1) return partJson(parts[0]);
+  return parts.map(partJson);
+}
+
+/** The message of an `isError` result: its text parts, or a plain sentence when there are none. */
+export function errorText(result: Record<string, unknown>): string {
+  const parts = Array.isArray(result.content) ? result.content : [];
+  const texts = parts.map(partJson).filter((item): item is string => typeof item === "string");
+  return texts.length > 0 ? texts.join("\n") : "The MCP tool reported an error without text.";
+}
