@@ -1,0 +1,46 @@
+import { createRequire } from "node:module";
+import { mkdtemp, realpath } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Decision } from "../../src/index.js";
+import type { Agent, Planner } from "../../src/index.js";
+import type { Json } from "../../src/json/index.js";
+
+const require = createRequire(import.meta.url);
+
+/** The stdio command of an MCP reference server from npm: this Node and the package's entry point. */
+export function referenceServer(name: "server-filesystem" | "server-memory" | "server-everything", args: string[] = []) {
+  return { command: process.execPath, args: [require.resolve(`@modelcontextprotocol/${name}/dist/index.js`), ...args] };
+}
+
+/** A fresh folder under the system's temporary one, by its resolved path. */
+export async function tempFolder(): Promise<string> {
+  return realpath(await mkdtemp(path.join(tmpdir(), "leash-mcp-")));
+}
+
+/** A planner that calls each tool of the list in turn, then answers with the last step's result. */
+export function callsPlanner(calls: readonly [string, Json][]): Planner {
+  return (state) => {
+    const next = calls[state.steps.length];
+    if (next !== undefined) return Decision.act(next[0], next[1] as Record<string, Json>);
+    return Decision.finish(state.steps.at(-1)?.result ?? null);
+  };
+}
+
+/** Resolves when the agent writes an audit record of this event (for the first time from now). */
+export function nextRecord(agent: Agent, event: string): Promise<void> {
+  return new Promise((resolve) => {
+    agent.on("record", (record) => {
+      if (record.event === event) resolve();
+    });
+  });
+}
+
+/** Polls a condition every few milliseconds until it holds or a generous deadline passes. */
+export async function eventually(check: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}.`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
