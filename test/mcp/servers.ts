@@ -1,0 +1,42 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+/** A connected SDK Client for a server in this process, over the SDK's in-memory transport. */
+export async function clientOf(server: McpServer | Server): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "test", version: "1" });
+  await client.connect(clientSide);
+  return client;
+}
+
+/**
+ * A low-level server whose tools are given as plain definitions (any JSON Schema), listed `pageSize`
+ * at a time, and whose calls are answered by `answer`.
+ */
+export function listingServer(
+  tools: McpTool[],
+  answer: (name: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<CallToolResult> | CallToolResult,
+  pageSize = 100,
+): Server {
+  const server = new Server({ name: "listing", version: "1" }, { capabilities: { tools: { listChanged: true } } });
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const start = Number(request.params?.cursor ?? 0);
+    const page = tools.slice(start, start + pageSize);
+    const next = start + pageSize < tools.length ? { nextCursor: String(start + pageSize) } : {};
+    return { tools: page, ...next };
+  });
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    answer(request.params.name, request.params.arguments ?? {}, extra.signal),
+  );
+  return server;
+}
+
+/** A plain tool definition with an object schema of the given properties. */
+export function definition(name: string, properties: Record<string, unknown> = {}, extra: Partial<McpTool> = {}): McpTool {
+  return { name, inputSchema: { type: "object", properties }, ...extra };
+}
