@@ -40,3 +40,27 @@ export function listingServer(
 export function definition(name: string, properties: Record<string, unknown> = {}, extra: Partial<McpTool> = {}): McpTool {
   return { name, inputSchema: { type: "object", properties }, ...extra };
 }
+
+/**
+ * A server spoken by hand over the in-memory transport: it answers `initialize` and `tools/list`
+ * properly, and every `tools/call` with `callResult` as it is, garbage included.
+ */
+export async function garbledClient(tools: McpTool[], callResult: unknown): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  serverSide.onmessage = (message) => {
+    if (!("id" in message) || !("method" in message)) return;
+    const reply = (result: unknown) => void serverSide.send({ jsonrpc: "2.0", id: message.id, result } as never);
+    if (message.method === "initialize") {
+      reply({
+        protocolVersion: (message.params as { protocolVersion: string }).protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: "garbled", version: "1" },
+      });
+    } else if (message.method === "tools/list") reply({ tools });
+    else if (message.method === "tools/call") reply(callResult);
+  };
+  await serverSide.start();
+  const client = new Client({ name: "test", version: "1" });
+  await client.connect(clientSide);
+  return client;
+}
