@@ -1,0 +1,64 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Agent, MemoryStore, Policy, isLeashError } from "../../src/index.js";
+import { mcpTools } from "../../src/mcp/index.js";
+import { callsPlanner, tempFolder } from "./support.js";
+
+const fixture = fileURLToPath(new URL("../fixtures/mcp-slow-server.mjs", import.meta.url));
+
+/** The process id the fixture writes when its `slow` tool is called, polled with a generous deadline. */
+async function pidIn(file: string): Promise<number> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const text = await readFile(file, "utf8").catch(() => "");
+    if (text !== "") return Number(text);
+    if (Date.now() > deadline) throw new Error("The server never wrote its process id.");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+
+test("a server process killed in the middle of a call: the step is mcp_failed and the run ends with a saved state", async () => {
+  const dir = await tempFolder();
+  const pidFile = path.join(dir, "pid");
+  const slow = await mcpTools({ command: process.execPath, args: [fixture, pidFile] }, { server: "slow" });
+  try {
+    const store = new MemoryStore();
+    const agent = new Agent({
+      tools: slow.tools,
+      planner: callsPlanner([
+        ["slow__slow", {}],
+        ["slow__quick", {}],
+      ]),
+      policy: new Policy({ grantedScopes: ["mcp:slow"], allowEffects: ["read", "external"], approvalFor: [] }),
+      store,
+    });
+    const running = agent.run("wait for it");
+    const pid = await pidIn(pidFile);
+    process.kill(pid, "SIGKILL");
+    const state = await running;
+    assert.equal(state.status, "completed");
+    assert.deepEqual(
+      state.steps.slice(0, 2).map((step) => [step.outcome, step.error?.code]),
+      [
+        ["tool_error", "mcp_failed"],
+        ["tool_error", "mcp_failed"],
+      ],
+    );
+    const saved = await store.load(state.runId);
+    assert.equal(saved?.status, "completed");
+    assert.equal(saved?.steps[0]?.error?.code, "mcp_failed");
+  } finally {
+    await slow.close();
+  }
+});
+
+test("a command that is not an MCP server throws mcp_unavailable from mcpTools", async () => {
+  await assert.rejects(
+    mcpTools({ command: process.execPath, args: ["-e", "process.exit(3)"] }, { server: "none", timeoutMs: 10_000 }),
+    (error) => isLeashError(error, "mcp_unavailable"),
+  );
+});
