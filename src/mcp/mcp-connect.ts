@@ -55,9 +55,13 @@ export async function connect(source: McpSource, server: string, timeoutMs: numb
   } catch (error) {
     await client.close().catch(() => {});
     const tail = stderr.trim() === "" ? "" : ` Its stderr ended with: ${stderr.trim().slice(-500)}`;
-    throw new LeashError("mcp_unavailable", `The MCP server \`${server}\` could not be reached: ${messageOf(error)}.${tail}`, {
-      cause: error,
-    });
+    throw new LeashError(
+      "mcp_unavailable",
+      `The MCP server \`${server}\` could not be reached: ${messageOf(error)}.${tail}`,
+      {
+        cause: error,
+      },
+    );
   }
   return { client, close: () => client.close() };
 }

@@ -29,7 +29,11 @@ export function annotatedEffect(annotations: unknown, trusted: boolean): Derived
  * `idempotent`, a `read` is idempotent, an `external` never is, and a `write` keeps what the trusted
  * annotations said.
  */
-export function toolEffect(annotations: unknown, trusted: boolean, override: McpToolOverride | undefined): DerivedEffect {
+export function toolEffect(
+  annotations: unknown,
+  trusted: boolean,
+  override: McpToolOverride | undefined,
+): DerivedEffect {
   const derived = annotatedEffect(annotations, trusted);
   const effect = override?.effect ?? derived.effect;
   let idempotent: boolean;

@@ -73,7 +73,7 @@ function scopeList(value: unknown, field: string): string[] | undefined {
   if (!Array.isArray(value) || !value.every((item) => typeof item === "string" && item !== "")) {
     bad(`Expected \`${field}\` to be an array of non-empty strings.`);
   }
-  return [...value];
+  return [...(value as string[])];
 }
 
 function checkOverride(name: string, value: unknown): McpToolOverride {
@@ -104,7 +104,8 @@ export function checkOptions(options: McpToolsOptions): CheckedOptions {
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) bad("Expected `timeoutMs` to be a positive integer.");
   const overrides: Record<string, McpToolOverride> = {};
   if (options.overrides !== undefined) {
-    if (typeof options.overrides !== "object" || options.overrides === null) bad("Expected `overrides` to be an object.");
+    if (typeof options.overrides !== "object" || options.overrides === null)
+      bad("Expected `overrides` to be an object.");
     for (const [name, value] of Object.entries(options.overrides)) overrides[name] = checkOverride(name, value);
   }
   return {

@@ -24,7 +24,8 @@ function described(part: Part): Json {
 
 /** One content part as JSON: text as its text, anything else described (binary data by its size). */
 export function partJson(part: unknown): Json {
-  if (typeof part !== "object" || part === null) return { type: "unknown", note: "A content part that is not an object." };
+  if (typeof part !== "object" || part === null)
+    return { type: "unknown", note: "A content part that is not an object." };
   const item = part as Part;
   if (item.type === "text" && typeof item.text === "string") return item.text;
   if (item.type === "image" || item.type === "audio") {
@@ -41,7 +42,10 @@ export function partJson(part: unknown): Json {
     }
     return out;
   }
-  return { type: typeof item.type === "string" ? item.type : "unknown", note: "A content part of a kind leash does not read." };
+  return {
+    type: typeof item.type === "string" ? item.type : "unknown",
+    note: "A content part of a kind leash does not read.",
+  };
 }
 
 /**

@@ -96,9 +96,13 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
     listed = await listAll(client, checked.timeoutMs);
   } catch (error) {
     await connection.close().catch(() => {});
-    throw new LeashError("mcp_unavailable", `The MCP server \`${checked.server}\` did not list its tools: ${messageOf(error)}`, {
-      cause: error,
-    });
+    throw new LeashError(
+      "mcp_unavailable",
+      `The MCP server \`${checked.server}\` did not list its tools: ${messageOf(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
   let closed = false;
   const chosen = listed.filter(
@@ -133,7 +137,7 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
     let made: Entry | undefined;
     try {
       const built = new Tool(specOf(item, () => made));
-      made = { mcpName: item.name, tool: built, key: digestOfJson(built.describe() as never), refused: undefined };
+      made = { mcpName: item.name, tool: built, key: digestOfJson(built.describe()), refused: undefined };
       entries.set(item.name, made);
     } catch (error) {
       skipped.push({ name: item.name, reason: messageOf(error) });
@@ -159,7 +163,7 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
       }
       try {
         const spec = specOf(item, () => entry);
-        const key = digestOfJson(new Tool(spec).describe() as never);
+        const key = digestOfJson(new Tool(spec).describe());
         if (key !== entry.key) redefineTool(entry.tool, spec);
         entry.key = key;
         entry.refused = undefined;

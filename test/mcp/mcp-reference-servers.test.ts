@@ -31,7 +31,7 @@ test("server-memory, trusted: creating entities waits for approval, reading the 
     const paused = await agent.run("remember Ada");
     assert.equal(paused.status, "awaiting_approval");
     assert.equal(paused.pending?.tool, "memory__create_entities");
-    const done = await agent.resume(paused.runId, { approvals: [Approval.grant(paused.pending!.digest, "allen")] });
+    const done = await agent.resume(paused.runId, { approvals: [Approval.grant(paused.pending.digest, "allen")] });
     assert.equal(done.status, "completed");
     assert.deepEqual(
       done.steps.slice(0, 2).map((step) => step.outcome),
@@ -52,14 +52,13 @@ test("server-everything, trusted: annotations of every kind map to effects; untr
   const trusted = await mcpTools(referenceServer("server-everything"), { server: "every", trust: "trusted" });
   const untrusted = await mcpTools(referenceServer("server-everything"), { server: "every" });
   try {
-    const effects = Object.fromEntries(trusted.tools.map((item) => [item.definition!.name, [item.effect, item.idempotent]]));
+    const effects = Object.fromEntries(
+      trusted.tools.map((item) => [item.definition!.name, [item.effect, item.idempotent]]),
+    );
     assert.deepEqual(effects.echo, ["read", true]);
     assert.deepEqual(effects["gzip-file-as-resource"], ["external", false]);
     assert.deepEqual(effects["toggle-simulated-logging"], ["write", false]);
-    assert.deepEqual(
-      new Set(trusted.tools.map((item) => item.effect)),
-      new Set(["read", "write", "external"]),
-    );
+    assert.deepEqual(new Set(trusted.tools.map((item) => item.effect)), new Set(["read", "write", "external"]));
     assert.equal(untrusted.tools.length, trusted.tools.length);
     assert.ok(untrusted.tools.every((item) => item.effect === "external" && !item.idempotent));
   } finally {
@@ -98,10 +97,17 @@ test("server-everything: structured content, an image described, and an error re
 });
 
 test("server-everything: a long-running tool past timeoutMs is mcp_failed, and a cancel ends the run", async () => {
-  const every = await mcpTools(referenceServer("server-everything"), { server: "every", trust: "trusted", timeoutMs: 500 });
+  const every = await mcpTools(referenceServer("server-everything"), {
+    server: "every",
+    trust: "trusted",
+    timeoutMs: 500,
+  });
   try {
     const policy = new Policy({ grantedScopes: ["mcp:every"] });
-    const long: [string, Record<string, number>] = ["every__trigger-long-running-operation", { duration: 120, steps: 120 }];
+    const long: [string, Record<string, number>] = [
+      "every__trigger-long-running-operation",
+      { duration: 120, steps: 120 },
+    ];
     const timed = new Agent({ tools: every.tools, planner: callsPlanner([long]), policy });
     const state = await timed.run("wait");
     assert.equal(state.steps[0]?.outcome, "tool_error");

@@ -20,7 +20,6 @@ async function pidIn(file: string): Promise<number> {
   }
 }
 
-
 test("a server process killed in the middle of a call: the step is mcp_failed and the run ends with a saved state", async () => {
   const dir = await tempFolder();
   const pidFile = path.join(dir, "pid");

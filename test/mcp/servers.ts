@@ -20,7 +20,11 @@ export async function clientOf(server: McpServer | Server): Promise<Client> {
  */
 export function listingServer(
   tools: McpTool[],
-  answer: (name: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<CallToolResult> | CallToolResult,
+  answer: (
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ) => Promise<CallToolResult> | CallToolResult,
   pageSize = 100,
 ): Server {
   const server = new Server({ name: "listing", version: "1" }, { capabilities: { tools: { listChanged: true } } });
@@ -37,7 +41,11 @@ export function listingServer(
 }
 
 /** A plain tool definition with an object schema of the given properties. */
-export function definition(name: string, properties: Record<string, unknown> = {}, extra: Partial<McpTool> = {}): McpTool {
+export function definition(
+  name: string,
+  properties: Record<string, object> = {},
+  extra: Partial<McpTool> = {},
+): McpTool {
   return { name, inputSchema: { type: "object", properties }, ...extra };
 }
 

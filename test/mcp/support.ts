@@ -9,7 +9,10 @@ import type { Json } from "../../src/json/index.js";
 const require = createRequire(import.meta.url);
 
 /** The stdio command of an MCP reference server from npm: this Node and the package's entry point. */
-export function referenceServer(name: "server-filesystem" | "server-memory" | "server-everything", args: string[] = []) {
+export function referenceServer(
+  name: "server-filesystem" | "server-memory" | "server-everything",
+  args: string[] = [],
+) {
   return { command: process.execPath, args: [require.resolve(`@modelcontextprotocol/${name}/dist/index.js`), ...args] };
 }
 
@@ -22,7 +25,7 @@ export async function tempFolder(): Promise<string> {
 export function callsPlanner(calls: readonly [string, Json][]): Planner {
   return (state) => {
     const next = calls[state.steps.length];
-    if (next !== undefined) return Decision.act(next[0], next[1] as Record<string, Json>);
+    if (next !== undefined) return Decision.act(next[0], next[1]);
     return Decision.finish(state.steps.at(-1)?.result ?? null);
   };
 }

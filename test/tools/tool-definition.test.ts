@@ -18,7 +18,13 @@ test("the approval digest of a tool without a definition is unchanged by the def
 });
 
 test("a tool's definition is part of the approval digest when present", () => {
-  const definition = { server: "mail", name: "send", description: "", inputSchema: { type: "object" }, annotations: {} };
+  const definition = {
+    server: "mail",
+    name: "send",
+    description: "",
+    inputSchema: { type: "object" },
+    annotations: {},
+  };
   const one = approvalDigest({ ...action, definition });
   assert.notEqual(one, approvalDigest(action));
   const changed = approvalDigest({ ...action, definition: { ...definition, description: "Sends mail." } });
