@@ -63,5 +63,10 @@ export async function connect(source: McpSource, server: string, timeoutMs: numb
       },
     );
   }
-  return { client, close: () => client.close() };
+  const close = async (): Promise<void> => {
+    // A Streamable HTTP session is ended on the server too; a stdio server is stopped by closing.
+    if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
+    await client.close();
+  };
+  return { client, close };
 }

@@ -76,7 +76,8 @@ function definitionOf(server: string, listed: McpTool): ToolDefinition {
  * none. A failing, hanging or garbled server is a `tool_error` with code `mcp_failed`; one that cannot
  * be reached at the start throws `LeashError` `mcp_unavailable`. On `notifications/tools/list_changed`
  * the tools are read again: a changed tool is redefined in place (an approval asked before is then
- * stale), a tool no longer listed refuses every call, and new tools are not added.
+ * stale), a tool no longer listed refuses every call, and new tools are not added. On a Client passed
+ * in, that notification's handler is set here (in place of one the app set) and removed by `close()`.
  *
  * @example
  * const fs = await mcpTools(
@@ -173,7 +174,8 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
     }
   };
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-    reading = reading.then(reread);
+    // One re-read at a time, in order; reread catches its own failures, and the chain never breaks.
+    reading = reading.then(reread).catch(() => undefined);
     return Promise.resolve();
   });
 
