@@ -4,5 +4,12 @@
  */
 export { mcpTools } from "./mcp-tools.js";
 export type { McpTools, McpSkipped } from "./mcp-tools.js";
-export type { McpSource, McpStdioSource, McpHttpSource, McpToolsOptions, McpToolOverride } from "./mcp-options.js";
+export type {
+  McpClient,
+  McpSource,
+  McpStdioSource,
+  McpHttpSource,
+  McpToolsOptions,
+  McpToolOverride,
+} from "./mcp-options.js";
 export { annotatedEffect } from "./mcp-effects.js";

@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LeashError, messageOf } from "../errors/index.js";
-import type { McpSource } from "./mcp-options.js";
+import type { McpClient, McpSource } from "./mcp-options.js";
 
 /** A connected client and how to let it go. */
 export interface Connection {
@@ -13,8 +13,9 @@ export interface Connection {
 
 const STDERR_KEPT = 4096;
 
-function isClient(source: McpSource): source is Client {
-  return typeof (source as Client).callTool === "function" && typeof (source as Client).listTools === "function";
+function isClient(source: McpSource): source is McpClient {
+  const client = source as Partial<McpClient>;
+  return typeof client.callTool === "function" && typeof client.listTools === "function";
 }
 
 /**
@@ -25,7 +26,8 @@ export async function connect(source: McpSource, server: string, timeoutMs: numb
   if (typeof source !== "object" || source === null) {
     throw new LeashError("invalid_option", "mcpTools: Expected a source: { command }, { url } or an SDK Client.");
   }
-  if (isClient(source)) return { client: source, close: async () => {} };
+  // An SDK Client, whatever the copy of the SDK that made it: only the methods above are used.
+  if (isClient(source)) return { client: source as unknown as Client, close: async () => {} };
   let stderr = "";
   let transport: StdioClientTransport | StreamableHTTPClientTransport;
   if ("command" in source && typeof source.command === "string") {

@@ -1,4 +1,3 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { LeashError } from "../errors/index.js";
 import type { Effect } from "../tools/tool.js";
 import { EFFECTS } from "../tools/tool.js";
@@ -17,8 +16,26 @@ export interface McpHttpSource {
   headers?: Record<string, string>;
 }
 
+/**
+ * What leash uses of a connected SDK `Client` (`@modelcontextprotocol/sdk/client`): described here, so
+ * the declarations of `leash/mcp` need none of the SDK's types. An SDK `Client` is one.
+ */
+export interface McpClient {
+  listTools(
+    params?: { cursor?: string },
+    options?: { timeout?: number },
+  ): Promise<{ tools: unknown[]; nextCursor?: string }>;
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    resultSchema?: undefined,
+    options?: { signal?: AbortSignal; timeout?: number },
+  ): Promise<Record<string, unknown>>;
+  setNotificationHandler(schema: never, handler: (notification: never) => void | Promise<void>): void;
+  removeNotificationHandler(method: string): void;
+}
+
 /** Where {@link mcpTools} finds the server: a command, a URL, or an SDK `Client` the app connected. */
-export type McpSource = McpStdioSource | McpHttpSource | Client;
+export type McpSource = McpStdioSource | McpHttpSource | McpClient;
 
 /** What an app may say about one tool of the server, keyed by its MCP name. */
 export interface McpToolOverride {
