@@ -139,11 +139,6 @@ export function formatOverheadTable(result: OverheadBenchmarkResult): string {
     "| --- | ---: |",
     `| verifyAudit | ${rate(verification.verifyPerSecond)} |`,
     `| raw RFC 8785 canonicalization + SHA-256 of every record, no checks (the limit) | ${rate(verification.canonicalizeAndHashPerSecond)} |`,
-    ...(verification.packageCanonicalizeAndHashPerSecond === null
-      ? []
-      : [
-          `| the \`canonicalize\` package (a reference) + SHA-256 | ${rate(verification.packageCanonicalizeAndHashPerSecond)} |`,
-        ]),
     `| SHA-256 alone, of canonical texts made beforehand | ${rate(verification.hashOnlyPerSecond)} |`,
     "",
     sqliteFsyncs === null

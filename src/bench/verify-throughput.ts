@@ -22,11 +22,6 @@ export interface VerificationResult {
    * compared; the least work any verifier does.
    */
   canonicalizeAndHashPerSecond: number;
-  /**
-   * The same with the `canonicalize` package (a reference implementation, a dev dependency) in place of the raw
-   * form; null if the package is no longer installed.
-   */
-  packageCanonicalizeAndHashPerSecond: number | null;
   /** SHA-256 alone over the records' canonical texts, made beforehand. */
   hashOnlyPerSecond: number;
 }
@@ -41,11 +36,6 @@ export async function makeTrail(records: number, steps: number): Promise<{ recor
     runs++;
   }
   return { records: sink.records, runs };
-}
-
-function withoutDigest(record: AuditRecord): Omit<AuditRecord, "digest"> {
-  const { v, run, seq, at, event, data, prev } = record;
-  return { v, run, seq, at, event, data, prev };
 }
 
 function perSecond(count: number, task: () => void, sampling: SamplingOptions): number {
@@ -64,8 +54,7 @@ function perSecond(count: number, task: () => void, sampling: SamplingOptions): 
 
 /**
  * Measures `verifyAudit` on a trail in records per second, and beside it the limit of any verifier:
- * raw RFC 8785 canonicalization and SHA-256 of every record; also the `canonicalize` package (a
- * reference implementation) and SHA-256 alone.
+ * raw RFC 8785 canonicalization and SHA-256 of every record, and SHA-256 alone.
  */
 export async function measureVerification(options: {
   records: number;
@@ -99,8 +88,6 @@ export async function measureVerification(options: {
     return rate;
   };
   const limitRate = hashAll(rawCanonicalRecord);
-  const canonicalize = await import("canonicalize").then((module) => module.default).catch(() => null);
-  const packageRate = canonicalize === null ? null : hashAll((record) => canonicalize(withoutDigest(record)) ?? "null");
   const texts = records.map(rawCanonicalRecord);
   const hashRate = perSecond(
     records.length,
@@ -115,7 +102,6 @@ export async function measureVerification(options: {
     problems,
     verifyPerSecond: verifyRate,
     canonicalizeAndHashPerSecond: limitRate,
-    packageCanonicalizeAndHashPerSecond: packageRate,
     hashOnlyPerSecond: hashRate,
   };
 }

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { LeashError, isLeashError, messageOf } from "../errors/index.js";
 import type { Json } from "../json/index.js";
 import { isJsonObject, MAX_JSON_DEPTH, MAX_RECORD_DEPTH, toJson } from "../json/index.js";
@@ -25,7 +26,15 @@ function wellFormed(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((item) => wellFormed(item, depth + 1));
   if (Object.getPrototypeOf(value) !== Object.prototype) return value;
   const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) copy[key.toWellFormed()] = wellFormed(item, depth + 1);
+  // Defined, not assigned: a `__proto__` key stays an own key, as it is in the JSON.
+  for (const [key, item] of Object.entries(value)) {
+    Object.defineProperty(copy, key.toWellFormed(), {
+      value: wellFormed(item, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
   return copy;
 }
 
@@ -37,8 +46,9 @@ function json(value: unknown, what: string, maxDepth = ANSWER_DEPTH): Json {
 /**
  * Checks what a model client answered and gives back a clean copy; a malformed response is a clear
  * `model_failed`, not a crash. What a model may well write is carried, not refused: text and
- * arguments with lone surrogates are repaired (U+FFFD), and arguments nested deeper than a step may
- * carry become their JSON text with `invalidJson`, so the step is refused and the model is told. A
+ * arguments with lone surrogates are repaired (U+FFFD), and arguments leash does not hold as values
+ * (nested too deep, an integer past 2^53) become their JSON text with `invalidJson`, so the step is
+ * refused and the model is told. A
  * call or a hand-back without an id (a client that does not give ids) gets one made from the step
  * (`call_<step>_<n>`, `hand_back_<step>`); ids repeated in one answer are refused, since each must be
  * answered once.
@@ -114,12 +124,26 @@ function argumentsOf(
   try {
     return { args: json(args, "the arguments", MAX_JSON_DEPTH) };
   } catch (error) {
-    if (!isLeashError(error, "not_json") || error.details.reason !== "too_deep")
+    // Plain data that JSON text carries but leash does not hold as a value (nested too deep, an
+    // integer past 2^53 such as a 64-bit id) goes on as its text: the step is refused, and the model
+    // is told why. Anything else (a function, NaN, a cycle) is the client's fault.
+    const text = isLeashError(error, "not_json") ? jsonText(args) : undefined;
+    if (text === undefined) {
       return guard(what, () => {
         throw error;
       });
-    const text = guard(what, () => JSON.stringify(wellFormed(args)));
+    }
     return { args: text, invalidJson: true };
+  }
+}
+
+/** The JSON text of plain data that the text carries whole, else `undefined`. */
+function jsonText(value: unknown): string | undefined {
+  try {
+    const text = JSON.stringify(wellFormed(value));
+    return typeof text === "string" && isDeepStrictEqual(JSON.parse(text), wellFormed(value)) ? text : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -80,7 +80,6 @@ export async function approvalGate(
   // An answer given to the request as it was asked authorises the action only if recomputing it from
   // the tools as they are now gives the same digest.
   if (answer !== undefined) return judge(answer, digest);
-  if (step.approval !== undefined) return judge(step.approval, digest);
   const decision = step.decision as ActDecision;
   const request: ApprovalRequest = {
     runId: run.state.runId,
@@ -93,6 +92,19 @@ export async function approvalGate(
     requestedAt: run.now(),
   };
   if (decision.reason !== undefined) request.reason = decision.reason;
+  // A grant kept on the step (a call restarted by crash recovery) is the policy's to judge again: a
+  // saved state that names an approver the policy refuses authorises nothing.
+  if (step.approval !== undefined) {
+    if (step.approval.granted && !policy.mayApprove(step.approval.approver, structuredClone(request))) {
+      return {
+        type: "deny",
+        outcome: "approval_denied",
+        approval: step.approval,
+        message: `The grant kept on this step names ${JSON.stringify(step.approval.approver)}, whom the policy's mayApprove refuses; it authorises nothing.`,
+      };
+    }
+    return judge(step.approval, digest);
+  }
   if (approver === undefined) return { type: "pause", request, history };
   let given: unknown;
   // Raced against the run's signal: a cancel while the approver decides ends the run (the pause the

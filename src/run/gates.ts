@@ -1,4 +1,6 @@
-import { MAX_JSON_DEPTH } from "../json/index.js";
+import { raceAbort } from "./race-abort.js";
+import { isLeashError, messageOf } from "../errors/index.js";
+import { MAX_JSON_DEPTH, toJson } from "../json/index.js";
 import type { StopReason } from "../limits/limits.js";
 import type { Failure, Step } from "../state/run-state.js";
 import type { Outcome } from "../state/outcomes.js";
@@ -29,24 +31,7 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
   const { policy, guards, maxArgumentsSize } = run.core;
   // Argument text that is not JSON is refused first, whatever it names: a model that garbled its
   // hand-back (a tool only the adapter offers) is told what was wrong with it, not that no such tool exists.
-  if (decision.invalidJson === true) {
-    const problem = jsonProblem(decision.args);
-    // Text that parses was given as text because it is nested deeper than leash carries values.
-    if (problem === undefined) {
-      return {
-        type: "deny",
-        outcome: "invalid_arguments",
-        code: "arguments_too_deep",
-        message: `The arguments of \`${decision.tool}\` are nested deeper than ${MAX_JSON_DEPTH} levels.`,
-      };
-    }
-    return {
-      type: "deny",
-      outcome: "invalid_arguments",
-      code: "invalid_json",
-      message: `The arguments of \`${decision.tool}\` are not valid JSON: ${problem}`,
-    };
-  }
+  if (decision.invalidJson === true) return refusedText(decision);
   const found = run.tools.get(decision.tool);
   if (found === undefined) {
     const known = run.tools.names();
@@ -88,7 +73,11 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
       message: `Invalid arguments for \`${found.name}\`: ${validation.errors.join("; ")}.`,
     };
   }
-  const problems = await found.typedProblems(decision.args);
+  // Raced against the run's signal: a schema check that never settles cannot keep a cancel out.
+  const checked = await raceAbort(() => found.typedProblems(decision.args), run.controller.signal);
+  if (checked.type === "aborted") return { type: "stop", reason: "cancelled" };
+  const problems =
+    checked.type === "settled" ? checked.value : [`the schema's check threw: ${messageOf(checked.error)}`];
   if (problems.length > 0) {
     return {
       type: "deny",
@@ -143,12 +132,30 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
   return { type: "pass", tool: found };
 }
 
-/** Why a model's argument text does not parse, as JSON.parse says it; `undefined` when it parses. */
-function jsonProblem(text: unknown): string | undefined {
+/**
+ * Why argument text a model gave as text (`invalidJson`) is refused: it is not JSON (`invalid_json`),
+ * or it is JSON that leash does not hold as a value (`arguments_too_deep`, or a number past 2^53:
+ * `invalid_arguments`).
+ */
+function refusedText(decision: ActDecision): GateResult {
+  const deny = (code: string, message: string): GateResult => ({
+    type: "deny",
+    outcome: "invalid_arguments",
+    code,
+    message: `The arguments of \`${decision.tool}\` ${message}`,
+  });
+  let parsed: unknown;
   try {
-    JSON.parse(String(text));
-    return undefined;
+    parsed = JSON.parse(typeof decision.args === "string" ? decision.args : JSON.stringify(decision.args));
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return deny("invalid_json", `are not valid JSON: ${messageOf(error)}`);
   }
+  try {
+    toJson(parsed, "the arguments");
+  } catch (error) {
+    if (isLeashError(error, "not_json") && error.details.reason === "too_deep")
+      return deny("arguments_too_deep", `are nested deeper than ${MAX_JSON_DEPTH} levels.`);
+    return deny("invalid_arguments", `hold a value leash does not carry: ${messageOf(error)}`);
+  }
+  return deny("invalid_json", "were given as text that is not the arguments' JSON.");
 }

@@ -61,3 +61,22 @@ test("a call id as long as a gateway may make it is carried", async () => {
   assert.equal(state.status, "completed");
   assert.equal(state.steps[0]?.decision.callId, id);
 });
+
+test("an integer past 2^53 in a model's arguments is a refused step the model is told of, not a failed run", async () => {
+  // What JSON.parse makes of a model's `{"id": 12345678901234567890}`.
+  const args = JSON.parse('{"id": 12345678901234567890}') as Json;
+  const model = answers({ calls: [{ id: "big", tool: "echo", args }], usage: none });
+  const state = await new Agent({ tools: [echo], planner: modelPlanner({ model }) }).run("x");
+  assert.equal(state.status, "completed");
+  assert.equal(state.steps[0]?.outcome, "invalid_arguments");
+  assert.match(state.steps[0]?.error?.message ?? "", /does not carry/);
+});
+
+test("a __proto__ key in a model's arguments stays an own key of the arguments the tool gets", async () => {
+  const args = JSON.parse('{"__proto__":{"admin":true},"name":"x"}') as Json;
+  const model = answers({ calls: [{ id: "p", tool: "echo", args }], usage: none });
+  const state = await new Agent({ tools: [echo], planner: modelPlanner({ model }) }).run("x");
+  assert.equal(state.status, "completed");
+  assert.equal(state.steps[0]?.outcome, "executed");
+  assert.equal(JSON.stringify(state.steps[0]?.result), '{"__proto__":{"admin":true},"name":"x"}');
+});
