@@ -58,7 +58,7 @@ export interface McpToolsOptions {
   exclude?: string[];
   /** Per MCP tool name; wins over what the annotations say. */
   overrides?: Record<string, McpToolOverride>;
-  /** Bounds one call, and connecting and listing; default 60 000 ms. */
+  /** Bounds one call; default 60 000 ms. Connecting and listing get at least 60 000 ms. */
   timeoutMs?: number;
 }
 
@@ -71,6 +71,8 @@ export interface CheckedOptions {
   exclude: ReadonlySet<string>;
   overrides: Readonly<Record<string, McpToolOverride>>;
   timeoutMs: number;
+  /** Bounds connecting and each page of `tools/list`: `timeoutMs`, and never under a minute. */
+  setupTimeoutMs: number;
 }
 
 function bad(message: string): never {
@@ -133,5 +135,6 @@ export function checkOptions(options: McpToolsOptions): CheckedOptions {
     exclude: names(options.exclude, "exclude") ?? new Set(),
     overrides,
     timeoutMs,
+    setupTimeoutMs: Math.max(timeoutMs, 60_000),
   };
 }

@@ -90,11 +90,11 @@ function definitionOf(server: string, listed: McpTool): ToolDefinition {
  */
 export async function mcpTools(source: McpSource, options: McpToolsOptions): Promise<McpTools> {
   const checked = checkOptions(options);
-  const connection = await connect(source, checked.server, checked.timeoutMs);
+  const connection = await connect(source, checked.server, checked.setupTimeoutMs);
   const { client } = connection;
   let listed: McpTool[];
   try {
-    listed = await listAll(client, checked.timeoutMs);
+    listed = await listAll(client, checked.setupTimeoutMs);
   } catch (error) {
     await connection.close().catch(() => {});
     throw new LeashError(
@@ -149,7 +149,7 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
   const reread = async (): Promise<void> => {
     let now: McpTool[];
     try {
-      now = await listAll(client, checked.timeoutMs);
+      now = await listAll(client, checked.setupTimeoutMs);
     } catch (error) {
       // Not knowing the definitions now, no call may run on the old ones.
       for (const entry of entries.values()) entry.refused = `its tools could not be listed again: ${messageOf(error)}`;

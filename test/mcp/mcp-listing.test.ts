@@ -240,7 +240,7 @@ test("a server that hangs past timeoutMs is a tool_error with code mcp_failed, n
       });
     }),
   );
-  const set = await mcpTools(client, { server: "s", timeoutMs: 300 });
+  const set = await mcpTools(client, { server: "s", timeoutMs: 1_000 });
   try {
     const agent = new Agent({ tools: set.tools, planner: callsPlanner([["s__hang", {}]]), policy: grant("s") });
     const state = await agent.run("hang");
