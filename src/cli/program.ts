@@ -3,6 +3,7 @@ import { Command } from "commander";
 import { answerCommand } from "./commands/answer-command.js";
 import { benchCommand } from "./commands/bench.js";
 import { demoCommand } from "./commands/demo.js";
+import { mcpCommand } from "./commands/mcp.js";
 import { resumeCommand } from "./commands/resume.js";
 import { runsCommand } from "./commands/runs.js";
 import { showCommand } from "./commands/show.js";
@@ -49,7 +50,8 @@ export function createProgram(): Command {
     .addCommand(resumeCommand())
     .addCommand(workerCommand())
     .addCommand(verifyCommand())
-    .addCommand(benchCommand());
+    .addCommand(benchCommand())
+    .addCommand(mcpCommand(packageVersion()));
   program.addHelpText(
     "after",
     "\nStart with: leash demo\nMachine output: every command takes --json. Stack traces: LEASH_DEBUG=1.",

@@ -1,0 +1,176 @@
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { CliError } from "../cli/cli-error.js";
+import type { Limits } from "../limits/limits.js";
+import { checkLimits } from "../limits/limits.js";
+import type { McpSource, McpToolOverride } from "../mcp/mcp-options.js";
+import { EFFECTS } from "../tools/tool.js";
+import type { Effect } from "../tools/tool.js";
+
+/** One upstream MCP server of the gateway: where it is, and which of its tools to offer. */
+export interface UpstreamConfig {
+  /** The server's name: its tools are offered as `<name>__<tool>`. */
+  name: string;
+  source: McpSource;
+  include?: string[];
+  exclude?: string[];
+  overrides?: Record<string, McpToolOverride>;
+  scopes?: string[];
+  timeoutMs?: number;
+}
+
+/** The gateway's configuration, checked. */
+export interface GatewayConfig {
+  servers: UpstreamConfig[];
+  policy: { grantedScopes: string[]; allowEffects: Effect[]; approvalFor?: Effect[]; approvers?: string[] };
+  limits: Limits;
+  /** How long a call waits for a person's answer before it answers with the run to approve. */
+  waitMs: number;
+  /** How often a waiting call reads the store for an answer. */
+  pollMs: number;
+}
+
+/** How long a call waits for an answer when the config does not say. */
+export const DEFAULT_WAIT_MS = 60_000;
+const DEFAULT_POLL_MS = 500;
+const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+
+type Fields = Record<string, unknown>;
+
+function fail(file: string, message: string): never {
+  throw new CliError("invalid_config", `The gateway config ${file} is not usable: ${message}`);
+}
+
+function object(file: string, value: unknown, where: string): Fields {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) fail(file, `${where} must be an object.`);
+  return value as Fields;
+}
+
+function only(file: string, fields: Fields, where: string, known: string[]): void {
+  for (const key of Object.keys(fields))
+    if (!known.includes(key)) fail(file, `${where} has an unknown field \`${key}\` (known: ${known.join(", ")}).`);
+}
+
+function strings(file: string, value: unknown, where: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string" && item !== ""))
+    fail(file, `${where} must be an array of non-empty strings.`);
+  return value as string[];
+}
+
+function record(file: string, value: unknown, where: string): Record<string, string> | undefined {
+  if (value === undefined) return undefined;
+  const fields = object(file, value, where);
+  for (const [key, item] of Object.entries(fields))
+    if (typeof item !== "string") fail(file, `${where}.${key} must be a string.`);
+  return fields as Record<string, string>;
+}
+
+function effects(file: string, value: unknown, where: string): Effect[] | undefined {
+  const list = strings(file, value, where);
+  for (const item of list ?? [])
+    if (!(EFFECTS as readonly string[]).includes(item)) fail(file, `${where} has \`${item}\`; effects are ${EFFECTS.join(", ")}.`);
+  return list as Effect[] | undefined;
+}
+
+function positive(file: string, value: unknown, where: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) fail(file, `${where} must be a positive integer.`);
+  return value;
+}
+
+function sourceOf(file: string, fields: Fields, where: string, base: string): McpSource {
+  if ((fields.command === undefined) === (fields.url === undefined))
+    fail(file, `${where} needs either \`command\` (stdio) or \`url\` (Streamable HTTP), not both.`);
+  if (fields.url !== undefined) {
+    if (typeof fields.url !== "string" || !URL.canParse(fields.url)) fail(file, `${where}.url must be a URL.`);
+    const headers = record(file, fields.headers, `${where}.headers`);
+    return { url: fields.url, ...(headers === undefined ? {} : { headers }) };
+  }
+  if (typeof fields.command !== "string" || fields.command === "") fail(file, `${where}.command must be a string.`);
+  const args = fields.args === undefined ? undefined : strings(file, fields.args, `${where}.args`);
+  const env = record(file, fields.env, `${where}.env`);
+  if (fields.cwd !== undefined && typeof fields.cwd !== "string") fail(file, `${where}.cwd must be a string.`);
+  return {
+    command: fields.command,
+    ...(args === undefined ? {} : { args }),
+    ...(env === undefined ? {} : { env }),
+    // A relative folder is taken from the config file's folder, wherever the gateway starts.
+    ...(fields.cwd === undefined ? {} : { cwd: resolve(base, fields.cwd as string) }),
+  };
+}
+
+const SERVER_FIELDS = ["command", "args", "env", "cwd", "url", "headers", "include", "exclude", "overrides", "scopes", "timeoutMs"];
+
+function serverOf(file: string, name: string, value: unknown, base: string): UpstreamConfig {
+  const where = `servers.${name}`;
+  if (!SERVER_NAME.test(name)) fail(file, `the server name \`${name}\` must be 1 to 32 letters, digits, _ or -.`);
+  const fields = object(file, value, where);
+  only(file, fields, where, SERVER_FIELDS);
+  const server: UpstreamConfig = { name, source: sourceOf(file, fields, where, base) };
+  const include = strings(file, fields.include, `${where}.include`);
+  const exclude = strings(file, fields.exclude, `${where}.exclude`);
+  const scopes = strings(file, fields.scopes, `${where}.scopes`);
+  if (include !== undefined) server.include = include;
+  if (exclude !== undefined) server.exclude = exclude;
+  if (scopes !== undefined) server.scopes = scopes;
+  if (fields.overrides !== undefined) server.overrides = object(file, fields.overrides, `${where}.overrides`) as never;
+  if (fields.timeoutMs !== undefined) server.timeoutMs = positive(file, fields.timeoutMs, `${where}.timeoutMs`, 1);
+  return server;
+}
+
+/** Checks a parsed config; `file` names it in messages, and relative `cwd`s are taken from `base`. */
+export function checkGatewayConfig(value: unknown, file: string, base: string): GatewayConfig {
+  const fields = object(file, value, "the config");
+  only(file, fields, "the config", ["servers", "policy", "limits", "approval"]);
+  const servers = object(file, fields.servers, "`servers`");
+  const names = Object.keys(servers);
+  if (names.length === 0) fail(file, "`servers` lists no server.");
+  const policy = object(file, fields.policy ?? {}, "`policy`");
+  only(file, policy, "policy", ["grantedScopes", "allowEffects", "approvalFor", "approvers"]);
+  const approval = object(file, fields.approval ?? {}, "`approval`");
+  only(file, approval, "approval", ["waitMs", "pollMs"]);
+  let limits: Limits;
+  try {
+    limits = checkLimits(fields.limits ?? {}, "limits");
+  } catch (error) {
+    fail(file, (error as Error).message);
+  }
+  const approvalFor = effects(file, policy.approvalFor, "policy.approvalFor");
+  const approvers = strings(file, policy.approvers, "policy.approvers");
+  return {
+    servers: names.map((name) => serverOf(file, name, servers[name], base)),
+    policy: {
+      grantedScopes: strings(file, policy.grantedScopes, "policy.grantedScopes") ?? [],
+      allowEffects: effects(file, policy.allowEffects, "policy.allowEffects") ?? ["read"],
+      ...(approvalFor === undefined ? {} : { approvalFor }),
+      ...(approvers === undefined ? {} : { approvers }),
+    },
+    limits,
+    waitMs: positive(file, approval.waitMs, "approval.waitMs", DEFAULT_WAIT_MS),
+    pollMs: positive(file, approval.pollMs, "approval.pollMs", DEFAULT_POLL_MS),
+  };
+}
+
+/**
+ * Reads and checks the gateway's config file (JSON). A file that is missing, is not JSON or says
+ * something wrong is a `CliError` `invalid_config` (exit 2) that says what to fix.
+ *
+ * @example
+ * const config = readGatewayConfig("gateway.json");
+ */
+export function readGatewayConfig(path: string): GatewayConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new CliError("invalid_config", `Could not read the gateway config ${path}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new CliError("invalid_config", `The gateway config ${path} is not JSON: ${(error as Error).message}`);
+  }
+  return checkGatewayConfig(parsed, path, dirname(resolve(path)));
+}

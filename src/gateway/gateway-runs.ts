@@ -1,0 +1,86 @@
+import { createHash, randomUUID } from "node:crypto";
+import type { Json } from "../json/index.js";
+import { canonicalJson } from "../json/index.js";
+import type { RunState } from "../state/run-state.js";
+
+/** Every run the gateway starts has an id that begins with this. */
+export const RUN_PREFIX = "mcp-";
+const GOAL_PREFIX = "MCP call ";
+
+/** A downstream call: the tool as the gateway lists it, and its arguments. */
+export interface GatewayCall {
+  tool: string;
+  args: Record<string, Json>;
+}
+
+/** The call's key: a digest of the tool and its canonical arguments, the same in every process. */
+export function callKey(call: GatewayCall): string {
+  return createHash("sha256")
+    .update(canonicalJson({ tool: call.tool, args: call.args }))
+    .digest("hex")
+    .slice(0, 24);
+}
+
+/** The run id of a new run of a call: its key, so a repeated call finds it, then a random part. */
+export function newRunId(call: GatewayCall): string {
+  return `${RUN_PREFIX}${callKey(call)}-${randomUUID().slice(0, 8)}`;
+}
+
+/** Whether a run is one the gateway started for this call. */
+export function isRunOf(runId: string, call: GatewayCall): boolean {
+  return runId.startsWith(`${RUN_PREFIX}${callKey(call)}-`);
+}
+
+/** The goal of a call's run: readable in `leash runs`, and the planner reads the call back from it. */
+export function goalOf(call: GatewayCall): string {
+  return `${GOAL_PREFIX}${call.tool} ${canonicalJson(call.args)}`;
+}
+
+/** The call a goal written by {@link goalOf} names. */
+export function callOfGoal(goal: string): GatewayCall {
+  if (!goal.startsWith(GOAL_PREFIX)) throw new Error(`The goal \`${goal.slice(0, 80)}\` is not a gateway call.`);
+  const rest = goal.slice(GOAL_PREFIX.length);
+  const space = rest.indexOf(" ");
+  if (space === -1) throw new Error("The goal of a gateway call has no arguments.");
+  return { tool: rest.slice(0, space), args: JSON.parse(rest.slice(space + 1)) as Record<string, Json> };
+}
+
+/** An MCP tool result. */
+export interface CallResult {
+  [key: string]: unknown;
+  content: { type: "text"; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** An error result with one text. */
+export function errorResult(text: string): CallResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+function resultOf(value: Json): CallResult {
+  if (typeof value === "string") return { content: [{ type: "text", text: value }] };
+  if (Array.isArray(value))
+    return {
+      content: value.map((part) => ({ type: "text", text: typeof part === "string" ? part : JSON.stringify(part) })),
+    };
+  if (typeof value === "object" && value !== null)
+    return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+  return { content: [{ type: "text", text: JSON.stringify(value) }] };
+}
+
+/**
+ * What the downstream client gets for a run that ended: the upstream result when the call ran, else
+ * an error result that says why it did not (denied, refused by policy or a guard, failed, stopped).
+ */
+export function answerOf(state: RunState): CallResult {
+  const step = state.steps[0];
+  if (step?.outcome === "executed") return resultOf(step.result);
+  const why = step?.error?.message ?? state.failure?.message ?? state.stopReason ?? "";
+  const outcome = step?.outcome ?? state.status;
+  const note = step?.approval?.note;
+  const by = step?.approval === undefined ? "" : ` by ${step.approval.approver}`;
+  if (outcome === "approval_denied")
+    return errorResult(`leash: the call was denied${by}${note === undefined ? "" : `: ${note}`} (run ${state.runId}).`);
+  return errorResult(`leash: the call did not run: ${outcome}${why === "" ? "" : `: ${why}`} (run ${state.runId}).`);
+}

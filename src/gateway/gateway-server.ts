@@ -1,0 +1,88 @@
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from "node:http";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Json } from "../json/index.js";
+import type { Gateway } from "./gateway.js";
+
+/** The MCP server in front of a gateway: `tools/list` gives the upstream tools, `tools/call` a run. */
+export function gatewayServer(gateway: Gateway, version: string): Server {
+  const server = new Server({ name: "leash-gateway", version }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: gateway.tools.map((item) => {
+      const definition = (item.definition ?? {}) as Record<string, unknown>;
+      const annotations = definition.annotations as Record<string, unknown> | undefined;
+      return {
+        name: item.name,
+        description: item.description,
+        inputSchema: (definition.inputSchema ?? { type: "object" }) as { type: "object" },
+        ...(annotations !== undefined && Object.keys(annotations).length > 0 ? { annotations } : {}),
+      };
+    }),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const token = request.params._meta?.progressToken;
+    let sent = 0;
+    const progress =
+      token === undefined
+        ? undefined
+        : (message: string): void => {
+            sent += 1;
+            void extra
+              .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: sent, message } })
+              .catch(() => undefined);
+          };
+    const args = (request.params.arguments ?? {}) as Record<string, Json>;
+    return gateway.call(request.params.name, args, { signal: extra.signal, ...(progress === undefined ? {} : { progress }) });
+  });
+  return server;
+}
+
+async function body(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
+  return text === "" ? undefined : (JSON.parse(text) as unknown);
+}
+
+/**
+ * Serves the gateway over Streamable HTTP on 127.0.0.1 only, one MCP session per client (each with
+ * its own server on the one gateway). Resolves once listening, with the server and its port.
+ */
+export async function serveHttp(gateway: Gateway, version: string, port: number): Promise<{ http: HttpServer; port: number }> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const parsed = request.method === "POST" ? await body(request) : undefined;
+    const id = request.headers["mcp-session-id"];
+    let transport = typeof id === "string" ? sessions.get(id) : undefined;
+    if (transport === undefined) {
+      if (typeof id === "string") {
+        response.writeHead(404).end("Unknown MCP session.");
+        return;
+      }
+      const made = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sessionId) => void sessions.set(sessionId, made),
+      });
+      made.onclose = () => {
+        if (made.sessionId !== undefined) sessions.delete(made.sessionId);
+      };
+      await gatewayServer(gateway, version).connect(made);
+      transport = made;
+    }
+    await transport.handleRequest(request, response, parsed);
+  };
+  const http = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) response.writeHead(400).end((error as Error).message);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(port, "127.0.0.1", () => resolve());
+  });
+  const address = http.address();
+  return { http, port: typeof address === "object" && address !== null ? address.port : port };
+}

@@ -1,0 +1,158 @@
+import { Agent } from "../agent/agent.js";
+import type { AuditSink } from "../audit/index.js";
+import { Decision } from "../decisions/decision.js";
+import { isLeashError } from "../errors/index.js";
+import type { Guard } from "../guards/guard.js";
+import type { Json } from "../json/index.js";
+import { Policy } from "../policy/policy.js";
+import type { Planner } from "../run/agent-core.js";
+import type { RunState } from "../state/run-state.js";
+import type { RunStore } from "../stores/run-store.js";
+import type { Tool } from "../tools/tool.js";
+import type { GatewayConfig } from "./gateway-config.js";
+import type { CallResult, GatewayCall } from "./gateway-runs.js";
+import { RUN_PREFIX, answerOf, callKey, callOfGoal, errorResult, goalOf, isRunOf, newRunId } from "./gateway-runs.js";
+
+/** What a waiting call may do while it waits: say so to the client, and learn that the client gave up. */
+export interface CallContext {
+  signal?: AbortSignal;
+  /** Called while the call waits for a person, with a line that says what to do. */
+  progress?: (message: string) => void;
+}
+
+/** How the gateway's planner runs a call: the call its goal names, then finish with the result. */
+const planner: Planner = (state) => {
+  if (state.steps.length === 0) {
+    const call = callOfGoal(state.goal);
+    return Decision.act(call.tool, call.args);
+  }
+  return Decision.finish(state.steps[0]?.result ?? null);
+};
+
+function until(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * leash in front of MCP servers: each call is a run of an agent with the upstream tools, the config's
+ * policy and limits, the app's guards and the store. A call that needs approval waits for an answer in
+ * the store; a repeated identical call finds the run that waits and resumes it, so it runs once.
+ */
+export class Gateway {
+  readonly agent: Agent;
+  readonly #store: RunStore;
+  readonly #config: GatewayConfig;
+  readonly #tools: Map<string, Tool>;
+  readonly #busy = new Map<string, Promise<CallResult>>();
+  readonly #dbArgs: string;
+
+  constructor(config: GatewayConfig, store: RunStore & AuditSink, tools: Tool[], guards: Guard[], dbArgs: string) {
+    this.#config = config;
+    this.#store = store;
+    this.#tools = new Map(tools.map((item) => [item.name, item]));
+    this.#dbArgs = dbArgs;
+    const { approvers } = config.policy;
+    this.agent = new Agent({
+      name: "leash-mcp-gateway",
+      tools,
+      planner,
+      store,
+      audit: store,
+      guards,
+      limits: config.limits,
+      policy: new Policy({
+        grantedScopes: config.policy.grantedScopes,
+        allowEffects: config.policy.allowEffects,
+        ...(config.policy.approvalFor === undefined ? {} : { approvalFor: config.policy.approvalFor }),
+        ...(approvers === undefined ? {} : { mayApprove: (approver: string) => approvers.includes(approver) }),
+      }),
+    });
+  }
+
+  /** The tools offered downstream. */
+  get tools(): Tool[] {
+    return [...this.#tools.values()];
+  }
+
+  /**
+   * Crash recovery: resumes the gateway's runs saved as `running` (a gateway stopped while a call was
+   * in flight). An idempotent call starts again; any other is `interrupted`, never run twice.
+   */
+  async recover(): Promise<RunState[]> {
+    const running = await this.#store.list({ status: "running" });
+    const recovered: RunState[] = [];
+    for (const state of running.filter((item) => item.runId.startsWith(RUN_PREFIX))) {
+      try {
+        recovered.push(await this.agent.resume(state.runId));
+      } catch (error) {
+        if (!isLeashError(error)) throw error;
+      }
+    }
+    return recovered;
+  }
+
+  /** Answers one downstream `tools/call`. Identical calls at once share one run. */
+  call(tool: string, args: Record<string, Json>, context: CallContext = {}): Promise<CallResult> {
+    if (!this.#tools.has(tool)) return Promise.resolve(errorResult(`leash: there is no tool \`${tool}\` here.`));
+    const call: GatewayCall = { tool, args };
+    const key = callKey(call);
+    const busy = this.#busy.get(key);
+    if (busy !== undefined) return busy;
+    const work = this.#call(call, context).finally(() => this.#busy.delete(key));
+    this.#busy.set(key, work);
+    return work;
+  }
+
+  async #call(call: GatewayCall, context: CallContext): Promise<CallResult> {
+    const started = Date.now();
+    const waiting = (await this.#store.list({ status: "awaiting_approval" }))
+      .filter((item) => isRunOf(item.runId, call))
+      .sort((a, b) => a.steps.length - b.steps.length);
+    let state = waiting[0] ?? (await this.agent.run(goalOf(call), { runId: newRunId(call) }));
+    let answered = -1;
+    while (state.status === "awaiting_approval") {
+      if (answered !== state.answers.length) {
+        answered = state.answers.length;
+        const digest = state.pending?.digest;
+        if (state.answers.some((answer) => answer.digest === digest)) state = await this.#resume(state);
+        if (state.status !== "awaiting_approval") break;
+      }
+      const left = this.#config.waitMs - (Date.now() - started);
+      if (left <= 0 || context.signal?.aborted === true) return this.#stillWaiting(state);
+      context.progress?.(this.#approveLine(state));
+      await until(Math.min(left, this.#config.pollMs), context.signal);
+      state = (await this.#store.load(state.runId)) ?? state;
+    }
+    return answerOf(state);
+  }
+
+  async #resume(state: RunState): Promise<RunState> {
+    try {
+      return await this.agent.resume(state.runId);
+    } catch (error) {
+      // Another gateway resumed it first: read where it is now.
+      if (isLeashError(error) && ["stale_state", "run_ended"].includes(error.code))
+        return (await this.#store.load(state.runId)) ?? state;
+      throw error;
+    }
+  }
+
+  #approveLine(state: RunState): string {
+    const digest = state.pending === undefined ? "" : ` --digest ${state.pending.digest.slice(0, 16)}`;
+    return `leash approve ${state.runId} --as NAME${digest} ${this.#dbArgs}`.trim();
+  }
+
+  #stillWaiting(state: RunState): CallResult {
+    return errorResult(
+      `leash: the call waits for a person's approval in run ${state.runId}. Approve it with \`${this.#approveLine(state)}\` (or deny it), then make the same call again: it runs once.`,
+    );
+  }
+}

@@ -1,0 +1,106 @@
+import { resolve } from "node:path";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { AuditSink } from "../audit/index.js";
+import { CliError, EXIT_OPERATIONAL } from "../cli/cli-error.js";
+import type { StoreLocation } from "../cli/common-options.js";
+import { importAgentModule } from "../cli/load-agent.js";
+import { messageOf } from "../errors/index.js";
+import type { Guard } from "../guards/guard.js";
+import { mcpTools } from "../mcp/mcp-tools.js";
+import type { McpTools } from "../mcp/mcp-tools.js";
+import type { RunStore } from "../stores/run-store.js";
+import { SqliteStore } from "../stores/sqlite/index.js";
+import { Gateway } from "./gateway.js";
+import type { GatewayConfig } from "./gateway-config.js";
+import { gatewayServer, serveHttp } from "./gateway-server.js";
+
+/** How `leash mcp serve` was asked to run. */
+export interface ServeOptions {
+  config: GatewayConfig;
+  location: StoreLocation;
+  agentPath?: string;
+  httpPort?: number;
+  version: string;
+}
+
+type Store = RunStore & AuditSink;
+
+/** Opens (and creates, the first time) the gateway's store. */
+async function openStore(location: StoreLocation): Promise<Store> {
+  if (location.kind === "sqlite") return new SqliteStore(resolve(location.db));
+  const { PostgresStore } = await import("../stores/postgres/index.js");
+  return new PostgresStore({ connectionString: location.db, schema: location.schema });
+}
+
+/** The guards of the app's module (`export const guards = [...]`), if a module is given. */
+async function loadGuards(path: string | undefined): Promise<Guard[]> {
+  if (path === undefined) return [];
+  const module = await importAgentModule(path);
+  const guards: unknown = await module.guards;
+  if (guards === undefined) return [];
+  if (!Array.isArray(guards))
+    throw new CliError("invalid_agent_module", `${path} exports \`guards\` that is not an array of guards.`);
+  return guards as Guard[];
+}
+
+async function startUpstreams(config: GatewayConfig): Promise<McpTools[]> {
+  const started: McpTools[] = [];
+  try {
+    for (const server of config.servers) {
+      const { name, source, ...rest } = server;
+      started.push(await mcpTools(source, { server: name, trust: "trusted", ...rest }));
+    }
+    return started;
+  } catch (error) {
+    await Promise.all(started.map((item) => item.close().catch(() => undefined)));
+    throw new CliError("mcp_unavailable", messageOf(error), EXIT_OPERATIONAL);
+  }
+}
+
+function say(line: string): void {
+  process.stderr.write(`leash mcp serve: ${line}\n`);
+}
+
+/**
+ * Runs the gateway until its client goes away (stdio: stdin ends) or the process is told to stop:
+ * opens the store, starts the upstream servers, recovers runs cut by a crash, then serves.
+ */
+export async function serveGateway(options: ServeOptions): Promise<void> {
+  const guards = await loadGuards(options.agentPath);
+  const store = await openStore(options.location);
+  let upstreams: McpTools[] = [];
+  try {
+    upstreams = await startUpstreams(options.config);
+    const gateway = new Gateway(
+      options.config,
+      store,
+      upstreams.flatMap((item) => item.tools),
+      guards,
+      options.location.args,
+    );
+    for (const state of await gateway.recover())
+      say(`recovered run ${state.runId} after a stop: it is now ${state.status}.`);
+    const stopped = new Promise<void>((done) => {
+      process.once("SIGTERM", done);
+      process.once("SIGINT", done);
+      if (options.httpPort === undefined) process.stdin.once("end", done);
+    });
+    if (options.httpPort === undefined) {
+      const server = gatewayServer(gateway, options.version);
+      const closed = new Promise<void>((done) => (server.onclose = done));
+      await server.connect(new StdioServerTransport());
+      say(`serving ${gateway.tools.length} tools on stdio; store ${options.location.label}.`);
+      await Promise.race([closed, stopped]);
+      await server.close().catch(() => undefined);
+    } else {
+      const { http, port } = await serveHttp(gateway, options.version, options.httpPort);
+      say(`serving ${gateway.tools.length} tools at http://127.0.0.1:${port}/mcp; store ${options.location.label}.`);
+      await stopped;
+      http.closeAllConnections();
+      await new Promise((done) => http.close(done));
+    }
+  } finally {
+    await Promise.all(upstreams.map((item) => item.close().catch(() => undefined)));
+    await store.close().catch(() => undefined);
+  }
+}
