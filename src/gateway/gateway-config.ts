@@ -69,13 +69,15 @@ function record(file: string, value: unknown, where: string): Record<string, str
 function effects(file: string, value: unknown, where: string): Effect[] | undefined {
   const list = strings(file, value, where);
   for (const item of list ?? [])
-    if (!(EFFECTS as readonly string[]).includes(item)) fail(file, `${where} has \`${item}\`; effects are ${EFFECTS.join(", ")}.`);
+    if (!(EFFECTS as readonly string[]).includes(item))
+      fail(file, `${where} has \`${item}\`; effects are ${EFFECTS.join(", ")}.`);
   return list as Effect[] | undefined;
 }
 
 function positive(file: string, value: unknown, where: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) fail(file, `${where} must be a positive integer.`);
+  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0)
+    fail(file, `${where} must be a positive integer.`);
   return value;
 }
 
@@ -96,11 +98,23 @@ function sourceOf(file: string, fields: Fields, where: string, base: string): Mc
     ...(args === undefined ? {} : { args }),
     ...(env === undefined ? {} : { env }),
     // A relative folder is taken from the config file's folder, wherever the gateway starts.
-    ...(fields.cwd === undefined ? {} : { cwd: resolve(base, fields.cwd as string) }),
+    ...(fields.cwd === undefined ? {} : { cwd: resolve(base, fields.cwd) }),
   };
 }
 
-const SERVER_FIELDS = ["command", "args", "env", "cwd", "url", "headers", "include", "exclude", "overrides", "scopes", "timeoutMs"];
+const SERVER_FIELDS = [
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "url",
+  "headers",
+  "include",
+  "exclude",
+  "overrides",
+  "scopes",
+  "timeoutMs",
+];
 
 function serverOf(file: string, name: string, value: unknown, base: string): UpstreamConfig {
   const where = `servers.${name}`;

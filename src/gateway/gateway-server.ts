@@ -31,11 +31,17 @@ export function gatewayServer(gateway: Gateway, version: string): Server {
         : (message: string): void => {
             sent += 1;
             void extra
-              .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: sent, message } })
+              .sendNotification({
+                method: "notifications/progress",
+                params: { progressToken: token, progress: sent, message },
+              })
               .catch(() => undefined);
           };
     const args = (request.params.arguments ?? {}) as Record<string, Json>;
-    return gateway.call(request.params.name, args, { signal: extra.signal, ...(progress === undefined ? {} : { progress }) });
+    return gateway.call(request.params.name, args, {
+      signal: extra.signal,
+      ...(progress === undefined ? {} : { progress }),
+    });
   });
   return server;
 }
@@ -51,7 +57,11 @@ async function body(request: IncomingMessage): Promise<unknown> {
  * Serves the gateway over Streamable HTTP on 127.0.0.1 only, one MCP session per client (each with
  * its own server on the one gateway). Resolves once listening, with the server and its port.
  */
-export async function serveHttp(gateway: Gateway, version: string, port: number): Promise<{ http: HttpServer; port: number }> {
+export async function serveHttp(
+  gateway: Gateway,
+  version: string,
+  port: number,
+): Promise<{ http: HttpServer; port: number }> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const parsed = request.method === "POST" ? await body(request) : undefined;

@@ -12,7 +12,8 @@ interface ServeCommandOptions extends CommonOptions {
 function portOf(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new CliError("invalid_option", "Expected --http to be a port, 0 to 65535.");
+  if (!/^\d+$/.test(text) || port > 65535)
+    throw new CliError("invalid_option", "Expected --http to be a port, 0 to 65535.");
   return port;
 }
 
@@ -23,7 +24,9 @@ function portOf(text: string | undefined): number | undefined {
  */
 export function mcpCommand(version: string): Command {
   const serve = new Command("serve")
-    .description("serve the config's upstream MCP tools over stdio (or --http PORT on 127.0.0.1), each call a leash run")
+    .description(
+      "serve the config's upstream MCP tools over stdio (or --http PORT on 127.0.0.1), each call a leash run",
+    )
     .requiredOption("--config <file>", "the gateway's config (JSON): servers, policy, limits, approval")
     .option("--agent <path>", "a module of the app that exports `guards`")
     .option("--http <port>", "serve Streamable HTTP on 127.0.0.1:PORT (0: any free port) instead of stdio");

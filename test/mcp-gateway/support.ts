@@ -1,0 +1,90 @@
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { bin, requireBuiltBin } from "../cli/cli-helpers.js";
+import { tempFolder } from "../mcp/support.js";
+
+const require = createRequire(import.meta.url);
+const run = promisify(execFile);
+
+/** A folder for one test: the files server-filesystem may touch, the store, the config. */
+export interface Setup {
+  dir: string;
+  files: string;
+  db: string;
+  config: string;
+}
+
+/** Writes a gateway config in front of server-filesystem (trusted) with writes under approval by alice. */
+export async function setup(approval: { waitMs: number; pollMs?: number }): Promise<Setup> {
+  const dir = await tempFolder();
+  const files = path.join(dir, "files");
+  const { mkdirSync } = await import("node:fs");
+  mkdirSync(files);
+  const config = path.join(dir, "gateway.json");
+  const server = require.resolve("@modelcontextprotocol/server-filesystem/dist/index.js");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      servers: { fs: { command: process.execPath, args: [server, files] } },
+      policy: { grantedScopes: ["mcp:fs"], allowEffects: ["read", "write"], approvers: ["alice"] },
+      approval: { pollMs: 100, ...approval },
+    }),
+  );
+  return { dir, files, db: path.join(dir, "runs.db"), config };
+}
+
+/** The SDK's own Client, connected over stdio to `leash mcp serve` (the built bin) in a child process. */
+export async function connectGateway(at: Setup): Promise<{ client: Client; transport: StdioClientTransport }> {
+  requireBuiltBin();
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, "mcp", "serve", "--config", at.config, "--db", at.db],
+    cwd: at.dir,
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "gateway-test", version: "1" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** Runs `leash ...args` in a child process, without blocking this one. */
+export async function leash(args: string[], cwd: string): Promise<{ status: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { cwd, timeout: 60_000 });
+    return { status: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { status: failed.code ?? -1, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+  }
+}
+
+/** The runs in the store, as `leash runs --json` lists them. */
+export async function runs(at: Setup): Promise<{ runId: string; status: string }[]> {
+  const listed = await leash(["runs", "--db", at.db, "--json"], at.dir);
+  if (listed.status !== 0) throw new Error(`leash runs failed: ${listed.stderr}`);
+  return (JSON.parse(listed.stdout) as { runs: { runId: string; status: string }[] }).runs;
+}
+
+/** The text of a tool result's first content part. */
+export function textOf(result: unknown): string {
+  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
+  return content.map((part) => part.text ?? "").join("\n");
+}
+
+/** Resolves, with the run id, the first time the gateway says a call waits for a person (a progress notification). */
+export function waitingSignal(): { onprogress: (progress: { message?: string }) => void; waiting: Promise<string> } {
+  let resolve!: (runId: string) => void;
+  const waiting = new Promise<string>((done) => (resolve = done));
+  return {
+    onprogress: (progress) => {
+      const runId = /leash approve (\S+)/.exec(progress.message ?? "")?.[1];
+      if (runId !== undefined) resolve(runId);
+    },
+    waiting,
+  };
+}
