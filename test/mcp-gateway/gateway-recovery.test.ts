@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { eventually } from "../mcp/support.js";
+import { connectGateway, leash, runs, setup } from "./support.js";
+
+const slowServer = fileURLToPath(new URL("../fixtures/mcp-slow-server.mjs", import.meta.url));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test("a gateway killed while a call of a non-idempotent tool is in flight: at restart the call is interrupted, never run twice", async () => {
+  const at = await setup({ waitMs: 120_000 });
+  const pidFile = path.join(at.dir, "slow.pid");
+  await writeFile(
+    at.config,
+    JSON.stringify({
+      servers: { slow: { command: process.execPath, args: [slowServer, pidFile] } },
+      policy: { grantedScopes: ["mcp:slow"], allowEffects: ["read", "write", "external"], approvalFor: [] },
+    }),
+  );
+  const first = await connectGateway(at);
+  const call = first.client.callTool({ name: "slow__slow", arguments: {} }, undefined, { timeout: 150_000 });
+  call.catch(() => undefined);
+  await eventually(() => existsSync(pidFile), "the upstream call to start", 60_000);
+  const upstream = Number(readFileSync(pidFile, "utf8"));
+  process.kill(first.transport.pid!, "SIGKILL");
+  await assert.rejects(call);
+  // The killed gateway's upstream server is an orphan now: end it, as a supervisor would.
+  if (alive(upstream)) process.kill(upstream, "SIGKILL");
+  const [cut] = await runs(at);
+  assert.equal(cut?.status, "running");
+
+  const second = await connectGateway(at);
+  try {
+    // Recovery runs before the gateway serves: connected, it is done.
+    const [after] = await runs(at);
+    assert.equal(after?.runId, cut.runId);
+    assert.equal(after?.status, "completed");
+    const shown = JSON.parse((await leash(["show", cut.runId, "--db", at.db, "--json"], at.dir)).stdout) as {
+      state: { steps: { outcome: string; starts?: number }[] };
+    };
+    assert.equal(shown.state.steps[0]?.outcome, "interrupted");
+    assert.equal(shown.state.steps[0]?.starts, 1);
+    // The call was not started again: the pid file still names the first server.
+    assert.equal(Number(readFileSync(pidFile, "utf8")), upstream);
+  } finally {
+    await second.client.close();
+  }
+  const verified = await leash(["verify", "--db", at.db], at.dir);
+  assert.equal(verified.status, 0, verified.stdout + verified.stderr);
+});
