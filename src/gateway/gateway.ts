@@ -118,16 +118,19 @@ export class Gateway {
       .sort((a, b) => a.steps.length - b.steps.length);
     let state = waiting[0] ?? (await this.agent.run(goalOf(call), { runId: newRunId(call) }));
     let answered = -1;
-    while (state.status === "awaiting_approval") {
-      if (answered !== state.answers.length) {
+    // Until the run ends: it waits for a person, or another gateway on the same store is running it.
+    while (state.status === "awaiting_approval" || state.status === "running") {
+      if (state.status === "awaiting_approval" && answered !== state.answers.length) {
         answered = state.answers.length;
         const digest = state.pending?.digest;
-        if (state.answers.some((answer) => answer.digest === digest)) state = await this.#resume(state);
-        if (state.status !== "awaiting_approval") break;
+        if (state.answers.some((answer) => answer.digest === digest)) {
+          state = await this.#resume(state);
+          continue;
+        }
       }
       const left = this.#config.waitMs - (Date.now() - started);
       if (left <= 0 || context.signal?.aborted === true) return this.#stillWaiting(state);
-      context.progress?.(this.#approveLine(state));
+      if (state.status === "awaiting_approval") context.progress?.(this.#approveLine(state));
       await until(Math.min(left, this.#config.pollMs), context.signal);
       state = (await this.#store.load(state.runId)) ?? state;
     }
@@ -138,8 +141,9 @@ export class Gateway {
     try {
       return await this.agent.resume(state.runId);
     } catch (error) {
-      // Another gateway resumed it first: read where it is now.
-      if (isLeashError(error) && ["stale_state", "run_ended"].includes(error.code))
+      // Another gateway resumed it first (read where it is now), or the answers so far are from
+      // people the policy does not let approve: they decide nothing, and the run waits on.
+      if (isLeashError(error) && ["stale_state", "run_ended", "approver_not_allowed"].includes(error.code))
         return (await this.#store.load(state.runId)) ?? state;
       throw error;
     }
@@ -151,6 +155,10 @@ export class Gateway {
   }
 
   #stillWaiting(state: RunState): CallResult {
+    if (state.status === "running")
+      return errorResult(
+        `leash: the call is running in run ${state.runId}, in another process on the same store; see it with \`leash show ${state.runId} ${this.#dbArgs}\`.`,
+      );
     return errorResult(
       `leash: the call waits for a person's approval in run ${state.runId}. Approve it with \`${this.#approveLine(state)}\` (or deny it), then make the same call again: it runs once.`,
     );

@@ -39,11 +39,14 @@ export async function setup(approval: { waitMs: number; pollMs?: number }): Prom
 }
 
 /** The SDK's own Client, connected over stdio to `leash mcp serve` (the built bin) in a child process. */
-export async function connectGateway(at: Setup): Promise<{ client: Client; transport: StdioClientTransport }> {
+export async function connectGateway(
+  at: Setup,
+  options: string[] = ["--db", at.db],
+): Promise<{ client: Client; transport: StdioClientTransport }> {
   requireBuiltBin();
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [bin, "mcp", "serve", "--config", at.config, "--db", at.db],
+    args: [bin, "mcp", "serve", "--config", at.config, ...options],
     cwd: at.dir,
     stderr: "pipe",
   });
@@ -64,8 +67,8 @@ export async function leash(args: string[], cwd: string): Promise<{ status: numb
 }
 
 /** The runs in the store, as `leash runs --json` lists them. */
-export async function runs(at: Setup): Promise<{ runId: string; status: string }[]> {
-  const listed = await leash(["runs", "--db", at.db, "--json"], at.dir);
+export async function runs(at: Setup, db: string[] = ["--db", at.db]): Promise<{ runId: string; status: string }[]> {
+  const listed = await leash(["runs", ...db, "--json"], at.dir);
   if (listed.status !== 0) throw new Error(`leash runs failed: ${listed.stderr}`);
   return (JSON.parse(listed.stdout) as { runs: { runId: string; status: string }[] }).runs;
 }
