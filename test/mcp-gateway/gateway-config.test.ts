@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import path from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { checkGatewayConfig, readGatewayConfig } from "../../src/gateway/gateway-config.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+test("the example config of the guide is a valid gateway config", () => {
+  const config = readGatewayConfig(path.join(root, "examples", "mcp-gateway.json"));
+  assert.deepEqual(
+    config.servers.map((server) => server.name),
+    ["fs", "memory"],
+  );
+  assert.deepEqual(config.policy.approvers, ["alice", "bob"]);
+  assert.equal(config.waitMs, 60_000);
+});
+
+test("a config's defaults: least privilege, a minute's wait, a relative cwd taken from the config's folder", () => {
+  const config = checkGatewayConfig({ servers: { a: { command: "x", cwd: "sub" } } }, "c.json", "/etc/leash");
+  assert.deepEqual(config.policy, { grantedScopes: [], allowEffects: ["read"] });
+  assert.equal(config.waitMs, 60_000);
+  assert.deepEqual(config.servers[0]?.source, { command: "x", cwd: path.resolve("/etc/leash", "sub") });
+});
+
+test("a config that says something wrong is refused with invalid_config, naming the field", () => {
+  const bad: [unknown, RegExp][] = [
+    [[], /the config must be an object/],
+    [{ servers: {} }, /lists no server/],
+    [{ servers: { "a b": { command: "x" } } }, /server name `a b`/],
+    [{ servers: { a: { command: "x", url: "http://h" } } }, /either `command`/],
+    [{ servers: { a: { url: "not a url" } } }, /servers\.a\.url must be a URL/],
+    [{ servers: { a: { command: "x", args: [1] } } }, /servers\.a\.args must be an array/],
+    [{ servers: { a: { command: "x", typo: 1 } } }, /unknown field `typo`/],
+    [{ servers: { a: { command: "x" } }, policy: { allowEffects: ["delete"] } }, /policy\.allowEffects has `delete`/],
+    [{ servers: { a: { command: "x" } }, limits: { maxSteps: -1 } }, /maxSteps/],
+    [{ servers: { a: { command: "x" } }, approval: { waitMs: 0 } }, /approval\.waitMs must be a positive integer/],
+    [{ servers: { a: { command: "x" } }, polcy: {} }, /unknown field `polcy`/],
+  ];
+  for (const [value, message] of bad) {
+    assert.throws(
+      () => checkGatewayConfig(value, "c.json", "/"),
+      (error: Error & { code?: string; exitCode?: number }) => {
+        assert.equal(error.code, "invalid_config");
+        assert.equal(error.exitCode, 2);
+        assert.match(error.message, message);
+        return true;
+      },
+    );
+  }
+});
