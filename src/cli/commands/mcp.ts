@@ -17,6 +17,21 @@ function portOf(text: string | undefined): number | undefined {
   return port;
 }
 
+/** The gateway's code, which loads the MCP SDK: an optional peer, named when it is missing. */
+async function loadGateway(): Promise<typeof import("../../gateway/serve-gateway.js")> {
+  try {
+    return await import("../../gateway/serve-gateway.js");
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if (code === "ERR_MODULE_NOT_FOUND" && String(message).includes("@modelcontextprotocol/sdk"))
+      throw new CliError(
+        "mcp_not_installed",
+        "leash mcp serve needs the MCP SDK beside leash: npm install @modelcontextprotocol/sdk",
+      );
+    throw error;
+  }
+}
+
 /**
  * `leash mcp serve --config FILE`: leash as an MCP server in front of the upstream MCP servers the
  * config lists; every call is a run with the config's policy, recorded in the store. The MCP SDK is
@@ -35,7 +50,7 @@ export function mcpCommand(version: string): Command {
     const httpPort = portOf(options.http);
     const { readGatewayConfig } = await import("../../gateway/gateway-config.js");
     const config = readGatewayConfig(options.config);
-    const { serveGateway } = await import("../../gateway/serve-gateway.js");
+    const { serveGateway } = await loadGateway();
     await serveGateway({
       config,
       location,
