@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { CliError } from "../cli-error.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
+import type { ServeOptions } from "../../gateway/serve-gateway.js";
 
 interface ServeCommandOptions extends CommonOptions {
   config: string;
@@ -18,7 +19,7 @@ function portOf(text: string | undefined): number | undefined {
 }
 
 /** The gateway's code, which loads the MCP SDK: an optional peer, named when it is missing. */
-async function loadGateway(): Promise<typeof import("../../gateway/serve-gateway.js")> {
+async function loadGateway(): Promise<{ serveGateway: (options: ServeOptions) => Promise<void> }> {
   try {
     return await import("../../gateway/serve-gateway.js");
   } catch (error) {
