@@ -1,11 +1,9 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { CliError } from "../cli/cli-error.js";
-import type { Limits } from "../limits/limits.js";
-import { checkLimits } from "../limits/limits.js";
-import type { McpSource, McpToolOverride } from "../mcp/mcp-options.js";
-import { EFFECTS } from "../tools/tool.js";
-import type { Effect } from "../tools/tool.js";
+import { Agent, Decision, EFFECTS } from "../index.js";
+import type { Effect, Limits } from "../index.js";
+import type { McpSource, McpToolOverride } from "../mcp/index.js";
 
 /** One upstream MCP server of the gateway: where it is, and which of its tools to offer. */
 export interface UpstreamConfig {
@@ -133,6 +131,17 @@ function serverOf(file: string, name: string, value: unknown, base: string): Ups
   return server;
 }
 
+/** The limits, checked as an agent checks them (the gateway uses the public API only). */
+function checkedLimits(file: string, value: unknown): Limits {
+  const limits = object(file, value ?? {}, "`limits`") as Limits;
+  try {
+    new Agent({ tools: [], planner: () => Decision.finish(null), limits });
+  } catch (error) {
+    fail(file, (error as Error).message);
+  }
+  return limits;
+}
+
 /** Checks a parsed config; `file` names it in messages, and relative `cwd`s are taken from `base`. */
 export function checkGatewayConfig(value: unknown, file: string, base: string): GatewayConfig {
   const fields = object(file, value, "the config");
@@ -144,12 +153,7 @@ export function checkGatewayConfig(value: unknown, file: string, base: string): 
   only(file, policy, "policy", ["grantedScopes", "allowEffects", "approvalFor", "approvers"]);
   const approval = object(file, fields.approval ?? {}, "`approval`");
   only(file, approval, "approval", ["waitMs", "pollMs"]);
-  let limits: Limits;
-  try {
-    limits = checkLimits(fields.limits ?? {}, "limits");
-  } catch (error) {
-    fail(file, (error as Error).message);
-  }
+  const limits = checkedLimits(file, fields.limits);
   const approvalFor = effects(file, policy.approvalFor, "policy.approvalFor");
   const approvers = strings(file, policy.approvers, "policy.approvers");
   return {

@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
-import type { Json } from "../json/index.js";
-import { canonicalJson } from "../json/index.js";
-import type { RunState } from "../state/run-state.js";
+import { canonicalJson } from "../index.js";
+import type { Json, RunState } from "../index.js";
 
 /** Every run the gateway starts has an id that begins with this. */
 export const RUN_PREFIX = "mcp-";

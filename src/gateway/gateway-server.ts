@@ -4,7 +4,7 @@ import type { IncomingMessage, Server as HttpServer, ServerResponse } from "node
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { Json } from "../json/index.js";
+import type { Json } from "../index.js";
 import type { Gateway } from "./gateway.js";
 
 /** The MCP server in front of a gateway: `tools/list` gives the upstream tools, `tools/call` a run. */

@@ -1,14 +1,5 @@
-import { Agent } from "../agent/agent.js";
-import type { AuditSink } from "../audit/index.js";
-import { Decision } from "../decisions/decision.js";
-import { isLeashError } from "../errors/index.js";
-import type { Guard } from "../guards/guard.js";
-import type { Json } from "../json/index.js";
-import { Policy } from "../policy/policy.js";
-import type { Planner } from "../run/agent-core.js";
-import type { RunState } from "../state/run-state.js";
-import type { RunStore } from "../stores/run-store.js";
-import type { Tool } from "../tools/tool.js";
+import { Agent, Decision, Policy, isLeashError } from "../index.js";
+import type { AuditSink, Guard, Json, Planner, RunState, RunStore, Tool } from "../index.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import type { CallResult, GatewayCall } from "./gateway-runs.js";
 import { RUN_PREFIX, answerOf, callKey, callOfGoal, errorResult, goalOf, isRunOf, newRunId } from "./gateway-runs.js";

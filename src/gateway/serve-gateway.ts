@@ -1,14 +1,11 @@
 import { resolve } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { AuditSink } from "../audit/index.js";
 import { CliError, EXIT_OPERATIONAL } from "../cli/cli-error.js";
 import type { StoreLocation } from "../cli/common-options.js";
 import { importAgentModule } from "../cli/load-agent.js";
-import { messageOf } from "../errors/index.js";
-import type { Guard } from "../guards/guard.js";
-import { mcpTools } from "../mcp/mcp-tools.js";
-import type { McpTools } from "../mcp/mcp-tools.js";
-import type { RunStore } from "../stores/run-store.js";
+import type { AuditSink, Guard, RunStore } from "../index.js";
+import { mcpTools } from "../mcp/index.js";
+import type { McpTools } from "../mcp/index.js";
 import { SqliteStore } from "../stores/sqlite/index.js";
 import { Gateway } from "./gateway.js";
 import type { GatewayConfig } from "./gateway-config.js";
@@ -53,7 +50,7 @@ async function startUpstreams(config: GatewayConfig): Promise<McpTools[]> {
     return started;
   } catch (error) {
     await Promise.all(started.map((item) => item.close().catch(() => undefined)));
-    throw new CliError("mcp_unavailable", messageOf(error), EXIT_OPERATIONAL);
+    throw new CliError("mcp_unavailable", (error as Error).message, EXIT_OPERATIONAL);
   }
 }
 
