@@ -68,13 +68,22 @@ function resultOf(value: Json): CallResult {
   return { content: [{ type: "text", text: JSON.stringify(value) }] };
 }
 
+/** The upstream server's own result, its `content` and `structuredContent` as it sent them. */
+function passedOn(raw: Record<string, unknown>): CallResult {
+  const result: CallResult = { content: raw.content as CallResult["content"] };
+  if (raw.structuredContent !== undefined) result.structuredContent = raw.structuredContent as Record<string, unknown>;
+  return result;
+}
+
 /**
- * What the downstream client gets for a run that ended: the upstream result when the call ran, else
- * an error result that says why it did not (denied, refused by policy or a guard, failed, stopped).
+ * What the downstream client gets for a run that ended: the upstream result when the call ran (as the
+ * server sent it when it ran in this call, else rebuilt from the run's result in the store), else an
+ * error result that says why it did not (denied, refused by policy or a guard, failed, stopped).
  */
-export function answerOf(state: RunState): CallResult {
+export function answerOf(state: RunState, raw?: Record<string, unknown>): CallResult {
   const step = state.steps[0];
-  if (step?.outcome === "executed") return resultOf(step.result);
+  if (step?.outcome === "executed")
+    return raw !== undefined && Array.isArray(raw.content) ? passedOn(raw) : resultOf(step.result);
   const why = step?.error?.message ?? state.failure?.message ?? state.stopReason ?? "";
   const outcome = step?.outcome ?? state.status;
   const note = step?.approval?.note;

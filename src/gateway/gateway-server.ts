@@ -4,21 +4,25 @@ import type { IncomingMessage, Server as HttpServer, ServerResponse } from "node
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { Json } from "../index.js";
 import type { Gateway } from "./gateway.js";
 
 /** The MCP server in front of a gateway: `tools/list` gives the upstream tools, `tools/call` a run. */
-export function gatewayServer(gateway: Gateway, version: string): Server {
+export function gatewayServer(gateway: Gateway, listed: Map<string, Map<string, McpTool>>, version: string): Server {
   const server = new Server({ name: "leash-gateway", version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: gateway.tools.map((item) => {
       const definition = (item.definition ?? {}) as Record<string, unknown>;
       const annotations = definition.annotations as Record<string, unknown> | undefined;
+      const upstream = listed.get(String(definition.server))?.get(String(definition.name));
       return {
         name: item.name,
         description: item.description,
         inputSchema: (definition.inputSchema ?? { type: "object" }) as { type: "object" },
         ...(annotations !== undefined && Object.keys(annotations).length > 0 ? { annotations } : {}),
+        ...(upstream?.title === undefined ? {} : { title: upstream.title }),
+        ...(upstream?.outputSchema === undefined ? {} : { outputSchema: upstream.outputSchema }),
       };
     }),
   }));
@@ -59,6 +63,7 @@ async function body(request: IncomingMessage): Promise<unknown> {
  */
 export async function serveHttp(
   gateway: Gateway,
+  listed: Map<string, Map<string, McpTool>>,
   version: string,
   port: number,
 ): Promise<{ http: HttpServer; port: number }> {
@@ -79,7 +84,7 @@ export async function serveHttp(
       made.onclose = () => {
         if (made.sessionId !== undefined) sessions.delete(made.sessionId);
       };
-      await gatewayServer(gateway, version).connect(made);
+      await gatewayServer(gateway, listed, version).connect(made);
       transport = made;
     }
     await transport.handleRequest(request, response, parsed);

@@ -1,6 +1,8 @@
 import { Agent, Decision, Policy, isLeashError } from "../index.js";
 import type { AuditSink, Guard, Json, Planner, RunState, RunStore, Tool } from "../index.js";
 import type { GatewayConfig } from "./gateway-config.js";
+import { rawResults } from "./upstreams.js";
+import type { RawSlot } from "./upstreams.js";
 import type { CallResult, GatewayCall } from "./gateway-runs.js";
 import { RUN_PREFIX, answerOf, callKey, callOfGoal, errorResult, goalOf, isRunOf, newRunId } from "./gateway-runs.js";
 
@@ -97,12 +99,13 @@ export class Gateway {
     const key = callKey(call);
     const busy = this.#busy.get(key);
     if (busy !== undefined) return busy;
-    const work = this.#call(call, context).finally(() => this.#busy.delete(key));
+    const slot: RawSlot = {};
+    const work = rawResults.run(slot, () => this.#call(call, context, slot)).finally(() => this.#busy.delete(key));
     this.#busy.set(key, work);
     return work;
   }
 
-  async #call(call: GatewayCall, context: CallContext): Promise<CallResult> {
+  async #call(call: GatewayCall, context: CallContext, slot: RawSlot): Promise<CallResult> {
     const started = Date.now();
     const waiting = (await this.#store.list({ status: "awaiting_approval" }))
       .filter((item) => isRunOf(item.runId, call))
@@ -125,7 +128,7 @@ export class Gateway {
       await until(Math.min(left, this.#config.pollMs), context.signal);
       state = (await this.#store.load(state.runId)) ?? state;
     }
-    return answerOf(state);
+    return answerOf(state, slot.result);
   }
 
   async #resume(state: RunState): Promise<RunState> {

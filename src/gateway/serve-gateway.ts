@@ -1,15 +1,15 @@
 import { resolve } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { CliError, EXIT_OPERATIONAL } from "../cli/cli-error.js";
+import { CliError } from "../cli/cli-error.js";
 import type { StoreLocation } from "../cli/common-options.js";
 import { importAgentModule } from "../cli/load-agent.js";
 import type { AuditSink, Guard, RunStore } from "../index.js";
-import { mcpTools } from "../mcp/index.js";
-import type { McpTools } from "../mcp/index.js";
 import { SqliteStore } from "../stores/sqlite/index.js";
 import { Gateway } from "./gateway.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { gatewayServer, serveHttp } from "./gateway-server.js";
+import { startUpstreams } from "./upstreams.js";
+import type { Upstreams } from "./upstreams.js";
 
 /** How `leash mcp serve` was asked to run. */
 export interface ServeOptions {
@@ -40,20 +40,6 @@ async function loadGuards(path: string | undefined): Promise<Guard[]> {
   return guards as Guard[];
 }
 
-async function startUpstreams(config: GatewayConfig): Promise<McpTools[]> {
-  const started: McpTools[] = [];
-  try {
-    for (const server of config.servers) {
-      const { name, source, ...rest } = server;
-      started.push(await mcpTools(source, { server: name, trust: "trusted", ...rest }));
-    }
-    return started;
-  } catch (error) {
-    await Promise.all(started.map((item) => item.close().catch(() => undefined)));
-    throw new CliError("mcp_unavailable", (error as Error).message, EXIT_OPERATIONAL);
-  }
-}
-
 function say(line: string): void {
   process.stderr.write(`leash mcp serve: ${line}\n`);
 }
@@ -65,16 +51,10 @@ function say(line: string): void {
 export async function serveGateway(options: ServeOptions): Promise<void> {
   const guards = await loadGuards(options.agentPath);
   const store = await openStore(options.location);
-  let upstreams: McpTools[] = [];
+  let upstreams: Upstreams | undefined;
   try {
-    upstreams = await startUpstreams(options.config);
-    const gateway = new Gateway(
-      options.config,
-      store,
-      upstreams.flatMap((item) => item.tools),
-      guards,
-      options.location.args,
-    );
+    upstreams = await startUpstreams(options.config.servers);
+    const gateway = new Gateway(options.config, store, upstreams.tools, guards, options.location.args);
     for (const state of await gateway.recover())
       say(`recovered run ${state.runId} after a stop: it is now ${state.status}.`);
     const stopped = new Promise<void>((done) => {
@@ -83,21 +63,21 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
       if (options.httpPort === undefined) process.stdin.once("end", done);
     });
     if (options.httpPort === undefined) {
-      const server = gatewayServer(gateway, options.version);
+      const server = gatewayServer(gateway, upstreams.listed, options.version);
       const closed = new Promise<void>((done) => (server.onclose = done));
       await server.connect(new StdioServerTransport());
       say(`serving ${gateway.tools.length} tools on stdio; store ${options.location.label}.`);
       await Promise.race([closed, stopped]);
       await server.close().catch(() => undefined);
     } else {
-      const { http, port } = await serveHttp(gateway, options.version, options.httpPort);
+      const { http, port } = await serveHttp(gateway, upstreams.listed, options.version, options.httpPort);
       say(`serving ${gateway.tools.length} tools at http://127.0.0.1:${port}/mcp; store ${options.location.label}.`);
       await stopped;
       http.closeAllConnections();
       await new Promise((done) => http.close(done));
     }
   } finally {
-    await Promise.all(upstreams.map((item) => item.close().catch(() => undefined)));
+    await upstreams?.close();
     await store.close().catch(() => undefined);
   }
 }

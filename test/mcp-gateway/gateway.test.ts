@@ -7,7 +7,7 @@ import { connectGateway, leash, runs, setup, textOf, waitingSignal } from "./sup
 const LONG_WAIT = 120_000;
 const CALL_TIMEOUT = { timeout: 150_000 };
 
-test("the gateway lists the upstream tools with their schemas, and a read runs at once, recorded in the store", async () => {
+test("the gateway lists the upstream tools with their schemas, and a read runs at once, its result passed on, recorded in the store", async () => {
   const at = await setup({ waitMs: LONG_WAIT });
   await writeFile(path.join(at.files, "note.txt"), "hello from upstream");
   const { client } = await connectGateway(at);
@@ -17,12 +17,18 @@ test("the gateway lists the upstream tools with their schemas, and a read runs a
     assert.ok(read, tools.map((item) => item.name).join(", "));
     assert.equal((read.inputSchema.properties as Record<string, unknown>).path !== undefined, true);
     assert.ok(tools.some((item) => item.name === "fs__write_file"));
+    assert.equal(read.annotations?.readOnlyHint, true);
+    assert.equal(typeof read.description, "string");
     const result = await client.callTool({
       name: "fs__read_text_file",
       arguments: { path: path.join(at.files, "note.txt") },
     });
     assert.equal(result.isError, undefined);
-    assert.match(textOf(result), /hello from upstream/);
+    // The server's own result, passed on: its text as it sent it, and its structuredContent.
+    assert.deepEqual(result, {
+      content: [{ type: "text", text: "hello from upstream" }],
+      structuredContent: { content: "hello from upstream" },
+    });
   } finally {
     await client.close();
   }
