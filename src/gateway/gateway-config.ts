@@ -26,6 +26,11 @@ export interface GatewayConfig {
   waitMs: number;
   /** How often a waiting call reads the store for an answer. */
   pollMs: number;
+  /**
+   * The approver's name under which answers given at the client (MCP elicitation) are recorded; absent,
+   * the gateway never asks the client.
+   */
+  elicitAs?: string;
 }
 
 /** How long a call waits for an answer when the config does not say. */
@@ -152,7 +157,9 @@ export function checkGatewayConfig(value: unknown, file: string, base: string): 
   const policy = object(file, fields.policy ?? {}, "`policy`");
   only(file, policy, "policy", ["grantedScopes", "allowEffects", "approvalFor", "approvers"]);
   const approval = object(file, fields.approval ?? {}, "`approval`");
-  only(file, approval, "approval", ["waitMs", "pollMs"]);
+  only(file, approval, "approval", ["waitMs", "pollMs", "elicitAs"]);
+  if (approval.elicitAs !== undefined && (typeof approval.elicitAs !== "string" || approval.elicitAs.trim() === ""))
+    fail(file, "approval.elicitAs must name the approver of answers given at the client.");
   const limits = checkedLimits(file, fields.limits);
   const approvalFor = effects(file, policy.approvalFor, "policy.approvalFor");
   const approvers = strings(file, policy.approvers, "policy.approvers");
@@ -167,6 +174,7 @@ export function checkGatewayConfig(value: unknown, file: string, base: string): 
     limits,
     waitMs: positive(file, approval.waitMs, "approval.waitMs", DEFAULT_WAIT_MS),
     pollMs: positive(file, approval.pollMs, "approval.pollMs", DEFAULT_POLL_MS),
+    ...(approval.elicitAs === undefined ? {} : { elicitAs: approval.elicitAs }),
   };
 }
 

@@ -3,8 +3,8 @@ import { createServer } from "node:http";
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequest, ElicitResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { Json } from "../index.js";
 import type { Gateway } from "./gateway.js";
 
@@ -42,12 +42,51 @@ export function gatewayServer(gateway: Gateway, listed: Map<string, Map<string, 
               .catch(() => undefined);
           };
     const args = (request.params.arguments ?? {}) as Record<string, Json>;
+    const canAsk = server.getClientCapabilities()?.elicitation !== undefined;
     return gateway.call(request.params.name, args, {
       signal: extra.signal,
       ...(progress === undefined ? {} : { progress }),
+      ...(canAsk
+        ? { ask: (question: string, signal: AbortSignal) => askClient(extra.sendRequest, question, signal) }
+        : {}),
     });
   });
   return server;
+}
+
+/** Asks the person at the client to approve or deny (MCP elicitation); declining is a denial. */
+async function askClient(
+  send: (
+    request: ElicitRequest,
+    schema: typeof ElicitResultSchema,
+    options?: { signal?: AbortSignal; timeout?: number },
+  ) => Promise<ElicitResult>,
+  message: string,
+  signal: AbortSignal,
+): Promise<{ granted: boolean; note?: string } | undefined> {
+  const result = await send(
+    {
+      method: "elicitation/create",
+      params: {
+        message,
+        requestedSchema: {
+          type: "object",
+          properties: {
+            approve: { type: "boolean", title: "Approve", description: "Let this call run once." },
+            note: { type: "string", title: "Note", description: "Why (kept in the audit trail)." },
+          },
+          required: ["approve"],
+        },
+      },
+    },
+    ElicitResultSchema,
+    { signal, timeout: 24 * 60 * 60 * 1000 },
+  );
+  const note = typeof result.content?.note === "string" && result.content.note !== "" ? result.content.note : undefined;
+  const noted = note === undefined ? {} : { note };
+  if (result.action === "accept") return { granted: result.content?.approve === true, ...noted };
+  if (result.action === "decline") return { granted: false, note: note ?? "declined at the client" };
+  return undefined;
 }
 
 async function body(request: IncomingMessage): Promise<unknown> {

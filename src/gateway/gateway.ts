@@ -1,4 +1,5 @@
-import { Agent, Decision, Policy, isLeashError } from "../index.js";
+import { hostname } from "node:os";
+import { Agent, Approval, Decision, Policy, isLeashError } from "../index.js";
 import type { AuditSink, Guard, Json, Planner, RunState, RunStore, Tool } from "../index.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { rawResults } from "./upstreams.js";
@@ -11,6 +12,11 @@ export interface CallContext {
   signal?: AbortSignal;
   /** Called while the call waits for a person, with a line that says what to do. */
   progress?: (message: string) => void;
+  /**
+   * Asks the person at the client (MCP elicitation), when the client can be asked: their answer, or
+   * `undefined` when they did not answer.
+   */
+  ask?: (question: string, signal: AbortSignal) => Promise<{ granted: boolean; note?: string } | undefined>;
 }
 
 /** How the gateway's planner runs a call: the call its goal names, then finish with the result. */
@@ -112,23 +118,56 @@ export class Gateway {
       .sort((a, b) => a.steps.length - b.steps.length);
     let state = waiting[0] ?? (await this.agent.run(goalOf(call), { runId: newRunId(call) }));
     let answered = -1;
-    // Until the run ends: it waits for a person, or another gateway on the same store is running it.
-    while (state.status === "awaiting_approval" || state.status === "running") {
-      if (state.status === "awaiting_approval" && answered !== state.answers.length) {
-        answered = state.answers.length;
-        const digest = state.pending?.digest;
-        if (state.answers.some((answer) => answer.digest === digest)) {
-          state = await this.#resume(state);
-          continue;
+    const asking = new AbortController();
+    let asked: string | undefined;
+    try {
+      // Until the run ends: it waits for a person, or another gateway on the same store is running it.
+      while (state.status === "awaiting_approval" || state.status === "running") {
+        if (state.status === "awaiting_approval" && answered !== state.answers.length) {
+          answered = state.answers.length;
+          const digest = state.pending?.digest;
+          if (state.answers.some((answer) => answer.digest === digest)) {
+            state = await this.#resume(state);
+            continue;
+          }
         }
+        if (state.status === "awaiting_approval" && state.pending !== undefined && asked !== state.pending.digest) {
+          asked = state.pending.digest;
+          this.#ask(state, context, asking.signal);
+        }
+        const left = this.#config.waitMs - (Date.now() - started);
+        if (left <= 0 || context.signal?.aborted === true) return this.#stillWaiting(state);
+        if (state.status === "awaiting_approval") context.progress?.(this.#approveLine(state));
+        await until(Math.min(left, this.#config.pollMs), context.signal);
+        state = (await this.#store.load(state.runId)) ?? state;
       }
-      const left = this.#config.waitMs - (Date.now() - started);
-      if (left <= 0 || context.signal?.aborted === true) return this.#stillWaiting(state);
-      if (state.status === "awaiting_approval") context.progress?.(this.#approveLine(state));
-      await until(Math.min(left, this.#config.pollMs), context.signal);
-      state = (await this.#store.load(state.runId)) ?? state;
+    } finally {
+      asking.abort();
     }
     return answerOf(state, slot.result);
+  }
+
+  /** Asks the person at the client, if the config names them and the client can be asked; records the answer. */
+  #ask(state: RunState, context: CallContext, signal: AbortSignal): void {
+    const as = this.#config.elicitAs;
+    const pending = state.pending;
+    if (as === undefined || context.ask === undefined || pending === undefined) return;
+    const question = `leash asks: may ${pending.tool} run (${pending.effect}) with ${JSON.stringify(pending.args).slice(0, 500)}?${pending.reason === undefined ? "" : ` Reason: ${pending.reason}.`} Run ${state.runId}.`;
+    void context
+      .ask(question, signal)
+      .then(async (answer) => {
+        if (answer === undefined || signal.aborted) return;
+        const approval = new Approval(pending.digest, {
+          granted: answer.granted,
+          approver: as,
+          ...(answer.note === undefined ? {} : { note: answer.note }),
+        });
+        await this.#store.answer(state.runId, approval, {
+          origin: { via: "mcp-elicitation", user: as, host: hostname() },
+        });
+      })
+      // An answer that came too late (the run moved on) or a client that could not be asked: the wait goes on.
+      .catch(() => undefined);
   }
 
   async #resume(state: RunState): Promise<RunState> {

@@ -20,7 +20,10 @@ export interface Setup {
 }
 
 /** Writes a gateway config in front of server-filesystem (trusted) with writes under approval by alice. */
-export async function setup(approval: { waitMs: number; pollMs?: number }): Promise<Setup> {
+export async function setup(
+  approval: { waitMs: number; pollMs?: number; elicitAs?: string },
+  approvers: string[] = ["alice"],
+): Promise<Setup> {
   const dir = await tempFolder();
   const files = path.join(dir, "files");
   const { mkdirSync } = await import("node:fs");
@@ -31,7 +34,7 @@ export async function setup(approval: { waitMs: number; pollMs?: number }): Prom
     config,
     JSON.stringify({
       servers: { fs: { command: process.execPath, args: [server, files] } },
-      policy: { grantedScopes: ["mcp:fs"], allowEffects: ["read", "write"], approvers: ["alice"] },
+      policy: { grantedScopes: ["mcp:fs"], allowEffects: ["read", "write"], approvers },
       approval: { pollMs: 100, ...approval },
     }),
   );
@@ -42,6 +45,7 @@ export async function setup(approval: { waitMs: number; pollMs?: number }): Prom
 export async function connectGateway(
   at: Setup,
   options: string[] = ["--db", at.db],
+  client: Client = new Client({ name: "gateway-test", version: "1" }),
 ): Promise<{ client: Client; transport: StdioClientTransport }> {
   requireBuiltBin();
   const transport = new StdioClientTransport({
@@ -50,7 +54,6 @@ export async function connectGateway(
     cwd: at.dir,
     stderr: "pipe",
   });
-  const client = new Client({ name: "gateway-test", version: "1" });
   await client.connect(transport);
   return { client, transport };
 }
