@@ -85,17 +85,15 @@ export class Gateway {
    * Crash recovery: resumes the gateway's runs saved as `running` (a gateway stopped while a call was
    * in flight). An idempotent call starts again; any other is `interrupted`, never run twice.
    */
-  async recover(): Promise<RunState[]> {
+  async recover(onRecovered: (state: RunState) => void = () => undefined): Promise<void> {
     const running = await this.#store.list({ status: "running" });
-    const recovered: RunState[] = [];
     for (const state of running.filter((item) => item.runId.startsWith(RUN_PREFIX))) {
       try {
-        recovered.push(await this.agent.resume(state.runId));
+        onRecovered(await this.agent.resume(state.runId));
       } catch (error) {
         if (!isLeashError(error)) throw error;
       }
     }
-    return recovered;
   }
 
   /** Answers one downstream `tools/call`. Identical calls at once share one run. */

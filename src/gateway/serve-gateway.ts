@@ -46,7 +46,8 @@ function say(line: string): void {
 
 /**
  * Runs the gateway until its client goes away (stdio: stdin ends) or the process is told to stop:
- * opens the store, starts the upstream servers, recovers runs cut by a crash, then serves.
+ * opens the store, starts the upstream servers, then serves while it recovers the runs cut by a crash
+ * (in the background: an idempotent call started again may take its time).
  */
 export async function serveGateway(options: ServeOptions): Promise<void> {
   const guards = await loadGuards(options.agentPath);
@@ -55,8 +56,9 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
   try {
     upstreams = await startUpstreams(options.config.servers);
     const gateway = new Gateway(options.config, store, upstreams.tools, guards, options.location.args);
-    for (const state of await gateway.recover())
-      say(`recovered run ${state.runId} after a stop: it is now ${state.status}.`);
+    void gateway
+      .recover((state) => say(`recovered run ${state.runId} after a stop: it is now ${state.status}.`))
+      .catch((error: unknown) => say(`could not recover the runs cut by a stop: ${(error as Error).message}`));
     const stopped = new Promise<void>((done) => {
       process.once("SIGTERM", done);
       process.once("SIGINT", done);

@@ -42,8 +42,10 @@ test("a gateway killed while a call of a non-idempotent tool is in flight: at re
 
   const second = await connectGateway(at);
   try {
-    // Recovery runs before the gateway serves: connected, it is done.
-    const [after] = await runs(at);
+    // The restarted gateway recovers the run in the background: wait until it has ended.
+    const end = Date.now() + 60_000;
+    let after = (await runs(at))[0];
+    while (after?.status === "running" && Date.now() < end) after = (await runs(at))[0];
     assert.equal(after?.runId, cut.runId);
     assert.equal(after?.status, "completed");
     const shown = JSON.parse((await leash(["show", cut.runId, "--db", at.db, "--json"], at.dir)).stdout) as {
@@ -58,4 +60,48 @@ test("a gateway killed while a call of a non-idempotent tool is in flight: at re
   }
   const verified = await leash(["verify", "--db", at.db], at.dir);
   assert.equal(verified.status, 0, verified.stdout + verified.stderr);
+});
+
+test("a gateway killed while a call of an idempotent tool is in flight: at restart the call starts again, once", async () => {
+  const at = await setup({ waitMs: 120_000 });
+  const pidFile = path.join(at.dir, "slow.pid");
+  await writeFile(
+    at.config,
+    JSON.stringify({
+      servers: {
+        slow: {
+          command: process.execPath,
+          args: [slowServer, pidFile],
+          overrides: { slow: { idempotent: true } },
+          timeoutMs: 3_000,
+        },
+      },
+      policy: { grantedScopes: ["mcp:slow"], allowEffects: ["read", "write", "external"], approvalFor: [] },
+    }),
+  );
+  const first = await connectGateway(at);
+  const call = first.client.callTool({ name: "slow__slow", arguments: {} }, undefined, { timeout: 150_000 });
+  call.catch(() => undefined);
+  await eventually(() => existsSync(pidFile), "the upstream call to start", 60_000);
+  const upstream = Number(readFileSync(pidFile, "utf8"));
+  process.kill(first.transport.pid!, "SIGKILL");
+  await assert.rejects(call);
+  if (alive(upstream)) process.kill(upstream, "SIGKILL");
+
+  const second = await connectGateway(at);
+  try {
+    const end = Date.now() + 60_000;
+    let after = (await runs(at))[0];
+    while (after?.status === "running" && Date.now() < end) after = (await runs(at))[0];
+    assert.equal(after?.status, "completed");
+    const shown = JSON.parse((await leash(["show", after.runId, "--db", at.db, "--json"], at.dir)).stdout) as {
+      state: { steps: { outcome: string; starts?: number; error?: { code: string } }[] };
+    };
+    // Started again on the restarted upstream (which never answers, so the call timed out there).
+    assert.equal(shown.state.steps[0]?.starts, 2);
+    assert.notEqual(Number(readFileSync(pidFile, "utf8")), upstream);
+    assert.equal(shown.state.steps[0]?.outcome, "tool_error");
+  } finally {
+    await second.client.close();
+  }
 });
