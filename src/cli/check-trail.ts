@@ -11,6 +11,23 @@ export interface TrailCheck {
   holdsHead: boolean | null;
   /** Whether that record is the run's last: nothing was written after the state was saved. */
   headIsLast: boolean | null;
+  /**
+   * The origin each accepted answer carried, by step, from the trail's `approval_answered` records:
+   * a step keeps who approved it, and the trail keeps where the answer came from.
+   */
+  origins: Map<number, unknown>;
+}
+
+/** The origins of the accepted answers in a run's records, by step (the last one for a step wins). */
+function originsOf(records: readonly AuditRecord[]): Map<number, unknown> {
+  const origins = new Map<number, unknown>();
+  for (const record of records) {
+    if (record.event !== "approval_answered") continue;
+    const data = record.data as { step?: unknown; accepted?: unknown; origin?: unknown } | null;
+    if (data === null || typeof data !== "object" || typeof data.step !== "number") continue;
+    if (data.accepted !== false && data.origin !== undefined) origins.set(data.step, data.origin);
+  }
+  return origins;
 }
 
 /**
@@ -20,11 +37,12 @@ export interface TrailCheck {
 export function checkRunTrail(state: RunState, records: readonly AuditRecord[]): TrailCheck {
   const head = state.auditHead;
   const problems = verifyAudit(records, head === null ? undefined : { heads: { [state.runId]: head } });
-  if (head === null) return { records: records.length, problems, holdsHead: null, headIsLast: null };
+  const origins = originsOf(records);
+  if (head === null) return { records: records.length, problems, holdsHead: null, headIsLast: null, origins };
   const holdsHead = records.some((record) => record.seq === head.seq && record.digest === head.digest);
   const last = records.at(-1);
   const headIsLast = last !== undefined && last.seq === head.seq && last.digest === head.digest;
-  return { records: records.length, problems, holdsHead, headIsLast };
+  return { records: records.length, problems, holdsHead, headIsLast, origins };
 }
 
 /** One line per problem: run, seq, problem and what it means. */

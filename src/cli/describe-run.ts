@@ -20,14 +20,19 @@ function originOf(answer: object): AnswerOrigin | undefined {
  * `approved by "noor"; origin: via cli, os user "mia", host "build-3"; note "fine"`: who answered
  * (quoted, so that no name can pass for the origin), where from, and their note.
  */
-function answeredBy(answer: { granted: boolean; approver: string; note?: string | undefined }): string {
+function answeredBy(answer: {
+  granted: boolean;
+  approver: string;
+  note?: string | undefined;
+  origin?: unknown;
+}): string {
   const origin = originOf(answer);
   const from = origin === undefined ? "origin: none recorded" : originText(origin);
   const note = answer.note === undefined ? "" : `; note ${JSON.stringify(answer.note)}`;
   return `${answer.granted ? "approved" : "denied"} by ${JSON.stringify(answer.approver)}; ${from}${note}`;
 }
 
-function stepLines(step: Step): string[] {
+function stepLines(step: Step, origins: Map<number, unknown>): string[] {
   const { decision } = step;
   const asked =
     decision.type === "act"
@@ -40,7 +45,11 @@ function stepLines(step: Step): string[] {
     `      -> ${outcome}${step.result === null ? "" : `: ${shortJson(step.result, 80, "see leash show --json")}`}`,
   );
   if (step.error !== undefined) lines.push(`      ${step.error.code}: ${step.error.message}`);
-  if (step.approval !== undefined) lines.push(`      ${answeredBy(step.approval)}`);
+  if (step.approval !== undefined) {
+    // The step keeps the answer; where it came from is in the trail's record of it.
+    const origin = origins.get(step.index);
+    lines.push(`      ${answeredBy(origin === undefined ? step.approval : { ...step.approval, origin })}`);
+  }
   return lines;
 }
 
@@ -97,7 +106,7 @@ export function describeRun(state: RunState, check: TrailCheck): string[] {
   if (state.answer !== undefined) lines.push(`  answer: ${shortJson(state.answer, 100, "see leash show --json")}`);
   lines.push("", `Steps (${state.steps.length}):`);
   if (state.steps.length === 0) lines.push("  none");
-  for (const step of state.steps) lines.push(...stepLines(step));
+  for (const step of state.steps) lines.push(...stepLines(step, check.origins));
   const { said, ran } = trace(state);
   lines.push("", "Guards said:");
   lines.push(...(said.length === 0 ? ["  nothing"] : said.map((line) => `  ${line}`)));

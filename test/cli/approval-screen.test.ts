@@ -68,3 +68,19 @@ eachStore(
     );
   },
 );
+
+eachStore(
+  "after the resume, show gives a step's approval with the origin the trail recorded for it",
+  async (t, target) => {
+    const agent = longRequestAgent(target.store);
+    const paused = await agent.run("pay bob");
+    const approve = leash(["approve", paused.runId, "--as", "noor", ...target.args], { cwd: target.cwd });
+    assert.equal(approve.status, 0, approve.stderr);
+    const resumed = await agent.resume(paused.runId);
+    assert.equal(resumed.steps[0]?.approval?.approver, "noor");
+    const show = leash(["show", paused.runId, ...target.args], { cwd: target.cwd });
+    assert.equal(show.status, 0, show.stderr);
+    assert.match(show.stdout, /approved by "noor"; origin: via cli, os user "[^"]+", host "[^"]+"/, show.stdout);
+    assert.doesNotMatch(show.stdout, /origin: none recorded/, show.stdout);
+  },
+);

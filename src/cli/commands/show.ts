@@ -65,7 +65,10 @@ export function showCommand(): Command {
     await withExistingStore(location, async (store) => {
       const state = await findRun(store, runId, location);
       const check = checkRunTrail(state, await store.read(runId));
-      if (options.json) return printJson({ state: state.toJSON(), trace: trace(state), audit: check });
+      if (options.json) {
+        const { origins: _origins, ...audit } = check;
+        return printJson({ state: state.toJSON(), trace: trace(state), audit });
+      }
       printLines(describeRun(state, check));
     });
   });
