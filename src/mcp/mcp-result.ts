@@ -59,9 +59,25 @@ export function callResult(result: Record<string, unknown>): unknown {
   return parts.map(partJson);
 }
 
-/** The message of an `isError` result: its text parts, or a plain sentence when there are none. */
+const MAX_ERROR_DETAIL = 4000;
+
+/**
+ * The message of an `isError` result: its text parts, then a description of each other part and the
+ * JSON of `structuredContent`, so no detail the server gave is lost; a plain sentence when it gave none.
+ */
 export function errorText(result: Record<string, unknown>): string {
   const parts = Array.isArray(result.content) ? result.content : [];
-  const texts = parts.map(partJson).filter((item): item is string => typeof item === "string");
-  return texts.length > 0 ? texts.join("\n") : "The MCP tool reported an error without text.";
+  const lines = parts.map(partJson).map((item) => (typeof item === "string" ? item : JSON.stringify(item)));
+  if (result.structuredContent !== undefined) {
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(result.structuredContent);
+    } catch {
+      json = undefined;
+    }
+    if (json !== undefined) lines.push(json);
+  }
+  if (lines.length === 0) return "The MCP tool reported an error without details.";
+  const text = lines.join("\n");
+  return text.length > MAX_ERROR_DETAIL ? `${text.slice(0, MAX_ERROR_DETAIL)}…` : text;
 }
