@@ -81,3 +81,21 @@ export function errorText(result: Record<string, unknown>): string {
   const text = lines.join("\n");
   return text.length > MAX_ERROR_DETAIL ? `${text.slice(0, MAX_ERROR_DETAIL)}…` : text;
 }
+
+/**
+ * Why a `tools/call` result is not one (read leniently, so a part of an unknown kind is not a failure):
+ * `content` not an array of objects with a string `type`, `isError` not a boolean, `structuredContent`
+ * not an object. Undefined when it is one.
+ */
+export function malformedResult(result: Record<string, unknown>): string | undefined {
+  const { content, isError, structuredContent } = result;
+  if (isError !== undefined && typeof isError !== "boolean") return "`isError` is not a boolean";
+  if (structuredContent !== undefined && (typeof structuredContent !== "object" || structuredContent === null)) {
+    return "`structuredContent` is not an object";
+  }
+  if (content === undefined) return structuredContent === undefined ? "it has no `content`" : undefined;
+  if (!Array.isArray(content)) return "`content` is not an array";
+  const typed = (part: unknown) =>
+    typeof part === "object" && part !== null && typeof (part as Record<string, unknown>).type === "string";
+  return content.every(typed) ? undefined : "a part of `content` has no string `type`";
+}

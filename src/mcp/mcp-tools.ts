@@ -1,4 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { LeashError, messageOf } from "../errors/index.js";
 import type { Json } from "../json/index.js";
 import { digestOfJson, toJson } from "../json/index.js";
@@ -16,7 +17,7 @@ import { checkOptions } from "./mcp-options.js";
 import { safeSchema } from "./mcp-patterns.js";
 import { Rereader } from "./mcp-reread.js";
 import { onToolsChanged } from "./mcp-subscribers.js";
-import { callResult, errorText } from "./mcp-result.js";
+import { callResult, errorText, malformedResult } from "./mcp-result.js";
 
 /** What {@link mcpTools} returns. */
 export interface McpTools {
@@ -226,15 +227,23 @@ async function call(
   }
   let result: Record<string, unknown>;
   try {
-    result = await client.callTool(
-      { name: mcpName, arguments: args, _meta: { "leash/idempotencyKey": context.idempotencyKey } },
-      undefined,
-      { signal: context.signal, timeout: timeoutMs },
-    );
+    // A lenient result schema: content parts of a kind leash does not know are described, not refused.
+    const params = { name: mcpName, arguments: args, _meta: { "leash/idempotencyKey": context.idempotencyKey } };
+    result = await client.request({ method: "tools/call", params }, ResultSchema, {
+      signal: context.signal,
+      timeout: timeoutMs,
+    });
   } catch (error) {
     throw new LeashError("mcp_failed", `The MCP server \`${server}\` failed on \`${mcpName}\`: ${messageOf(error)}`, {
       cause: error,
     });
+  }
+  const malformed = malformedResult(result);
+  if (malformed !== undefined) {
+    throw new LeashError(
+      "mcp_failed",
+      `The MCP server \`${server}\` answered \`${mcpName}\` with a malformed result: ${malformed}.`,
+    );
   }
   if (result.isError === true) throw new Error(errorText(result));
   return callResult(result);

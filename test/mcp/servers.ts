@@ -72,3 +72,30 @@ export async function garbledClient(tools: McpTool[], callResult: unknown): Prom
   await client.connect(clientSide);
   return client;
 }
+
+/** A server spoken by hand: `answer(method, params)` gives each result (undefined: no reply at all). */
+export async function rawClient(
+  answer: (method: string, params: Record<string, unknown>) => unknown,
+): Promise<{ client: Client; notify: () => Promise<void> }> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  serverSide.onmessage = async (message) => {
+    if (!("id" in message) || !("method" in message)) return;
+    const params = (message.params ?? {}) as Record<string, unknown>;
+    const result =
+      message.method === "initialize"
+        ? {
+            protocolVersion: params.protocolVersion,
+            capabilities: { tools: { listChanged: true } },
+            serverInfo: { name: "raw", version: "1" },
+          }
+        : await answer(message.method, params);
+    // A reply after the client closed has no one to go to.
+    if (result !== undefined)
+      await serverSide.send({ jsonrpc: "2.0", id: message.id, result } as never).catch(() => {});
+  };
+  await serverSide.start();
+  const client = new Client({ name: "test", version: "1" });
+  await client.connect(clientSide);
+  const notify = () => serverSide.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+  return { client, notify };
+}
