@@ -9,7 +9,7 @@ import { Tool, redefineTool } from "../tools/tool.js";
 import { compileSchema } from "../tools/schema-validator.js";
 import { connect } from "./mcp-connect.js";
 import { toolEffect } from "./mcp-effects.js";
-import type { ListedTool } from "./mcp-listing.js";
+import type { ListedTool, Listing } from "./mcp-listing.js";
 import { listTools } from "./mcp-listing.js";
 import { leashNames } from "./mcp-names.js";
 import type { CheckedOptions, McpSource, McpToolsOptions } from "./mcp-options.js";
@@ -57,7 +57,7 @@ function definitionOf(server: string, listed: ListedTool): ToolDefinition {
 function boundedTool(spec: ToolSpec, redefine?: Tool): Tool {
   const made = redefine ?? new Tool(spec);
   if (redefine !== undefined) redefineTool(redefine, spec);
-  const { schema, changed } = safeSchema(made.parameters as Json);
+  const { schema, changed } = safeSchema(made.parameters);
   if (changed) {
     const validator = compileSchema(schema, `the parameters of tool \`${made.name}\``);
     (made as { validator: typeof validator }).validator = validator;
@@ -97,14 +97,24 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
   const connection = await connect(source, checked.server, checked.setupTimeoutMs);
   const { client } = connection;
   let closed = false;
-  let rereader: Rereader | undefined;
+  let listed = false;
   let changedEarly = false;
+  const entries = new Map<string, Entry>();
+  const rereader = new Rereader<Listing>({
+    list: () => listTools(client, checked.setupTimeoutMs),
+    apply: (result) => apply(result.tools, result.bad),
+    fail: (error) => {
+      // Not knowing the definitions now, no call may run on the old ones.
+      for (const entry of entries.values()) entry.refused = `its tools could not be listed again: ${messageOf(error)}`;
+    },
+    isClosed: () => closed,
+  });
   // Subscribed before the first listing, so a change announced while it runs is not lost.
   const unsubscribe = onToolsChanged(client, () => {
-    if (rereader === undefined) changedEarly = true;
-    else void rereader.request();
+    if (listed) void rereader.request();
+    else changedEarly = true;
   });
-  let listing: Awaited<ReturnType<typeof listTools>>;
+  let listing: Listing;
   try {
     listing = await listTools(client, checked.setupTimeoutMs);
   } catch (error) {
@@ -123,7 +133,6 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
     checked.server,
     chosen.map((item) => item.name),
   );
-  const entries = new Map<string, Entry>();
   const skipped: string[] = [];
   const skippedReasons: Record<string, string> = {};
   for (const [name, reason] of listing.bad) {
@@ -146,7 +155,7 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
       // A backstop only: the call's own timeout below ends it first, as `mcp_failed`.
       timeoutMs: Math.min(checked.timeoutMs + 5_000, 2 ** 31 - 1),
       definition,
-      execute: (args, context) => call(checked, client, mcpName, entry, () => closed, rereader!, args, context),
+      execute: (args, context) => call(checked, client, mcpName, entry, () => closed, rereader, args, context),
     };
   };
 
@@ -182,15 +191,7 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
       }
     }
   };
-  rereader = new Rereader({
-    list: () => listTools(client, checked.setupTimeoutMs),
-    apply: (result) => apply(result.tools, result.bad),
-    fail: (error) => {
-      // Not knowing the definitions now, no call may run on the old ones.
-      for (const entry of entries.values()) entry.refused = `its tools could not be listed again: ${messageOf(error)}`;
-    },
-    isClosed: () => closed,
-  });
+  listed = true;
   if (changedEarly) await rereader.request();
 
   return {
@@ -201,7 +202,7 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
       if (closed) return;
       closed = true;
       unsubscribe();
-      rereader?.stop();
+      rereader.stop();
       await connection.close();
     },
   };
@@ -213,7 +214,7 @@ async function call(
   mcpName: string,
   entryOf: () => Entry | undefined,
   isClosed: () => boolean,
-  rereader: Rereader,
+  rereader: Rereader<Listing>,
   args: Record<string, Json>,
   context: ToolContext,
 ): Promise<unknown> {
