@@ -88,7 +88,7 @@ test("a storm of list_changed while a listing is slow costs two listings, not on
     await eventually(() => lists === before + 1, "the first re-read to start");
     for (let index = 0; index < 200; index += 1) await notify();
     release();
-    await eventually(() => lists === before + 2, "the one re-read left waiting");
+    await eventually(() => lists >= before + 2, "the one re-read left waiting");
     await eventually(() => set.tools[0]!.description === `listing ${before + 2}`, "its result");
     // Let every queued callback run (no timer): a re-read per notification would have started by now.
     for (let round = 0; round < 5; round += 1) await new Promise((resolve) => setImmediate(resolve));
