@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { Agent, MemoryStore, Policy } from "../../src/index.js";
 import { mcpTools } from "../../src/mcp/index.js";
 import { rawClient } from "./servers.js";
-import { callsPlanner, eventually } from "./support.js";
+import { callsPlanner, eventually, settle } from "./support.js";
 
 const policy = () => new Policy({ grantedScopes: ["mcp:s"], allowEffects: ["read", "write", "external"] });
 const ok = { content: [{ type: "text", text: "ok" }] };
@@ -60,6 +60,7 @@ test("a re-read that fails every retry refuses the tools, and the next call re-r
     before = lists;
     await notify();
     await eventually(() => lists === before + 3, "three failed listings");
+    await settle();
     // ...until a listing works again, which the next call asks for itself.
     const state = await agent.run("look");
     assert.equal(state.steps[0]?.outcome, "executed");
@@ -91,7 +92,7 @@ test("a storm of list_changed while a listing is slow costs two listings, not on
     await eventually(() => lists >= before + 2, "the one re-read left waiting");
     await eventually(() => set.tools[0]!.description === `listing ${before + 2}`, "its result");
     // Let every queued callback run (no timer): a re-read per notification would have started by now.
-    for (let round = 0; round < 5; round += 1) await new Promise((resolve) => setImmediate(resolve));
+    await settle();
     assert.equal(lists, before + 2);
   } finally {
     await set.close();
