@@ -3,7 +3,7 @@
  * @packageDocumentation
  */
 export { mcpTools } from "./mcp-tools.js";
-export type { McpTools, McpSkipped } from "./mcp-tools.js";
+export type { McpTools } from "./mcp-tools.js";
 export type {
   McpClient,
   McpSource,

@@ -12,6 +12,17 @@ export interface Connection {
 }
 
 const STDERR_KEPT = 4096;
+const CLOSE_WAIT_MS = 5_000;
+
+/** Waits for a promise at most `ms`, ignoring how it ends. */
+async function bounded(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([work.catch(() => undefined), waited]);
+  clearTimeout(timer);
+}
 
 function isClient(source: McpSource): source is McpClient {
   const client = source as Partial<McpClient>;
@@ -67,7 +78,8 @@ export async function connect(source: McpSource, server: string, timeoutMs: numb
   }
   const close = async (): Promise<void> => {
     // A Streamable HTTP session is ended on the server too; a stdio server is stopped by closing.
-    if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
+    // Bounded: a server that never answers the DELETE does not keep close() waiting.
+    if (transport instanceof StreamableHTTPClientTransport) await bounded(transport.terminateSession(), CLOSE_WAIT_MS);
     await client.close();
   };
   return { client, close };

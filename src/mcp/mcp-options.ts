@@ -25,8 +25,13 @@ export interface McpClient {
     params?: { cursor?: string },
     options?: { timeout?: number },
   ): Promise<{ tools: unknown[]; nextCursor?: string }>;
+  request(
+    request: { method: string; params?: Record<string, unknown> },
+    resultSchema: never,
+    options?: { timeout?: number },
+  ): Promise<unknown>;
   callTool(
-    params: { name: string; arguments?: Record<string, unknown> },
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
     resultSchema?: undefined,
     options?: { signal?: AbortSignal; timeout?: number },
   ): Promise<Record<string, unknown>>;
@@ -58,7 +63,10 @@ export interface McpToolsOptions {
   exclude?: string[];
   /** Per MCP tool name; wins over what the annotations say. */
   overrides?: Record<string, McpToolOverride>;
-  /** Bounds one call; default 60 000 ms. Connecting and listing get at least 60 000 ms. */
+  /**
+   * Bounds one call; default 60 000 ms, at most 2^31 - 1. Connecting, and the whole of each listing
+   * of the tools (every page), get `timeoutMs` and never less than 60 000 ms.
+   */
   timeoutMs?: number;
 }
 
@@ -71,9 +79,12 @@ export interface CheckedOptions {
   exclude: ReadonlySet<string>;
   overrides: Readonly<Record<string, McpToolOverride>>;
   timeoutMs: number;
-  /** Bounds connecting and each page of `tools/list`: `timeoutMs`, and never under a minute. */
+  /** Bounds connecting and a whole listing of `tools/list`: `timeoutMs`, and never under a minute. */
   setupTimeoutMs: number;
 }
+
+/** The longest delay a Node timer can wait; a longer one fires at once. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 function bad(message: string): never {
   throw new LeashError("invalid_option", `mcpTools: ${message}`);
@@ -120,7 +131,9 @@ export function checkOptions(options: McpToolsOptions): CheckedOptions {
     bad("Expected `server` to match /^[A-Za-z0-9_-]{1,32}$/.");
   }
   if (trust !== "trusted" && trust !== "untrusted") bad('Expected `trust` to be "trusted" or "untrusted".');
-  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) bad("Expected `timeoutMs` to be a positive integer.");
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
+    bad(`Expected \`timeoutMs\` to be a positive integer up to ${MAX_TIMEOUT_MS} (2^31 - 1).`);
+  }
   const overrides: Record<string, McpToolOverride> = {};
   if (options.overrides !== undefined) {
     if (typeof options.overrides !== "object" || options.overrides === null)

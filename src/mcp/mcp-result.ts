@@ -59,9 +59,43 @@ export function callResult(result: Record<string, unknown>): unknown {
   return parts.map(partJson);
 }
 
-/** The message of an `isError` result: its text parts, or a plain sentence when there are none. */
+const MAX_ERROR_DETAIL = 4000;
+
+/**
+ * The message of an `isError` result: its text parts, then a description of each other part and the
+ * JSON of `structuredContent`, so no detail the server gave is lost; a plain sentence when it gave none.
+ */
 export function errorText(result: Record<string, unknown>): string {
   const parts = Array.isArray(result.content) ? result.content : [];
-  const texts = parts.map(partJson).filter((item): item is string => typeof item === "string");
-  return texts.length > 0 ? texts.join("\n") : "The MCP tool reported an error without text.";
+  const lines = parts.map(partJson).map((item) => (typeof item === "string" ? item : JSON.stringify(item)));
+  if (result.structuredContent !== undefined) {
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(result.structuredContent);
+    } catch {
+      json = undefined;
+    }
+    if (json !== undefined) lines.push(json);
+  }
+  if (lines.length === 0) return "The MCP tool reported an error without details.";
+  const text = lines.join("\n");
+  return text.length > MAX_ERROR_DETAIL ? `${text.slice(0, MAX_ERROR_DETAIL)}…` : text;
+}
+
+/**
+ * Why a `tools/call` result is not one (read leniently, so a part of an unknown kind is not a failure):
+ * `content` not an array of objects with a string `type`, `isError` not a boolean, `structuredContent`
+ * not an object. Undefined when it is one.
+ */
+export function malformedResult(result: Record<string, unknown>): string | undefined {
+  const { content, isError, structuredContent } = result;
+  if (isError !== undefined && typeof isError !== "boolean") return "`isError` is not a boolean";
+  if (structuredContent !== undefined && (typeof structuredContent !== "object" || structuredContent === null)) {
+    return "`structuredContent` is not an object";
+  }
+  if (content === undefined) return structuredContent === undefined ? "it has no `content`" : undefined;
+  if (!Array.isArray(content)) return "`content` is not an array";
+  const typed = (part: unknown) =>
+    typeof part === "object" && part !== null && typeof (part as Record<string, unknown>).type === "string";
+  return content.every(typed) ? undefined : "a part of `content` has no string `type`";
 }

@@ -1,36 +1,38 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { LeashError, messageOf } from "../errors/index.js";
 import type { Json } from "../json/index.js";
 import { digestOfJson, toJson } from "../json/index.js";
+import type { ToolContext } from "../tools/tool-context.js";
 import type { ToolDefinition, ToolSpec } from "../tools/tool.js";
 import { Tool, redefineTool } from "../tools/tool.js";
+import { compileSchema } from "../tools/schema-validator.js";
 import { connect } from "./mcp-connect.js";
 import { toolEffect } from "./mcp-effects.js";
+import type { ListedTool, Listing } from "./mcp-listing.js";
+import { listTools } from "./mcp-listing.js";
 import { leashNames } from "./mcp-names.js";
 import type { CheckedOptions, McpSource, McpToolsOptions } from "./mcp-options.js";
 import { checkOptions } from "./mcp-options.js";
-import { callResult, errorText } from "./mcp-result.js";
-
-/** An MCP tool left out, and why (its input schema did not compile). */
-export interface McpSkipped {
-  /** The MCP name. */
-  name: string;
-  reason: string;
-}
+import { safeSchema } from "./mcp-patterns.js";
+import { Rereader } from "./mcp-reread.js";
+import { onToolsChanged } from "./mcp-subscribers.js";
+import { callResult, errorText, malformedResult } from "./mcp-result.js";
 
 /** What {@link mcpTools} returns. */
 export interface McpTools {
   /** Leash tools whose calls go to the server, in the order it listed them. */
   tools: Tool[];
-  skipped: McpSkipped[];
+  /** The MCP names of the tools left out (a malformed listing, a schema that does not compile). */
+  skipped: string[];
+  /** Why each tool of `skipped` was left out, by MCP name. */
+  skippedReasons: Record<string, string>;
   /** Stops what `mcpTools` started (a child process, an HTTP session); a Client passed in stays open. */
   close(): Promise<void>;
 }
 
 /** One tool of the server as leash holds it. */
-interface Entry {
+export interface Entry {
   mcpName: string;
   tool: Tool;
   key: string;
@@ -38,46 +40,48 @@ interface Entry {
   refused: string | undefined;
 }
 
-const MAX_PAGES = 1000;
-
-async function listAll(client: Client, timeoutMs: number): Promise<McpTool[]> {
-  const tools: McpTool[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
-    tools.push(...result.tools);
-    cursor = result.nextCursor;
-    if (cursor === undefined) return tools;
-    if (seen.has(cursor)) throw new Error(`The server gave the cursor \`${cursor}\` twice.`);
-    seen.add(cursor);
-  }
-  throw new Error(`The server listed more than ${MAX_PAGES} pages of tools.`);
-}
-
-function definitionOf(server: string, listed: McpTool): ToolDefinition {
+function definitionOf(server: string, listed: ListedTool): ToolDefinition {
   return toJson(
     {
       server,
       name: listed.name,
-      description: listed.description ?? "",
-      inputSchema: listed.inputSchema as Json,
-      annotations: (listed.annotations ?? {}) as Json,
+      description: listed.description,
+      inputSchema: listed.inputSchema,
+      annotations: listed.annotations,
     },
     "an MCP tool definition",
   ) as unknown as ToolDefinition;
 }
 
+/** A tool whose arguments are validated without the patterns that could hang the run (see safeSchema). */
+function boundedTool(spec: ToolSpec, redefine?: Tool): Tool {
+  const made = redefine ?? new Tool(spec);
+  if (redefine !== undefined) redefineTool(redefine, spec);
+  const { schema, changed } = safeSchema(made.parameters);
+  if (changed) {
+    const validator = compileSchema(schema, `the parameters of tool \`${made.name}\``);
+    (made as { validator: typeof validator }).validator = validator;
+  }
+  return made;
+}
+
+function setReason(target: Record<string, string>, name: string, reason: string): void {
+  Object.defineProperty(target, name, { value: reason, enumerable: true, writable: true, configurable: true });
+}
+
 /**
  * Tools from an MCP server: lists every page of its tools over stdio, Streamable HTTP or a connected
- * SDK `Client`, and returns leash tools whose calls are `tools/call` with the run's signal and a
- * timeout. Effects are conservative: an untrusted server's tools (the default) are all `external`;
- * every tool has the scope `mcp:<server>` unless options say otherwise, so the default policy runs
- * none. A failing, hanging or garbled server is a `tool_error` with code `mcp_failed`; one that cannot
- * be reached at the start throws `LeashError` `mcp_unavailable`. On `notifications/tools/list_changed`
- * the tools are read again: a changed tool is redefined in place (an approval asked before is then
- * stale), a tool no longer listed refuses every call, and new tools are not added. On a Client passed
- * in, that notification's handler is set here (in place of one the app set) and removed by `close()`.
+ * SDK `Client`, and returns leash tools whose calls are `tools/call` with the run's signal, a timeout
+ * and the step's idempotency key in `_meta` (`leash/idempotencyKey`). Effects are conservative: an
+ * untrusted server's tools (the default) are all `external`; every tool has the scope `mcp:<server>`
+ * unless options say otherwise, so the default policy runs none. A malformed tool is left out and
+ * named in `skipped`. A failing, hanging or garbled server is a `tool_error` with code `mcp_failed`;
+ * one that cannot be reached or listed at the start throws `LeashError` `mcp_unavailable`. On
+ * `notifications/tools/list_changed` the tools are read again: a changed tool is redefined in place
+ * (an approval asked before is then stale), a tool no longer listed refuses every call, and new tools
+ * are not added. Argument `pattern`s that are not provably safe from catastrophic backtracking are
+ * not checked by leash (the server checks its own input). On a Client passed in, one notification
+ * handler serves every `mcpTools` on it, and a handler the app set before is still called.
  *
  * @example
  * const fs = await mcpTools(
@@ -92,31 +96,52 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
   const checked = checkOptions(options);
   const connection = await connect(source, checked.server, checked.setupTimeoutMs);
   const { client } = connection;
-  let listed: McpTool[];
+  let closed = false;
+  let listed = false;
+  let changedEarly = false;
+  const entries = new Map<string, Entry>();
+  const rereader = new Rereader<Listing>({
+    list: () => listTools(client, checked.setupTimeoutMs),
+    apply: (result) => apply(result.tools, result.bad),
+    fail: (error) => {
+      // Not knowing the definitions now, no call may run on the old ones.
+      for (const entry of entries.values()) entry.refused = `its tools could not be listed again: ${messageOf(error)}`;
+    },
+    isClosed: () => closed,
+  });
+  // Subscribed before the first listing, so a change announced while it runs is not lost.
+  const unsubscribe = onToolsChanged(client, () => {
+    if (listed) void rereader.request();
+    else changedEarly = true;
+  });
+  let listing: Listing;
   try {
-    listed = await listAll(client, checked.setupTimeoutMs);
+    listing = await listTools(client, checked.setupTimeoutMs);
   } catch (error) {
+    unsubscribe();
     await connection.close().catch(() => {});
     throw new LeashError(
       "mcp_unavailable",
       `The MCP server \`${checked.server}\` did not list its tools: ${messageOf(error)}`,
-      {
-        cause: error,
-      },
+      { cause: error },
     );
   }
-  let closed = false;
-  const chosen = listed.filter(
-    (item) => (checked.include === undefined || checked.include.has(item.name)) && !checked.exclude.has(item.name),
-  );
+  const wanted = (name: string) =>
+    (checked.include === undefined || checked.include.has(name)) && !checked.exclude.has(name);
+  const chosen = listing.tools.filter((item) => wanted(item.name));
   const names = leashNames(
     checked.server,
     chosen.map((item) => item.name),
   );
-  const entries = new Map<string, Entry>();
-  const skipped: McpSkipped[] = [];
+  const skipped: string[] = [];
+  const skippedReasons: Record<string, string> = {};
+  for (const [name, reason] of listing.bad) {
+    if (!wanted(name)) continue;
+    skipped.push(name);
+    setReason(skippedReasons, name, reason);
+  }
 
-  const specOf = (item: McpTool, entry: () => Entry | undefined): ToolSpec => {
+  const specOf = (item: ListedTool, entry: () => Entry | undefined): ToolSpec => {
     const definition = definitionOf(checked.server, item);
     const { effect, idempotent } = toolEffect(item.annotations, checked.trusted, checked.overrides[item.name]);
     const mcpName = item.name;
@@ -128,44 +153,37 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
       effect,
       idempotent,
       // A backstop only: the call's own timeout below ends it first, as `mcp_failed`.
-      timeoutMs: checked.timeoutMs + 5_000,
+      timeoutMs: Math.min(checked.timeoutMs + 5_000, 2 ** 31 - 1),
       definition,
-      execute: (args, context) => call(checked, client, mcpName, entry(), () => closed, args, context.signal),
+      execute: (args, context) => call(checked, client, mcpName, entry, () => closed, rereader, args, context),
     };
   };
 
   for (const item of chosen) {
     let made: Entry | undefined;
     try {
-      const built = new Tool(specOf(item, () => made));
+      const built = boundedTool(specOf(item, () => made));
       made = { mcpName: item.name, tool: built, key: digestOfJson(built.describe()), refused: undefined };
       entries.set(item.name, made);
     } catch (error) {
-      skipped.push({ name: item.name, reason: messageOf(error) });
+      skipped.push(item.name);
+      setReason(skippedReasons, item.name, messageOf(error));
     }
   }
 
-  let reading: Promise<void> = Promise.resolve();
-  const reread = async (): Promise<void> => {
-    let now: McpTool[];
-    try {
-      now = await listAll(client, checked.setupTimeoutMs);
-    } catch (error) {
-      // Not knowing the definitions now, no call may run on the old ones.
-      for (const entry of entries.values()) entry.refused = `its tools could not be listed again: ${messageOf(error)}`;
-      return;
-    }
+  const apply = (now: ListedTool[], bad: Map<string, string>): void => {
     const byName = new Map(now.map((item) => [item.name, item]));
     for (const entry of entries.values()) {
       const item = byName.get(entry.mcpName);
       if (item === undefined) {
-        entry.refused = "it no longer lists this tool";
+        const why = bad.get(entry.mcpName);
+        entry.refused = why === undefined ? "it no longer lists this tool" : `its new listing is not usable: ${why}`;
         continue;
       }
       try {
         const spec = specOf(item, () => entry);
         const key = digestOfJson(new Tool(spec).describe());
-        if (key !== entry.key) redefineTool(entry.tool, spec);
+        if (key !== entry.key) boundedTool(spec, entry.tool);
         entry.key = key;
         entry.refused = undefined;
       } catch (error) {
@@ -173,19 +191,18 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
       }
     }
   };
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-    // One re-read at a time, in order; reread catches its own failures, and the chain never breaks.
-    reading = reading.then(reread).catch(() => undefined);
-    return Promise.resolve();
-  });
+  listed = true;
+  if (changedEarly) await rereader.request();
 
   return {
     tools: [...entries.values()].map((entry) => entry.tool),
     skipped,
+    skippedReasons,
     close: async () => {
       if (closed) return;
       closed = true;
-      client.removeNotificationHandler("notifications/tools/list_changed");
+      unsubscribe();
+      rereader.stop();
       await connection.close();
     },
   };
@@ -195,23 +212,39 @@ async function call(
   checked: CheckedOptions,
   client: Client,
   mcpName: string,
-  entry: Entry | undefined,
+  entryOf: () => Entry | undefined,
   isClosed: () => boolean,
+  rereader: Rereader<Listing>,
   args: Record<string, Json>,
-  signal: AbortSignal,
+  context: ToolContext,
 ): Promise<unknown> {
   const { server, timeoutMs } = checked;
   if (isClosed()) throw new LeashError("mcp_failed", `The tools of the MCP server \`${server}\` were closed.`);
+  // The last re-read failed: this call asks for one more before it is refused.
+  if (rereader.failed) await rereader.request();
+  const entry = entryOf();
   if (entry?.refused !== undefined) {
     throw new Error(`The MCP server \`${server}\` refuses \`${mcpName}\`: ${entry.refused}.`);
   }
   let result: Record<string, unknown>;
   try {
-    result = await client.callTool({ name: mcpName, arguments: args }, undefined, { signal, timeout: timeoutMs });
+    // A lenient result schema: content parts of a kind leash does not know are described, not refused.
+    const params = { name: mcpName, arguments: args, _meta: { "leash/idempotencyKey": context.idempotencyKey } };
+    result = await client.request({ method: "tools/call", params }, ResultSchema, {
+      signal: context.signal,
+      timeout: timeoutMs,
+    });
   } catch (error) {
     throw new LeashError("mcp_failed", `The MCP server \`${server}\` failed on \`${mcpName}\`: ${messageOf(error)}`, {
       cause: error,
     });
+  }
+  const malformed = malformedResult(result);
+  if (malformed !== undefined) {
+    throw new LeashError(
+      "mcp_failed",
+      `The MCP server \`${server}\` answered \`${mcpName}\` with a malformed result: ${malformed}.`,
+    );
   }
   if (result.isError === true) throw new Error(errorText(result));
   return callResult(result);

@@ -12,6 +12,8 @@ test("bad options throw invalid_option before any server is started", async () =
     { server: "has space" },
     { server: "s", trust: "maybe" },
     { server: "s", timeoutMs: 0 },
+    // Past 2^31 - 1 a Node timer fires at once: every call would time out on the spot.
+    { server: "s", timeoutMs: 2 ** 31 },
     { server: "s", include: "read_file" },
     { server: "s", scopes: [""] },
     { server: "s", overrides: { write_file: { effect: "delete" } } },

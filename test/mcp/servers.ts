@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, JSONRPCMessage, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 /** A connected SDK Client for a server in this process, over the SDK's in-memory transport. */
@@ -71,4 +71,32 @@ export async function garbledClient(tools: McpTool[], callResult: unknown): Prom
   const client = new Client({ name: "test", version: "1" });
   await client.connect(clientSide);
   return client;
+}
+
+/** A server spoken by hand: `answer(method, params)` gives each result (undefined: no reply at all). */
+export async function rawClient(
+  answer: (method: string, params: Record<string, unknown>) => unknown,
+): Promise<{ client: Client; notify: () => Promise<void> }> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const reply = async (message: JSONRPCMessage): Promise<void> => {
+    if (!("id" in message) || !("method" in message)) return;
+    const params = (message.params ?? {}) as Record<string, unknown>;
+    const result =
+      message.method === "initialize"
+        ? {
+            protocolVersion: params.protocolVersion,
+            capabilities: { tools: { listChanged: true } },
+            serverInfo: { name: "raw", version: "1" },
+          }
+        : await answer(message.method, params);
+    // A reply after the client closed has no one to go to.
+    if (result !== undefined)
+      await serverSide.send({ jsonrpc: "2.0", id: message.id, result } as never).catch(() => {});
+  };
+  serverSide.onmessage = (message) => void reply(message);
+  await serverSide.start();
+  const client = new Client({ name: "test", version: "1" });
+  await client.connect(clientSide);
+  const notify = () => serverSide.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+  return { client, notify };
 }

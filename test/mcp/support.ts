@@ -47,3 +47,8 @@ export async function eventually(check: () => boolean, what: string, deadlineMs 
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** Lets every callback already queued run (replies over the in-memory transport are microtasks): no timer. */
+export async function settle(rounds = 5): Promise<void> {
+  for (let round = 0; round < rounds; round += 1) await new Promise((resolve) => setImmediate(resolve));
+}
