@@ -40,6 +40,20 @@ function keeping(client: McpClient, listed: Map<string, McpTool>): McpClient {
       if (slot !== undefined) slot.result = result;
       return result;
     },
+    // leash/mcp lists and calls through `request` (a lenient read of each answer): the same keeping.
+    request: async (request, schema, options) => {
+      const result = await client.request(request, schema, options);
+      if (typeof result === "object" && result !== null) {
+        const answer = result as Record<string, unknown>;
+        if (request.method === "tools/list" && Array.isArray(answer.tools)) {
+          for (const item of answer.tools as McpTool[]) if (typeof item?.name === "string") listed.set(item.name, item);
+        } else if (request.method === "tools/call") {
+          const slot = rawResults.getStore();
+          if (slot !== undefined) slot.result = answer;
+        }
+      }
+      return result;
+    },
     setNotificationHandler: (schema, handler) => client.setNotificationHandler(schema, handler),
     removeNotificationHandler: (method) => client.removeNotificationHandler(method),
   };
