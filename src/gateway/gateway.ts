@@ -5,7 +5,17 @@ import type { GatewayConfig } from "./gateway-config.js";
 import { rawResults } from "./upstreams.js";
 import type { RawSlot } from "./upstreams.js";
 import type { CallResult, GatewayCall } from "./gateway-runs.js";
-import { RUN_PREFIX, answerOf, callKey, callOfGoal, errorResult, goalOf, isRunOf, newRunId } from "./gateway-runs.js";
+import {
+  RUN_PREFIX,
+  answerOf,
+  driverMayBeAlive,
+  callKey,
+  callOfGoal,
+  errorResult,
+  goalOf,
+  isRunOf,
+  newRunId,
+} from "./gateway-runs.js";
 
 /** What a waiting call may do while it waits: say so to the client, and learn that the client gave up. */
 export interface CallContext {
@@ -82,18 +92,26 @@ export class Gateway {
   }
 
   /**
-   * Crash recovery: resumes the gateway's runs saved as `running` (a gateway stopped while a call was
-   * in flight). An idempotent call starts again; any other is `interrupted`, never run twice.
+   * Crash recovery: resumes the gateway's runs saved as `running` whose gateway process is gone (a
+   * gateway stopped while a call was in flight). An idempotent call starts again; any other is
+   * `interrupted`, never run twice. A run another live gateway drives (on this host, or any run
+   * started on another host) is left alone. Returns how many runs were recovered and left.
    */
-  async recover(onRecovered: (state: RunState) => void = () => undefined): Promise<void> {
-    const running = await this.#store.list({ status: "running" });
-    for (const state of running.filter((item) => item.runId.startsWith(RUN_PREFIX))) {
+  async recover(
+    onRecovered: (state: RunState) => void = () => undefined,
+  ): Promise<{ recovered: number; left: number }> {
+    const running = (await this.#store.list({ status: "running" })).filter((item) => item.runId.startsWith(RUN_PREFIX));
+    let recovered = 0;
+    for (const state of running) {
+      if (driverMayBeAlive(state.runId)) continue;
       try {
         onRecovered(await this.agent.resume(state.runId));
+        recovered += 1;
       } catch (error) {
         if (!isLeashError(error)) throw error;
       }
     }
+    return { recovered, left: running.length - recovered };
   }
 
   /** Answers one downstream `tools/call`. Identical calls at once share one run. */
@@ -104,7 +122,15 @@ export class Gateway {
     const busy = this.#busy.get(key);
     if (busy !== undefined) return busy;
     const slot: RawSlot = {};
-    const work = rawResults.run(slot, () => this.#call(call, context, slot)).finally(() => this.#busy.delete(key));
+    const work = rawResults
+      .run(slot, () => this.#call(call, context, slot))
+      // A refusal by leash itself (a goal too large, a run another process moved) is the call's error
+      // result, never a protocol error.
+      .catch((error: unknown) => {
+        if (!isLeashError(error)) throw error;
+        return errorResult(`leash: the call did not run: ${error.code}: ${error.message}`);
+      })
+      .finally(() => this.#busy.delete(key));
     this.#busy.set(key, work);
     return work;
   }

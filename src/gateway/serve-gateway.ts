@@ -58,6 +58,11 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
     const gateway = new Gateway(options.config, store, upstreams.tools, guards, options.location.args);
     void gateway
       .recover((state) => say(`recovered run ${state.runId} after a stop: it is now ${state.status}.`))
+      .then(({ recovered, left }) =>
+        say(
+          `recovery done: ${recovered} run(s) cut by a stop recovered, left ${left} live run(s) of other gateways alone.`,
+        ),
+      )
       .catch((error: unknown) => say(`could not recover the runs cut by a stop: ${(error as Error).message}`));
     const stopped = new Promise<void>((done) => {
       process.once("SIGTERM", done);
