@@ -77,7 +77,13 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
       await Promise.race([closed, stopped]);
       await server.close().catch(() => undefined);
     } else {
-      const { http, port } = await serveHttp(gateway, upstreams.listed, options.version, options.httpPort);
+      const { http, port } = await serveHttp(
+        gateway,
+        upstreams.listed,
+        options.version,
+        options.httpPort,
+        options.config,
+      );
       say(`serving ${gateway.tools.length} tools at http://127.0.0.1:${port}/mcp; store ${options.location.label}.`);
       await stopped;
       http.closeAllConnections();
