@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { eventually } from "../mcp/support.js";
 import { connectGateway, leash, runs, setup, textOf } from "./support.js";
 
-const heldServer = fileURLToPath(new URL("./fixtures/held-server.mjs", import.meta.url));
+const heldServer = fileURLToPath(new URL("../fixtures/mcp-held-server.mjs", import.meta.url));
 
 function read(file: string): string {
   try {
