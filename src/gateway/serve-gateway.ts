@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CliError } from "../cli/cli-error.js";
 import type { StoreLocation } from "../cli/common-options.js";
 import { importAgentModule } from "../cli/load-agent.js";
@@ -8,6 +7,7 @@ import { SqliteStore } from "../stores/sqlite/index.js";
 import { Gateway } from "./gateway.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { gatewayServer, serveHttp } from "./gateway-server.js";
+import { StdioLines } from "./stdio-lines.js";
 import { startUpstreams } from "./upstreams.js";
 import type { Upstreams } from "./upstreams.js";
 
@@ -72,7 +72,7 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
     if (options.httpPort === undefined) {
       const server = gatewayServer(gateway, upstreams.listed, options.version);
       const closed = new Promise<void>((done) => (server.onclose = done));
-      await server.connect(new StdioServerTransport());
+      await server.connect(new StdioLines(options.config.maxMessageBytes, say));
       say(`serving ${gateway.tools.length} tools on stdio; store ${options.location.label}.`);
       await Promise.race([closed, stopped]);
       await server.close().catch(() => undefined);
