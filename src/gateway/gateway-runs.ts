@@ -59,6 +59,17 @@ export function isRunOf(runId: string, call: GatewayCall): boolean {
   return runId.startsWith(`${RUN_PREFIX}${callKey(call)}-`);
 }
 
+/** The longest goal a run takes (leash's limit), in characters. */
+const MAX_GOAL_CHARS = 1_000_000;
+
+/**
+ * The most characters of canonical JSON a call's arguments may take: they are kept in the run's goal,
+ * and a goal is at most a million characters.
+ */
+export function maxArgsChars(tool: string): number {
+  return MAX_GOAL_CHARS - GOAL_PREFIX.length - tool.length - 1;
+}
+
 /** The goal of a call's run: readable in `leash runs`, and the planner reads the call back from it. */
 export function goalOf(call: GatewayCall): string {
   return `${GOAL_PREFIX}${call.tool} ${canonicalJson(call.args)}`;

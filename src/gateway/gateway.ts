@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { Agent, Approval, Decision, Policy, isLeashError } from "../index.js";
+import { Agent, Approval, Decision, Policy, canonicalJson, isLeashError, toJson } from "../index.js";
 import type { AuditSink, Guard, Json, Planner, RunState, RunStore, Tool } from "../index.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { rawResults } from "./upstreams.js";
@@ -9,6 +9,7 @@ import {
   RUN_PREFIX,
   answerOf,
   driverMayBeAlive,
+  maxArgsChars,
   callKey,
   callOfGoal,
   errorResult,
@@ -115,8 +116,24 @@ export class Gateway {
   }
 
   /** Answers one downstream `tools/call`. Identical calls at once share one run. */
-  call(tool: string, args: Record<string, Json>, context: CallContext = {}): Promise<CallResult> {
+  call(tool: string, given: Record<string, unknown>, context: CallContext = {}): Promise<CallResult> {
     if (!this.#tools.has(tool)) return Promise.resolve(errorResult(`leash: there is no tool \`${tool}\` here.`));
+    let args: Record<string, Json>;
+    let size: number;
+    try {
+      // A fresh copy that keeps every own key (a `__proto__` too) and refuses what is not JSON or too deep.
+      args = toJson(given, "the call's arguments") as Record<string, Json>;
+      size = canonicalJson(args).length;
+    } catch (error) {
+      if (!isLeashError(error)) throw error;
+      return Promise.resolve(errorResult(`leash: the call did not run: ${error.code}: ${error.message}`));
+    }
+    if (size > maxArgsChars(tool))
+      return Promise.resolve(
+        errorResult(
+          `leash: the call did not run: its arguments are ${size} characters of JSON; a call through the gateway takes at most ${maxArgsChars(tool)} characters (they are kept in the run's goal).`,
+        ),
+      );
     const call: GatewayCall = { tool, args };
     const key = callKey(call);
     const busy = this.#busy.get(key);
