@@ -154,10 +154,9 @@ export class Gateway {
 
   async #call(call: GatewayCall, context: CallContext, slot: RawSlot): Promise<CallResult> {
     const started = Date.now();
-    const waiting = (await this.#store.list({ status: "awaiting_approval" }))
-      .filter((item) => isRunOf(item.runId, call))
-      .sort((a, b) => a.steps.length - b.steps.length);
-    let state = waiting[0] ?? (await this.agent.run(goalOf(call), { runId: newRunId(call) }));
+    const waiting = await this.#firstWaiting(call);
+    let state = waiting ?? (await this.agent.run(goalOf(call), { runId: newRunId(call) }));
+    const mine = waiting === undefined ? state.runId : undefined;
     let answered = -1;
     const asking = new AbortController();
     let asked: string | undefined;
@@ -171,6 +170,16 @@ export class Gateway {
             state = await this.#resume(state);
             continue;
           }
+        }
+        // Gateways in other processes may have started a run of the same call at the same moment:
+        // all of them wait on the first (answered runs first, then the least id); a run this call
+        // started that is not the first is cancelled, so one approval is asked for, once.
+        const first = state.status === "awaiting_approval" ? await this.#firstWaiting(call) : undefined;
+        if (first !== undefined && first.runId !== state.runId) {
+          if (state.runId === mine) await this.agent.cancel(state.runId).catch(() => undefined);
+          state = first;
+          answered = -1;
+          continue;
         }
         if (state.status === "awaiting_approval" && state.pending !== undefined && asked !== state.pending.digest) {
           asked = state.pending.digest;
@@ -186,6 +195,15 @@ export class Gateway {
       asking.abort();
     }
     return answerOf(state, slot.result);
+  }
+
+  /** The run of this call that waits for approval and that every gateway waits on, if any. */
+  async #firstWaiting(call: GatewayCall): Promise<RunState | undefined> {
+    const waiting = (await this.#store.list({ status: "awaiting_approval" })).filter((item) =>
+      isRunOf(item.runId, call),
+    );
+    const rank = (item: RunState): number => (item.answers.length > 0 ? 0 : 1);
+    return waiting.sort((a, b) => rank(a) - rank(b) || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))[0];
   }
 
   /** Asks the person at the client, if the config names them and the client can be asked; records the answer. */

@@ -5,7 +5,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { eventually } from "../mcp/support.js";
-import { connectGateway, leash, runs, setup, textOf } from "./support.js";
+import { connectGateway, leash, runs, setup, textOf, waitingSignal } from "./support.js";
 
 const heldServer = fileURLToPath(new URL("../fixtures/mcp-held-server.mjs", import.meta.url));
 
@@ -56,5 +56,41 @@ test("a second gateway started on the same store leaves the first one's live cal
   } finally {
     await second?.client.close();
     await first.client.close();
+  }
+});
+
+test("one identical call made at once through two gateway processes on one store asks for one approval, and both clients get its result", async () => {
+  const at = await setup({ waitMs: 120_000 });
+  const [first, second] = await Promise.all([connectGateway(at), connectGateway(at)]);
+  try {
+    const target = path.join(at.files, "a.txt");
+    const signals = [waitingSignal(), waitingSignal()];
+    const calls = [first, second].map((gateway, index) =>
+      gateway.client.callTool({ name: "fs__write_file", arguments: { path: target, content: "once" } }, undefined, {
+        timeout: 150_000,
+        onprogress: signals[index]!.onprogress,
+      }),
+    );
+    for (const call of calls) call.catch(() => undefined);
+    await Promise.all(signals.map((signal) => signal.waiting));
+    // Both gateways settle on one run: the other, if one was started, is cancelled by its gateway.
+    let waiting: { runId: string; status: string }[] = [];
+    const end = Date.now() + 60_000;
+    do waiting = (await runs(at)).filter((run) => run.status === "awaiting_approval");
+    while (waiting.length !== 1 && Date.now() < end);
+    assert.equal(waiting.length, 1);
+    const approved = await leash(["approve", waiting[0]!.runId, "--as", "alice", "--db", at.db], at.dir);
+    assert.equal(approved.status, 0, approved.stderr);
+    const results = await Promise.all(calls);
+    for (const result of results) assert.notEqual((result as { isError?: boolean }).isError, true, textOf(result));
+    assert.equal(readFileSync(target, "utf8"), "once");
+    const statuses = (await runs(at)).map((run) => run.status).sort();
+    assert.equal(statuses.filter((status) => status === "completed").length, 1, statuses.join(", "));
+    assert.ok(
+      statuses.every((status) => status === "completed" || status === "stopped"),
+      statuses.join(", "),
+    );
+  } finally {
+    await Promise.all([first.client.close(), second.client.close()]);
   }
 });
