@@ -31,7 +31,14 @@ export interface GatewayConfig {
    * the gateway never asks the client.
    */
   elicitAs?: string;
+  /** Origins a browser page may call `--http` from (`http.allowedOrigins`); none by default. */
+  allowedOrigins: string[];
+  /** The largest request body `--http` reads, and the largest stdio message, in bytes (`maxMessageBytes`). */
+  maxMessageBytes: number;
 }
+
+/** The largest message the gateway reads when the config does not say: 4 MiB. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 /** How long a call waits for an answer when the config does not say. */
 export const DEFAULT_WAIT_MS = 60_000;
@@ -150,7 +157,10 @@ function checkedLimits(file: string, value: unknown): Limits {
 /** Checks a parsed config; `file` names it in messages, and relative `cwd`s are taken from `base`. */
 export function checkGatewayConfig(value: unknown, file: string, base: string): GatewayConfig {
   const fields = object(file, value, "the config");
-  only(file, fields, "the config", ["servers", "policy", "limits", "approval"]);
+  only(file, fields, "the config", ["servers", "policy", "limits", "approval", "http", "maxMessageBytes"]);
+  const http = object(file, fields.http ?? {}, "`http`");
+  only(file, http, "http", ["allowedOrigins"]);
+  const allowedOrigins = strings(file, http.allowedOrigins, "http.allowedOrigins") ?? [];
   const servers = object(file, fields.servers, "`servers`");
   const names = Object.keys(servers);
   if (names.length === 0) fail(file, "`servers` lists no server.");
@@ -175,6 +185,8 @@ export function checkGatewayConfig(value: unknown, file: string, base: string): 
     waitMs: positive(file, approval.waitMs, "approval.waitMs", DEFAULT_WAIT_MS),
     pollMs: positive(file, approval.pollMs, "approval.pollMs", DEFAULT_POLL_MS),
     ...(approval.elicitAs === undefined ? {} : { elicitAs: approval.elicitAs }),
+    allowedOrigins,
+    maxMessageBytes: positive(file, fields.maxMessageBytes, "maxMessageBytes", DEFAULT_MAX_MESSAGE_BYTES),
   };
 }
 

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import { canonicalJson } from "../index.js";
 import type { Json, RunState } from "../index.js";
 
@@ -20,14 +21,53 @@ export function callKey(call: GatewayCall): string {
     .slice(0, 24);
 }
 
-/** The run id of a new run of a call: its key, so a repeated call finds it, then a random part. */
+/** This host, as a run id names it: a short digest of its name. */
+function hostTag(host: string = hostname()): string {
+  return createHash("sha256").update(host).digest("hex").slice(0, 8);
+}
+
+/**
+ * The run id of a new run of a call: its key, so a repeated call finds it, a random part, then the
+ * driving process (host digest and pid), so another gateway can tell a live run from one cut by a crash.
+ */
 export function newRunId(call: GatewayCall): string {
-  return `${RUN_PREFIX}${callKey(call)}-${randomUUID().slice(0, 8)}`;
+  return `${RUN_PREFIX}${callKey(call)}-${randomUUID().slice(0, 8)}-${hostTag()}.${process.pid}`;
+}
+
+/**
+ * Whether the process that started a gateway run may still be driving it: true when the run id names
+ * a live process on this host, or a process on another host (which this one cannot see, so it never
+ * takes that run over). False for a process of this host that is gone, and for a run id that names
+ * no process (runs of an older gateway).
+ */
+export function driverMayBeAlive(runId: string): boolean {
+  const owner = /-([0-9a-f]{8})\.(\d+)$/.exec(runId);
+  if (owner === null) return false;
+  if (owner[1] !== hostTag()) return true;
+  const pid = Number(owner[2]);
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** Whether a run is one the gateway started for this call. */
 export function isRunOf(runId: string, call: GatewayCall): boolean {
   return runId.startsWith(`${RUN_PREFIX}${callKey(call)}-`);
+}
+
+/** The longest goal a run takes (leash's limit), in characters. */
+const MAX_GOAL_CHARS = 1_000_000;
+
+/**
+ * The most characters of canonical JSON a call's arguments may take: they are kept in the run's goal,
+ * and a goal is at most a million characters.
+ */
+export function maxArgsChars(tool: string): number {
+  return MAX_GOAL_CHARS - GOAL_PREFIX.length - tool.length - 1;
 }
 
 /** The goal of a call's run: readable in `leash runs`, and the planner reads the call back from it. */

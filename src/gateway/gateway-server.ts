@@ -89,11 +89,47 @@ async function askClient(
   return undefined;
 }
 
-async function body(request: IncomingMessage): Promise<unknown> {
+/** A request refused before it reaches the MCP transport: its HTTP status and why. */
+class Refused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Reads a JSON body of at most `limit` bytes; a larger one is refused (413) without being read whole. */
+async function body(request: IncomingMessage, limit: number): Promise<unknown> {
+  const tooLarge = new Refused(413, `The request body is larger than the gateway's limit of ${limit} bytes.`);
+  if (Number(request.headers["content-length"] ?? 0) > limit) throw tooLarge;
   const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw tooLarge;
+    chunks.push(chunk as Buffer);
+  }
   const text = Buffer.concat(chunks).toString("utf8");
-  return text === "" ? undefined : (JSON.parse(text) as unknown);
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new Refused(400, "The request body is not JSON.");
+  }
+}
+
+/**
+ * Refuses a request a web page may have sent (DNS rebinding): a Host other than this loopback
+ * address and port, or an Origin the config does not allow.
+ */
+function checkCaller(request: IncomingMessage, hosts: readonly string[], origins: readonly string[]): void {
+  const host = request.headers.host;
+  if (host === undefined || !hosts.includes(host.toLowerCase()))
+    throw new Refused(403, `The Host \`${host ?? ""}\` is not this gateway (${hosts.join(" or ")}).`);
+  const origin = request.headers.origin;
+  if (origin !== undefined && !origins.includes(origin))
+    throw new Refused(403, `The Origin \`${origin}\` is not allowed (the config's http.allowedOrigins).`);
 }
 
 /**
@@ -105,10 +141,13 @@ export async function serveHttp(
   listed: Map<string, Map<string, McpTool>>,
   version: string,
   port: number,
+  limits: { allowedOrigins: readonly string[]; maxMessageBytes: number },
 ): Promise<{ http: HttpServer; port: number }> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  let hosts: string[] = [];
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const parsed = request.method === "POST" ? await body(request) : undefined;
+    checkCaller(request, hosts, limits.allowedOrigins);
+    const parsed = request.method === "POST" ? await body(request, limits.maxMessageBytes) : undefined;
     const id = request.headers["mcp-session-id"];
     let transport = typeof id === "string" ? sessions.get(id) : undefined;
     if (transport === undefined) {
@@ -118,6 +157,9 @@ export async function serveHttp(
       }
       const made = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        enableDnsRebindingProtection: true,
+        allowedHosts: hosts,
+        ...(limits.allowedOrigins.length === 0 ? {} : { allowedOrigins: [...limits.allowedOrigins] }),
         onsessioninitialized: (sessionId) => void sessions.set(sessionId, made),
       });
       made.onclose = () => {
@@ -130,7 +172,11 @@ export async function serveHttp(
   };
   const http = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) response.writeHead(400).end((error as Error).message);
+      if (response.headersSent) return;
+      const status = error instanceof Refused ? error.status : 400;
+      // A body too large is not read to its end: close the connection rather than drain it.
+      if (status === 413) response.setHeader("Connection", "close");
+      response.writeHead(status).end((error as Error).message);
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -138,5 +184,7 @@ export async function serveHttp(
     http.listen(port, "127.0.0.1", () => resolve());
   });
   const address = http.address();
-  return { http, port: typeof address === "object" && address !== null ? address.port : port };
+  const bound = typeof address === "object" && address !== null ? address.port : port;
+  hosts = [`127.0.0.1:${bound}`, `localhost:${bound}`];
+  return { http, port: bound };
 }

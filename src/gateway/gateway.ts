@@ -1,11 +1,22 @@
 import { hostname } from "node:os";
-import { Agent, Approval, Decision, Policy, isLeashError } from "../index.js";
+import { Agent, Approval, Decision, Policy, canonicalJson, isLeashError, toJson } from "../index.js";
 import type { AuditSink, Guard, Json, Planner, RunState, RunStore, Tool } from "../index.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { rawResults } from "./upstreams.js";
 import type { RawSlot } from "./upstreams.js";
 import type { CallResult, GatewayCall } from "./gateway-runs.js";
-import { RUN_PREFIX, answerOf, callKey, callOfGoal, errorResult, goalOf, isRunOf, newRunId } from "./gateway-runs.js";
+import {
+  RUN_PREFIX,
+  answerOf,
+  driverMayBeAlive,
+  maxArgsChars,
+  callKey,
+  callOfGoal,
+  errorResult,
+  goalOf,
+  isRunOf,
+  newRunId,
+} from "./gateway-runs.js";
 
 /** What a waiting call may do while it waits: say so to the client, and learn that the client gave up. */
 export interface CallContext {
@@ -82,39 +93,70 @@ export class Gateway {
   }
 
   /**
-   * Crash recovery: resumes the gateway's runs saved as `running` (a gateway stopped while a call was
-   * in flight). An idempotent call starts again; any other is `interrupted`, never run twice.
+   * Crash recovery: resumes the gateway's runs saved as `running` whose gateway process is gone (a
+   * gateway stopped while a call was in flight). An idempotent call starts again; any other is
+   * `interrupted`, never run twice. A run another live gateway drives (on this host, or any run
+   * started on another host) is left alone. Returns how many runs were recovered and left.
    */
-  async recover(onRecovered: (state: RunState) => void = () => undefined): Promise<void> {
-    const running = await this.#store.list({ status: "running" });
-    for (const state of running.filter((item) => item.runId.startsWith(RUN_PREFIX))) {
+  async recover(
+    onRecovered: (state: RunState) => void = () => undefined,
+  ): Promise<{ recovered: number; left: number }> {
+    const running = (await this.#store.list({ status: "running" })).filter((item) => item.runId.startsWith(RUN_PREFIX));
+    let recovered = 0;
+    for (const state of running) {
+      if (driverMayBeAlive(state.runId)) continue;
       try {
         onRecovered(await this.agent.resume(state.runId));
+        recovered += 1;
       } catch (error) {
         if (!isLeashError(error)) throw error;
       }
     }
+    return { recovered, left: running.length - recovered };
   }
 
   /** Answers one downstream `tools/call`. Identical calls at once share one run. */
-  call(tool: string, args: Record<string, Json>, context: CallContext = {}): Promise<CallResult> {
+  call(tool: string, given: Record<string, unknown>, context: CallContext = {}): Promise<CallResult> {
     if (!this.#tools.has(tool)) return Promise.resolve(errorResult(`leash: there is no tool \`${tool}\` here.`));
+    let args: Record<string, Json>;
+    let size: number;
+    try {
+      // A fresh copy that keeps every own key (a `__proto__` too) and refuses what is not JSON or too deep.
+      args = toJson(given, "the call's arguments") as Record<string, Json>;
+      size = canonicalJson(args).length;
+    } catch (error) {
+      if (!isLeashError(error)) throw error;
+      return Promise.resolve(errorResult(`leash: the call did not run: ${error.code}: ${error.message}`));
+    }
+    if (size > maxArgsChars(tool))
+      return Promise.resolve(
+        errorResult(
+          `leash: the call did not run: its arguments are ${size} characters of JSON; a call through the gateway takes at most ${maxArgsChars(tool)} characters (they are kept in the run's goal).`,
+        ),
+      );
     const call: GatewayCall = { tool, args };
     const key = callKey(call);
     const busy = this.#busy.get(key);
     if (busy !== undefined) return busy;
     const slot: RawSlot = {};
-    const work = rawResults.run(slot, () => this.#call(call, context, slot)).finally(() => this.#busy.delete(key));
+    const work = rawResults
+      .run(slot, () => this.#call(call, context, slot))
+      // A refusal by leash itself (a goal too large, a run another process moved) is the call's error
+      // result, never a protocol error.
+      .catch((error: unknown) => {
+        if (!isLeashError(error)) throw error;
+        return errorResult(`leash: the call did not run: ${error.code}: ${error.message}`);
+      })
+      .finally(() => this.#busy.delete(key));
     this.#busy.set(key, work);
     return work;
   }
 
   async #call(call: GatewayCall, context: CallContext, slot: RawSlot): Promise<CallResult> {
     const started = Date.now();
-    const waiting = (await this.#store.list({ status: "awaiting_approval" }))
-      .filter((item) => isRunOf(item.runId, call))
-      .sort((a, b) => a.steps.length - b.steps.length);
-    let state = waiting[0] ?? (await this.agent.run(goalOf(call), { runId: newRunId(call) }));
+    const waiting = await this.#firstWaiting(call);
+    let state = waiting ?? (await this.agent.run(goalOf(call), { runId: newRunId(call) }));
+    const mine = waiting === undefined ? state.runId : undefined;
     let answered = -1;
     const asking = new AbortController();
     let asked: string | undefined;
@@ -128,6 +170,16 @@ export class Gateway {
             state = await this.#resume(state);
             continue;
           }
+        }
+        // Gateways in other processes may have started a run of the same call at the same moment:
+        // all of them wait on the first (answered runs first, then the least id); a run this call
+        // started that is not the first is cancelled, so one approval is asked for, once.
+        const first = state.status === "awaiting_approval" ? await this.#firstWaiting(call) : undefined;
+        if (first !== undefined && first.runId !== state.runId) {
+          if (state.runId === mine) await this.agent.cancel(state.runId).catch(() => undefined);
+          state = first;
+          answered = -1;
+          continue;
         }
         if (state.status === "awaiting_approval" && state.pending !== undefined && asked !== state.pending.digest) {
           asked = state.pending.digest;
@@ -143,6 +195,15 @@ export class Gateway {
       asking.abort();
     }
     return answerOf(state, slot.result);
+  }
+
+  /** The run of this call that waits for approval and that every gateway waits on, if any. */
+  async #firstWaiting(call: GatewayCall): Promise<RunState | undefined> {
+    const waiting = (await this.#store.list({ status: "awaiting_approval" })).filter((item) =>
+      isRunOf(item.runId, call),
+    );
+    const rank = (item: RunState): number => (item.answers.length > 0 ? 0 : 1);
+    return waiting.sort((a, b) => rank(a) - rank(b) || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))[0];
   }
 
   /** Asks the person at the client, if the config names them and the client can be asked; records the answer. */

@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CliError } from "../cli/cli-error.js";
 import type { StoreLocation } from "../cli/common-options.js";
 import { importAgentModule } from "../cli/load-agent.js";
@@ -8,6 +7,7 @@ import { SqliteStore } from "../stores/sqlite/index.js";
 import { Gateway } from "./gateway.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { gatewayServer, serveHttp } from "./gateway-server.js";
+import { StdioLines } from "./stdio-lines.js";
 import { startUpstreams } from "./upstreams.js";
 import type { Upstreams } from "./upstreams.js";
 
@@ -58,6 +58,11 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
     const gateway = new Gateway(options.config, store, upstreams.tools, guards, options.location.args);
     void gateway
       .recover((state) => say(`recovered run ${state.runId} after a stop: it is now ${state.status}.`))
+      .then(({ recovered, left }) =>
+        say(
+          `recovery done: ${recovered} run(s) cut by a stop recovered, left ${left} live run(s) of other gateways alone.`,
+        ),
+      )
       .catch((error: unknown) => say(`could not recover the runs cut by a stop: ${(error as Error).message}`));
     const stopped = new Promise<void>((done) => {
       process.once("SIGTERM", done);
@@ -67,12 +72,18 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
     if (options.httpPort === undefined) {
       const server = gatewayServer(gateway, upstreams.listed, options.version);
       const closed = new Promise<void>((done) => (server.onclose = done));
-      await server.connect(new StdioServerTransport());
+      await server.connect(new StdioLines(options.config.maxMessageBytes, say));
       say(`serving ${gateway.tools.length} tools on stdio; store ${options.location.label}.`);
       await Promise.race([closed, stopped]);
       await server.close().catch(() => undefined);
     } else {
-      const { http, port } = await serveHttp(gateway, upstreams.listed, options.version, options.httpPort);
+      const { http, port } = await serveHttp(
+        gateway,
+        upstreams.listed,
+        options.version,
+        options.httpPort,
+        options.config,
+      );
       say(`serving ${gateway.tools.length} tools at http://127.0.0.1:${port}/mcp; store ${options.location.label}.`);
       await stopped;
       http.closeAllConnections();
