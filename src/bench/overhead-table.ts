@@ -37,7 +37,8 @@ function stepsTable(result: OverheadBenchmarkResult): string[] {
   return lines;
 }
 
-function cpuTable(result: OverheadBenchmarkResult): string[] {
+/** One row per scenario that ran, one column per N: each cell as `show` gives it. */
+function perStepTable(result: OverheadBenchmarkResult, show: (cell: OverheadRow["cells"][number]) => string): string[] {
   const { steps } = result.settings;
   const lines = [
     `| scenario | ${steps.map((count) => `N = ${count}`).join(" | ")} |`,
@@ -46,11 +47,15 @@ function cpuTable(result: OverheadBenchmarkResult): string[] {
   for (const row of result.rows.filter((candidate) => candidate.skipped === undefined)) {
     const cells = steps.map((count) => {
       const cell = row.cells.find((candidate) => candidate.steps === count);
-      return cell === undefined ? "–" : formatUs(cell.perStepCpuUs);
+      return cell === undefined ? "–" : show(cell);
     });
     lines.push(`| ${row.label} | ${cells.join(" | ")} |`);
   }
   return lines;
+}
+
+function cpuTable(result: OverheadBenchmarkResult): string[] {
+  return perStepTable(result, (cell) => formatUs(cell.perStepCpuUs));
 }
 
 const formatKb = (bytes: number): string => {
@@ -59,19 +64,7 @@ const formatKb = (bytes: number): string => {
 };
 
 function allocationTable(result: OverheadBenchmarkResult): string[] {
-  const { steps } = result.settings;
-  const lines = [
-    `| scenario | ${steps.map((count) => `N = ${count}`).join(" | ")} |`,
-    `| --- | ${steps.map(() => "---:").join(" | ")} |`,
-  ];
-  for (const row of result.rows.filter((candidate) => candidate.skipped === undefined)) {
-    const cells = steps.map((count) => {
-      const cell = row.cells.find((candidate) => candidate.steps === count);
-      return cell === undefined ? "–" : formatKb(cell.allocatedBytesPerStep);
-    });
-    lines.push(`| ${row.label} | ${cells.join(" | ")} |`);
-  }
-  return lines;
+  return perStepTable(result, (cell) => formatKb(cell.allocatedBytesPerStep));
 }
 
 function ratioTable(result: OverheadBenchmarkResult): string[] {
