@@ -1,12 +1,7 @@
-import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import type { Scenario } from "../../src/bench/scenario.js";
 import { loadModule } from "../../src/bench/scenario.js";
+import { noopScript } from "./noop-script.js";
 import type { LeashModule } from "./leash-module.js";
-
-const USAGE = {
-  inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 0, text: 0, reasoning: 0 },
-};
 
 /**
  * leash's `modelPlanner` over `aiSdkModel` over the AI SDK's `MockLanguageModelV3`, scripted exactly
@@ -28,26 +23,7 @@ export function leashModelPlanner(leash: LeashModule): Scenario {
           // A trail per run, as generateText keeps each call's steps: a sink shared by every run
           // of the benchmark would make each run pay the collector for all the runs before it.
           const audit = new MemoryAuditSink();
-          let turn = 0;
-          const model = new MockLanguageModelV3({
-            doGenerate: (): Promise<LanguageModelV3GenerateResult> => {
-              const index = turn++;
-              if (index < steps) {
-                return Promise.resolve({
-                  content: [{ type: "tool-call", toolCallId: `call_${index}`, toolName: "noop", input: "{}" }],
-                  finishReason: { unified: "tool-calls", raw: undefined },
-                  usage: USAGE,
-                  warnings: [],
-                });
-              }
-              return Promise.resolve({
-                content: [{ type: "text", text: "done" }],
-                finishReason: { unified: "stop", raw: undefined },
-                usage: USAGE,
-                warnings: [],
-              });
-            },
-          });
+          const model = new MockLanguageModelV3({ doGenerate: noopScript(steps) });
           const agent = new Agent({
             tools: [noopTool()],
             planner: modelPlanner({ model: aiSdkModel(model) }),

@@ -1,11 +1,6 @@
-import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import type { Scenario } from "../../src/bench/scenario.js";
 import { loadModule } from "../../src/bench/scenario.js";
-
-const USAGE = {
-  inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 0, text: 0, reasoning: 0 },
-};
+import { noopScript } from "./noop-script.js";
 
 /**
  * `ai` 6: `generateText` with a tool, against `MockLanguageModelV3` (from `ai/test`) scripted to ask
@@ -30,26 +25,7 @@ export const aiSdkPeer: Scenario = {
     });
     return {
       prepare: () => {
-        let turn = 0;
-        const model = new MockLanguageModelV3({
-          doGenerate: (): Promise<LanguageModelV3GenerateResult> => {
-            const index = turn++;
-            if (index < steps) {
-              return Promise.resolve({
-                content: [{ type: "tool-call", toolCallId: `call_${index}`, toolName: "noop", input: "{}" }],
-                finishReason: { unified: "tool-calls", raw: undefined },
-                usage: USAGE,
-                warnings: [],
-              });
-            }
-            return Promise.resolve({
-              content: [{ type: "text", text: "done" }],
-              finishReason: { unified: "stop", raw: undefined },
-              usage: USAGE,
-              warnings: [],
-            });
-          },
-        });
+        const model = new MockLanguageModelV3({ doGenerate: noopScript(steps) });
         return Promise.resolve(async () => {
           const before = calls;
           const result = await ai.generateText({

@@ -12,3 +12,4 @@ export {
 } from "./json-value.js";
 export { canonicalJson, canonicalOfJson } from "./canonical-json.js";
 export { sha256Hex, digestOf, digestOfJson, isDigest } from "./digest.js";
+export { deepFreeze } from "./deep-freeze.js";

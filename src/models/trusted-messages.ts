@@ -1,3 +1,4 @@
+import { deepFreeze } from "../json/index.js";
 import { digestOfJson, MAX_RECORD_DEPTH, sha256Hex, toJson } from "../json/index.js";
 import type { ModelMessage } from "./model-client.js";
 
@@ -25,14 +26,6 @@ function sharedPrefix(known: readonly ModelMessage[], messages: readonly unknown
 function chainOf(messages: readonly unknown[]): Chain | undefined {
   const head = messages[0];
   return typeof head === "object" && head !== null ? chains.get(head) : undefined;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const item of Object.values(value)) deepFreeze(item);
-  }
-  return value;
 }
 
 /** Marks a message leash built from checked JSON as trusted, freezing it: it can be shared as it is. */

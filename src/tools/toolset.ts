@@ -1,3 +1,4 @@
+import { deepFreeze } from "../json/index.js";
 import { LeashError } from "../errors/index.js";
 import type { Tool, ToolDescription } from "./tool.js";
 import { toolRevision } from "./tool.js";
@@ -73,12 +74,4 @@ export class Toolset {
   get size(): number {
     return this.#tools.size;
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const item of Object.values(value)) deepFreeze(item);
-  }
-  return value;
 }

@@ -1,9 +1,9 @@
 import type { Json, JsonObject } from "../../json/index.js";
 import { toJson } from "../../json/index.js";
 import type { ModelResponse, ModelToolCall } from "../../models/model-client.js";
-import type { HandBackTool } from "../shared/hand-back-tool.js";
-import { handBackOutput } from "../shared/hand-back-tool.js";
-import { parseArguments } from "../shared/parse-arguments.js";
+import type { HandBackTool } from "../common/hand-back-tool.js";
+import { handBackOutput } from "../common/hand-back-tool.js";
+import { parseArguments } from "../common/parse-arguments.js";
 import type { AiSdkPart } from "./language-model.js";
 import { aiSdkFinish, aiSdkUsage } from "./ai-sdk-usage.js";
 

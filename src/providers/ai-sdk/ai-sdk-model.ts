@@ -1,8 +1,8 @@
 import { LeashError } from "../../errors/index.js";
 import type { GenerateOptions, ModelClient, ModelRequest, ModelResponse, Price } from "../../models/model-client.js";
-import type { AdapterOptions } from "../shared/adapter-options.js";
-import { checkAdapterOptions } from "../shared/adapter-options.js";
-import { handBackTool } from "../shared/hand-back-tool.js";
+import type { AdapterOptions } from "../common/adapter-options.js";
+import { checkAdapterOptions } from "../common/adapter-options.js";
+import { handBackTool } from "../common/hand-back-tool.js";
 import { AnswerBuilder } from "./ai-sdk-answer.js";
 import { aiSdkPrompt, aiSdkTools } from "./ai-sdk-prompt.js";
 import { failureOf, readAiSdkStream } from "./ai-sdk-stream.js";

@@ -8,8 +8,8 @@ import type {
   ModelUserMessage,
 } from "../../models/model-client.js";
 import type { JsonSchema } from "../../tools/schema-validator.js";
-import type { HandBackTool } from "../shared/hand-back-tool.js";
-import { contentText } from "../shared/parse-arguments.js";
+import type { HandBackTool } from "../common/hand-back-tool.js";
+import { contentText } from "../common/parse-arguments.js";
 import type {
   AiSdkFunctionTool,
   AiSdkMessage,

@@ -1,3 +1,4 @@
+import { deepFreeze } from "../../json/index.js";
 // The AI SDK form of the messages leash built from a run's state, kept per message. Those messages
 // are deeply frozen and shared from one request of a run to the next (the prefix of a conversation
 // never changes), so their AI SDK form is made once and shared too: a request then costs what its
@@ -6,13 +7,6 @@
 // that would change a prompt in place fails loudly instead of changing the next request's.
 
 const forms = new WeakMap<object, { key: string; form: unknown }>();
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value) || ArrayBuffer.isView(value)) return value;
-  Object.freeze(value);
-  for (const item of Object.values(value)) deepFreeze(item);
-  return value;
-}
 
 /**
  * The AI SDK form of a message remembered for `key` (what else the form depends on: the hand-back

@@ -1,10 +1,11 @@
+import { isAsyncIterable } from "../common/is-async-iterable.js";
 import { LeashError } from "../../errors/index.js";
 import type { JsonObject } from "../../json/index.js";
 import { isJsonObject } from "../../json/index.js";
 import type { GenerateOptions, ModelClient, ModelRequest, ModelResponse } from "../../models/model-client.js";
-import type { AdapterOptions } from "../shared/adapter-options.js";
-import { checkAdapterOptions, checkModelName } from "../shared/adapter-options.js";
-import { handBackTool } from "../shared/hand-back-tool.js";
+import type { AdapterOptions } from "../common/adapter-options.js";
+import { checkAdapterOptions, checkModelName } from "../common/adapter-options.js";
+import { handBackTool } from "../common/hand-back-tool.js";
 import type { AnthropicClientLike, AnthropicMessage } from "./anthropic-client.js";
 import { anthropicBody } from "./anthropic-request.js";
 import { messageParts, modelResponse } from "./anthropic-response.js";
@@ -41,10 +42,6 @@ function checkOptions(options: AnthropicMessagesOptions) {
     maxTokens,
     thinking: thinking as AnthropicThinking | undefined,
   };
-}
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
 }
 
 /**

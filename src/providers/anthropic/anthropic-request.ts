@@ -6,8 +6,8 @@ import type {
   ModelToolCall,
   ModelToolMessage,
 } from "../../models/model-client.js";
-import type { HandBackTool } from "../shared/hand-back-tool.js";
-import { argumentsText, contentText } from "../shared/parse-arguments.js";
+import type { HandBackTool } from "../common/hand-back-tool.js";
+import { argumentsText, contentText } from "../common/parse-arguments.js";
 import type { AnthropicBlock, AnthropicMessagesBody, AnthropicTurn } from "./anthropic-client.js";
 
 /**

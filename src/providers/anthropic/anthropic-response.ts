@@ -2,8 +2,8 @@ import type { Json } from "../../json/index.js";
 import { isJsonObject } from "../../json/index.js";
 import { LeashError } from "../../errors/index.js";
 import type { FinishReason, ModelResponse, ModelToolCall, ModelUsage } from "../../models/model-client.js";
-import type { HandBackTool } from "../shared/hand-back-tool.js";
-import { handBackOutput } from "../shared/hand-back-tool.js";
+import type { HandBackTool } from "../common/hand-back-tool.js";
+import { handBackOutput } from "../common/hand-back-tool.js";
 import type { AnthropicMessage, AnthropicUsage } from "./anthropic-client.js";
 
 /** One content block of an answer, read: text, a tool call, or opaque state to send back. */

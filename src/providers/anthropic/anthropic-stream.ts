@@ -1,7 +1,7 @@
 import type { JsonObject } from "../../json/index.js";
 import { isJsonObject } from "../../json/index.js";
 import { LeashError } from "../../errors/index.js";
-import { parseArguments } from "../shared/parse-arguments.js";
+import { parseArguments } from "../common/parse-arguments.js";
 import type { AnthropicUsage } from "./anthropic-client.js";
 import type { ReceivedPart } from "./anthropic-response.js";
 

@@ -1,7 +1,7 @@
 import { assertNever } from "../../errors/index.js";
 import type { ModelAssistantMessage, ModelRequest } from "../../models/model-client.js";
-import { type HandBackTool, handBackTool } from "../shared/hand-back-tool.js";
-import { argumentsText, contentText } from "../shared/parse-arguments.js";
+import { type HandBackTool, handBackTool } from "../common/hand-back-tool.js";
+import { argumentsText, contentText } from "../common/parse-arguments.js";
 import type { JsonSchema } from "../../tools/schema-validator.js";
 import type { ChatBody, ChatMessage, ChatSchema, ChatTool, ChatToolCall } from "./chat-wire.js";
 

@@ -1,7 +1,7 @@
 import { LeashError } from "../../errors/index.js";
 import type { FinishReason, ModelResponse, ModelToolCall, ModelUsage } from "../../models/model-client.js";
-import { type HandBackTool, handBackOutput } from "../shared/hand-back-tool.js";
-import { parseArguments } from "../shared/parse-arguments.js";
+import { type HandBackTool, handBackOutput } from "../common/hand-back-tool.js";
+import { parseArguments } from "../common/parse-arguments.js";
 import type { ChatUsage } from "./chat-wire.js";
 
 /** A tool call as the model wrote it, its arguments still text. */

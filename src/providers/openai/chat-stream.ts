@@ -1,16 +1,9 @@
+import { isAsyncIterable } from "../common/is-async-iterable.js";
 import { LeashError } from "../../errors/index.js";
 import type { ChatAnswer, ChatRawCall } from "./chat-response.js";
 
 const record = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function"
-  );
-}
 
 function aborted(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;

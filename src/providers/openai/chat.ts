@@ -1,7 +1,7 @@
 import { LeashError } from "../../errors/index.js";
 import type { ModelClient, ModelRequest, ModelResponse, GenerateOptions } from "../../models/model-client.js";
-import { type AdapterOptions, checkAdapterOptions, checkModelName } from "../shared/adapter-options.js";
-import { handBackTool } from "../shared/hand-back-tool.js";
+import { type AdapterOptions, checkAdapterOptions, checkModelName } from "../common/adapter-options.js";
+import { handBackTool } from "../common/hand-back-tool.js";
 import { chatBody } from "./chat-request.js";
 import { completionAnswer, modelResponse } from "./chat-response.js";
 import { readChatStream } from "./chat-stream.js";

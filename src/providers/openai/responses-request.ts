@@ -1,8 +1,8 @@
 import type { Json, JsonObject } from "../../json/index.js";
 import { isJsonObject } from "../../json/index.js";
 import type { ModelAssistantMessage, ModelMessage, ModelRequest } from "../../models/model-client.js";
-import type { HandBackTool } from "../shared/hand-back-tool.js";
-import { argumentsText, contentText } from "../shared/parse-arguments.js";
+import type { HandBackTool } from "../common/hand-back-tool.js";
+import { argumentsText, contentText } from "../common/parse-arguments.js";
 
 /** What shapes a Responses API request besides the model request itself. */
 export interface ResponsesRequestSettings {

@@ -1,8 +1,8 @@
 import type { Json } from "../../json/index.js";
 import type { FinishReason, ModelResponse, ModelToolCall, ModelUsage } from "../../models/model-client.js";
-import type { HandBackTool } from "../shared/hand-back-tool.js";
-import { handBackOutput } from "../shared/hand-back-tool.js";
-import { parseArguments } from "../shared/parse-arguments.js";
+import type { HandBackTool } from "../common/hand-back-tool.js";
+import { handBackOutput } from "../common/hand-back-tool.js";
+import { parseArguments } from "../common/parse-arguments.js";
 
 type Fields = Record<string, unknown>;
 

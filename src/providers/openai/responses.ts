@@ -1,8 +1,9 @@
+import { isAsyncIterable } from "../common/is-async-iterable.js";
 import { LeashError } from "../../errors/index.js";
 import type { ModelClient, ModelRequest, ModelResponse } from "../../models/model-client.js";
-import type { AdapterOptions } from "../shared/adapter-options.js";
-import { checkAdapterOptions, checkModelName } from "../shared/adapter-options.js";
-import { handBackTool } from "../shared/hand-back-tool.js";
+import type { AdapterOptions } from "../common/adapter-options.js";
+import { checkAdapterOptions, checkModelName } from "../common/adapter-options.js";
+import { handBackTool } from "../common/hand-back-tool.js";
 import { responsesBody } from "./responses-request.js";
 import { readResponsesOutput } from "./responses-response.js";
 import { readResponsesStream } from "./responses-stream.js";
@@ -27,10 +28,6 @@ export interface OpenAIResponsesOptions extends AdapterOptions {
    * content to be sent back verbatim.
    */
   store?: boolean;
-}
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
 }
 
 /**
