@@ -17,7 +17,7 @@ import type { CaseContext } from "./suite-context.js";
 import { call, parsedArguments, outcomesOf } from "./suite-context.js";
 import { answeredIds } from "./read-request.js";
 
-/** The hand-back tool's name when no app tool takes it (src/providers/shared/hand-back-tool.ts). */
+/** The hand-back tool's name when no app tool takes it (src/providers/common/hand-back-tool.ts). */
 const HAND_BACK = "hand_back";
 const NOTE = "Rear pads worn to the metal; cable stretched.";
 const ESTIMATE = { hours: 1.5, summary: "New rear pads and a cable." };
