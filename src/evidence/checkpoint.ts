@@ -2,7 +2,7 @@ import type { AuditProblemKind } from "../audit/verify-audit.js";
 import { isLeashError, LeashError, messageOf } from "../errors/index.js";
 import { jsonlEvidenceLog, rootOfLog, type EvidenceLog } from "./evidence-log.js";
 import { HASH_SIZE, sameHash, type Hash } from "./merkle.js";
-import { parseVerifierKey } from "./note-keys.js";
+import { hasControlCharacter, parseVerifierKey } from "./note-keys.js";
 import { openNoteWith, signNote } from "./signed-note.js";
 
 /** The tree head a checkpoint signs (C2SP tlog-checkpoint). */
@@ -60,7 +60,7 @@ export function parseCheckpoint(text: string): Checkpoint {
   if (lines.length < 3) throw malformed("it has fewer than three lines (origin, size, root)");
   const [origin, size, root, ...extensions] = lines as [string, string, string, ...string[]];
   if (origin.length === 0) throw malformed("its origin line is empty");
-  if (/[\u0000-\u001f]/.test(origin) || !origin.isWellFormed()) throw malformed("its origin holds a control character");
+  if (hasControlCharacter(origin) || !origin.isWellFormed()) throw malformed("its origin holds a control character");
   if (!/^(0|[1-9][0-9]*)$/.test(size) || !Number.isSafeInteger(Number(size))) {
     throw malformed(`its size ${JSON.stringify(size.slice(0, 40))} is not a decimal number without leading zeros`);
   }
@@ -79,10 +79,16 @@ export function parseCheckpoint(text: string): Checkpoint {
  * @example
  * const note = await signCheckpoint("audit.jsonl", { key: signerKey, origin: "example.com/leash" });
  */
-export async function signCheckpoint(source: EvidenceSource, options: { key: string; origin: string }): Promise<string> {
+export async function signCheckpoint(
+  source: EvidenceSource,
+  options: { key: string; origin: string },
+): Promise<string> {
   const { key, origin } = options;
-  if (typeof origin !== "string" || origin.length === 0 || /[\u0000-\u001f]/.test(origin) || !origin.isWellFormed()) {
-    throw new LeashError("invalid_option", "Expected `origin` to be a non-empty line of text (such as `example.com/leash`).");
+  if (typeof origin !== "string" || origin.length === 0 || hasControlCharacter(origin) || !origin.isWellFormed()) {
+    throw new LeashError(
+      "invalid_option",
+      "Expected `origin` to be a non-empty line of text (such as `example.com/leash`).",
+    );
   }
   if (typeof key !== "string") throw new LeashError("invalid_key", "Expected `key` to be a signer key's text.");
   const log = typeof source === "string" ? jsonlEvidenceLog(source) : source;

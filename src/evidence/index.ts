@@ -10,15 +10,23 @@ export {
 } from "./merkle.js";
 export { MemoryNodeStore, type LeafSource, type MaybePromise, type NodeStore, type StoredNode } from "./node-store.js";
 export { MerkleLog } from "./merkle-log.js";
-export { keygen, parseSignerKey, parseVerifierKey, type KeyPair, type SignerKey, type VerifierKey } from "./note-keys.js";
-export { MAX_NOTE_BYTES, MAX_NOTE_SIGNATURES, openNote, signNote, type NoteSignature, type OpenedNote } from "./signed-note.js";
 export {
-  jsonlEvidenceLog,
-  recordLeafHash,
-  recordsEvidenceLog,
-  rootOfLog,
-  type EvidenceLog,
-} from "./evidence-log.js";
+  keygen,
+  parseSignerKey,
+  parseVerifierKey,
+  type KeyPair,
+  type SignerKey,
+  type VerifierKey,
+} from "./note-keys.js";
+export {
+  MAX_NOTE_BYTES,
+  MAX_NOTE_SIGNATURES,
+  openNote,
+  signNote,
+  type NoteSignature,
+  type OpenedNote,
+} from "./signed-note.js";
+export { jsonlEvidenceLog, recordLeafHash, recordsEvidenceLog, rootOfLog, type EvidenceLog } from "./evidence-log.js";
 export {
   formatCheckpoint,
   parseCheckpoint,

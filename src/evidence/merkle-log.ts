@@ -105,7 +105,10 @@ export class MerkleLog {
     checkSize(level, "level");
     checkSize(index, "index");
     if ((index + 1) * 2 ** level > this.#size) {
-      throw new LeashError("invalid_option", `The log of ${this.#size} leaves has no complete node ${index} at level ${level}.`);
+      throw new LeashError(
+        "invalid_option",
+        `The log of ${this.#size} leaves has no complete node ${index} at level ${level}.`,
+      );
     }
     const [hash] = await this.#nodes.readNodes([{ level, index }]);
     return hash!;
@@ -134,7 +137,10 @@ export class MerkleLog {
     this.#checkTreeSize(newSize, "newSize");
     checkSize(oldSize, "oldSize");
     if (oldSize > newSize) {
-      throw new LeashError("invalid_option", `Expected \`oldSize\` (${oldSize}) to be at most \`newSize\` (${newSize}).`);
+      throw new LeashError(
+        "invalid_option",
+        `Expected \`oldSize\` (${oldSize}) to be at most \`newSize\` (${newSize}).`,
+      );
     }
     return this.#hashRanges(consistencyRanges(oldSize, newSize));
   }
@@ -172,13 +178,19 @@ export class MerkleLog {
   #checkTreeSize(size: number, name: string): void {
     checkSize(size, name);
     if (size > this.#size) {
-      throw new LeashError("invalid_option", `Expected \`${name}\` to be at most the log's size ${this.#size}, but got ${size}.`);
+      throw new LeashError(
+        "invalid_option",
+        `Expected \`${name}\` to be at most the log's size ${this.#size}, but got ${size}.`,
+      );
     }
   }
 }
 
 function checkSize(value: number, name: string): void {
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new LeashError("invalid_option", `Expected \`${name}\` to be a non-negative integer, but got ${String(value)}.`);
+    throw new LeashError(
+      "invalid_option",
+      `Expected \`${name}\` to be a non-negative integer, but got ${String(value)}.`,
+    );
   }
 }

@@ -41,8 +41,21 @@ export function isKeyName(name: unknown): name is string {
     name.length > 0 &&
     name.isWellFormed() &&
     // \s covers Unicode's spaces but U+0085 and U+180E; control characters cannot appear in a note.
-    !/[\s+\u0085\u180e\u0000-\u001f\u007f]/u.test(name)
+    !hasControlCharacter(name) &&
+    !/[\s+\u0085\u180e]/u.test(name)
   );
+}
+
+/**
+ * Whether a string holds an ASCII control character, as C2SP signed-note counts them (below U+0020);
+ * a newline counts unless `newlineAllowed`.
+ */
+export function hasControlCharacter(value: string, newlineAllowed = false): boolean {
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    if (code < 0x20 && !(newlineAllowed && code === 0x0a)) return true;
+  }
+  return false;
 }
 
 /**
@@ -72,7 +85,10 @@ export function keygen(name: string): KeyPair {
 export function parseVerifierKey(text: string): VerifierKey {
   const [name, id, material] = splitKey(text, 0, "verifier");
   const raw = keyMaterial(material, "verifier");
-  const publicKey = tryKey(() => createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: "der", type: "spki" }), "verifier");
+  const publicKey = tryKey(
+    () => createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: "der", type: "spki" }),
+    "verifier",
+  );
   const keyId = keyIdOf(name, raw);
   if (hex(keyId) !== id) throw invalidKey("verifier", "its key id does not match its name and public key");
   return { name, keyId, publicKey, text };
@@ -94,12 +110,19 @@ export function parseSignerKey(text: string): SignerKey {
 
 /** The key id of a name and a raw Ed25519 public key: SHA-256(name ‖ 0x0A ‖ 0x01 ‖ key)[:4], big-endian. */
 export function keyIdOf(name: string, publicKey: Uint8Array): number {
-  const digest = hash("sha256", Buffer.concat([Buffer.from(`${name}\n`, "utf8"), Buffer.of(ED25519), publicKey]), "buffer");
+  const digest = hash(
+    "sha256",
+    Buffer.concat([Buffer.from(`${name}\n`, "utf8"), Buffer.of(ED25519), publicKey]),
+    "buffer",
+  );
   return digest.readUInt32BE(0);
 }
 
 function signerFromSeed(name: string, seed: Buffer): SignerKey {
-  const privateKey = tryKey(() => createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: "der", type: "pkcs8" }), "signer");
+  const privateKey = tryKey(
+    () => createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: "der", type: "pkcs8" }),
+    "signer",
+  );
   const publicKey = createPublicKey(privateKey);
   const raw = publicKey.export({ format: "der", type: "spki" }).subarray(SPKI_PREFIX.length);
   const keyId = keyIdOf(name, raw);

@@ -1,6 +1,6 @@
 import { sign, verify } from "node:crypto";
 import { LeashError } from "../errors/index.js";
-import { isKeyName, parseSignerKey, parseVerifierKey, type VerifierKey } from "./note-keys.js";
+import { hasControlCharacter, isKeyName, parseSignerKey, parseVerifierKey, type VerifierKey } from "./note-keys.js";
 
 /**
  * The most signature lines a note may carry. C2SP signed-note asks verifiers to accept at least 16 and
@@ -78,9 +78,13 @@ export function openNoteWith(note: string, keys: readonly VerifierKey[]): Opened
     }
     const bytes = Buffer.from(signature.base64, "base64").subarray(4);
     if (bytes.length !== 64 || !verify(null, data, key.publicKey, bytes)) {
-      throw new LeashError("bad_signature", `The note's signature by ${key.name} (key ${hex(key.keyId)}) does not verify.`, {
-        details: { name: key.name, keyId: hex(key.keyId) },
-      });
+      throw new LeashError(
+        "bad_signature",
+        `The note's signature by ${key.name} (key ${hex(key.keyId)}) does not verify.`,
+        {
+          details: { name: key.name, keyId: hex(key.keyId) },
+        },
+      );
     }
     if (!seen.has(key.text)) {
       seen.add(key.text);
@@ -131,14 +135,15 @@ function checkText(text: unknown): asserts text is string {
   if (typeof text !== "string" || text.length === 0 || !text.endsWith("\n")) {
     throw malformed("its text does not end in a newline");
   }
-  if (Buffer.byteLength(text, "utf8") > MAX_NOTE_BYTES) throw malformed(`its text is longer than ${MAX_NOTE_BYTES} bytes`);
+  if (Buffer.byteLength(text, "utf8") > MAX_NOTE_BYTES)
+    throw malformed(`its text is longer than ${MAX_NOTE_BYTES} bytes`);
   checkCharacters(text);
 }
 
 function checkCharacters(value: string): void {
   // A note must be valid UTF-8 (no lone surrogate in a string) with no control character but newline.
   if (!value.isWellFormed()) throw malformed("it is not valid UTF-8");
-  if (/[\u0000-\u0009\u000b-\u001f]/.test(value)) throw malformed("it holds a control character other than newline");
+  if (hasControlCharacter(value, true)) throw malformed("it holds a control character other than newline");
 }
 
 function indexKeys(keys: readonly VerifierKey[]): Map<string, VerifierKey> {
@@ -147,7 +152,10 @@ function indexKeys(keys: readonly VerifierKey[]): Map<string, VerifierKey> {
     const id = `${key.name}+${key.keyId}`;
     const other = known.get(id);
     if (other !== undefined && other.text !== key.text) {
-      throw new LeashError("invalid_key", `Two verifier keys given share the name ${key.name} and key id ${hex(key.keyId)}.`);
+      throw new LeashError(
+        "invalid_key",
+        `Two verifier keys given share the name ${key.name} and key id ${hex(key.keyId)}.`,
+      );
     }
     known.set(id, key);
   }

@@ -13,14 +13,7 @@ import {
   type NodeId,
   type NodeStore,
 } from "../../src/index.js";
-import {
-  specLeaf,
-  specPath,
-  specProof,
-  specRoot,
-  specVerifyConsistency,
-  specVerifyInclusion,
-} from "./spec-checker.js";
+import { specLeaf, specPath, specProof, specRoot, specVerifyConsistency, specVerifyInclusion } from "./spec-checker.js";
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");
 const b64 = (text: string): Buffer => Buffer.from(text, "base64");
@@ -175,7 +168,10 @@ test("known tree hashes: RFC 6962 roots of transparency-dev/merkle's leaves and 
   const log = logOf(inputs.map((input) => leafHash(Buffer.from(input, "hex"))));
   for (let size = 0; size <= 8; size++) assert.equal(hex(await log.root(size)), roots[size], `size ${size}`);
   // golang.org/x/mod sumdb/tlog note_test.go: RecordHash("hello world") in its tree note.
-  assert.equal(Buffer.from(leafHash(Buffer.from("hello world"))).toString("base64"), "TszzRgjTG6xce+z2AG31kAXYKBgQVtCSCE40HmuwBb0=");
+  assert.equal(
+    Buffer.from(leafHash(Buffer.from("hello world"))).toString("base64"),
+    "TszzRgjTG6xce+z2AG31kAXYKBgQVtCSCE40HmuwBb0=",
+  );
 });
 
 test("real Certificate Transparency proofs verify: Google Argon 2020, as kept in golang.org/x/mod sumdb/tlog testdata", async () => {
@@ -203,8 +199,16 @@ test("verification never throws on malformed input, and the log refuses sizes an
     assert.equal(verifyConsistency(value as number, 10, root, root, []), false);
     assert.equal(verifyConsistency(5, 10, root, root, value as Hash[]), false);
   }
-  for (const call of [() => log.root(11), () => log.inclusionProof(10, 10), () => log.consistencyProof(6, 5), () => log.hashAt(4, 0)]) {
+  for (const call of [
+    () => log.root(11),
+    () => log.inclusionProof(10, 10),
+    () => log.consistencyProof(6, 5),
+    () => log.hashAt(4, 0),
+  ]) {
     await assert.rejects(call(), (error) => isLeashError(error, "invalid_option"));
   }
-  assert.throws(() => log.append([new Uint8Array(31)]), (error) => isLeashError(error, "invalid_option"));
+  assert.throws(
+    () => log.append([new Uint8Array(31)]),
+    (error) => isLeashError(error, "invalid_option"),
+  );
 });

@@ -12,8 +12,10 @@ const peterSigner = "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+
 const peterVerifier = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW";
 const enochVerifier = "EnochRoot+af0cfe78+ATtqJ7zOtqQtYqOo0CpvDXNlMhV3HeJDpjrASKGLWdop";
 const text = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n";
-const peterSig = "— PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n";
-const enochSig = "— EnochRoot rwz+eBzmZa0SO3NbfRGzPCpDckykFXSdeX+MNtCOXm2/5n2tiOHp+vAF1aGrQ5ovTG01oOTGwnWLox33WWd1RvMc+QQ=\n";
+const peterSig =
+  "— PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n";
+const enochSig =
+  "— EnochRoot rwz+eBzmZa0SO3NbfRGzPCpDckykFXSdeX+MNtCOXm2/5n2tiOHp+vAF1aGrQ5ovTG01oOTGwnWLox33WWd1RvMc+QQ=\n";
 const c2spKey = "example.com/foo+530d903a+AekyeRrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U2k";
 const c2spNote =
   "This is an example message.\n\n— example.com/foo Uw2QOkn8srV1yJGh2VYRlL1Tnagv1YEq6TfXppzi2ONncAlTgK7Ztg1ERYNZXsYjOBH3mFXmRKuwHjG1Yu72IneyaQM=\n";
@@ -32,8 +34,14 @@ test("the published notes open with their verifier keys; a signature by a key no
   const both = `${text}\n${peterSig}${enochSig}`;
   const peterOnly = openNote(both, [peterVerifier]);
   assert.equal(peterOnly.text, text);
-  assert.deepEqual(peterOnly.verified.map((signature) => signature.name), ["PeterNeumann"]);
-  assert.deepEqual(peterOnly.unverified.map((signature) => signature.name), ["EnochRoot"]);
+  assert.deepEqual(
+    peterOnly.verified.map((signature) => signature.name),
+    ["PeterNeumann"],
+  );
+  assert.deepEqual(
+    peterOnly.unverified.map((signature) => signature.name),
+    ["EnochRoot"],
+  );
   assert.equal(openNote(both, [peterVerifier, enochVerifier]).verified.length, 2);
   // A key given twice, or a signature line repeated, counts once.
   assert.equal(openNote(`${text}\n${peterSig}${peterSig}`, [peterVerifier, peterVerifier]).verified.length, 1);
@@ -45,7 +53,10 @@ test("a note with no signature by a key given is unknown_key; a known key's bad 
   // Another key under the same name: a different key id, so not the known key.
   const other = keygen("PeterNeumann");
   assertCode(() => openNote(signNote(text, other.signerKey), [peterVerifier]), "unknown_key");
-  assertCode(() => openNote(`${text}\n${peterSig.slice(0, 60)}ABCD${peterSig.slice(60)}`, [peterVerifier]), "bad_signature");
+  assertCode(
+    () => openNote(`${text}\n${peterSig.slice(0, 60)}ABCD${peterSig.slice(60)}`, [peterVerifier]),
+    "bad_signature",
+  );
   assertCode(() => openNote(`${text.replace("problem", "Problem")}\n${peterSig}`, [peterVerifier]), "bad_signature");
 });
 
@@ -63,7 +74,9 @@ test("malformed notes are refused with malformed_note (the Go package's bad mess
     `${text}\n${peterSig.repeat(MAX_NOTE_SIGNATURES + 1)}`,
     `${text}\n- PeterNeumann ${peterSig.slice(15)}`,
   ];
-  bad.forEach((note, index) => assertCode(() => openNote(note, [peterVerifier]), "malformed_note", `bad note ${index}`));
+  bad.forEach((note, index) =>
+    assertCode(() => openNote(note, [peterVerifier]), "malformed_note", `bad note ${index}`),
+  );
   for (const badText of ["", "no newline", "a\u0007b\n", "\uDC00\n"]) {
     assertCode(() => signNote(badText, peterSigner), "malformed_note", JSON.stringify(badText));
   }
@@ -86,11 +99,29 @@ test("keygen makes keys in the API's form that the checker, written from the spe
   assert.equal(specOpenNote(note, verifierKey), "hello\n");
   assert.equal(specOpenNote(note, keygen(name).verifierKey), null);
   assert.equal(specOpenNote(c2spNote, c2spKey), "This is an example message.\n");
-  assert.ok(createPublicKey({ key: Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), material.subarray(1)]), format: "der", type: "spki" }));
+  assert.ok(
+    createPublicKey({
+      key: Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), material.subarray(1)]),
+      format: "der",
+      type: "spki",
+    }),
+  );
 });
 
 test("key names must be non-empty with no plus, no Unicode space and no control character: invalid_key", () => {
-  for (const name of ["", "a+b", "a b", "a\tb", "a\u00a0b", "a\u3000b", "a\u2028b", "a\u0085b", "a\nb", "a\u0000b", 7]) {
+  for (const name of [
+    "",
+    "a+b",
+    "a b",
+    "a\tb",
+    "a\u00a0b",
+    "a\u3000b",
+    "a\u2028b",
+    "a\u0085b",
+    "a\nb",
+    "a\u0000b",
+    7,
+  ]) {
     assertCode(() => keygen(name as string), "invalid_key", JSON.stringify(name));
   }
   assert.ok(keygen("example.com/log-42_x").verifierKey.startsWith("example.com/log-42_x+"));
@@ -109,13 +140,20 @@ test("mangled keys are refused with invalid_key: every cut, every changed charac
       }
     }
     for (let position = 0; position < key.length; position++) {
-      const changed = key.slice(0, position) + String.fromCharCode(key.charCodeAt(position) + 1) + key.slice(position + 1);
+      const changed =
+        key.slice(0, position) + String.fromCharCode(key.charCodeAt(position) + 1) + key.slice(position + 1);
       assertCode(() => parse(changed), "invalid_key", changed);
     }
   }
   // A wrong-length key and an unknown algorithm, each with its key id adjusted (the Go package's vectors).
-  assertCode(() => parseVerifierKey("PeterNeumann+cc469956+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TWBADKEY=="), "invalid_key");
-  assertCode(() => parseVerifierKey("PeterNeumann+173116ae+ZRpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"), "invalid_key");
+  assertCode(
+    () => parseVerifierKey("PeterNeumann+cc469956+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TWBADKEY=="),
+    "invalid_key",
+  );
+  assertCode(
+    () => parseVerifierKey("PeterNeumann+173116ae+ZRpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"),
+    "invalid_key",
+  );
   assertCode(() => parseVerifierKey(peterSigner), "invalid_key");
   assertCode(() => parseSignerKey(peterVerifier), "invalid_key");
   assertCode(() => openNote(c2spNote, ["not a key"]), "invalid_key");

@@ -138,8 +138,15 @@ export function specOpenNote(note: string, vkey: string): string | null {
   const cut = note.lastIndexOf("\n\n");
   if (cut < 0) return null;
   const text = note.slice(0, cut + 1);
-  const key = createPublicKey({ key: Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), pub]), format: "der", type: "spki" });
-  for (const line of note.slice(cut + 2).split("\n").filter((part) => part !== "")) {
+  const key = createPublicKey({
+    key: Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), pub]),
+    format: "der",
+    type: "spki",
+  });
+  for (const line of note
+    .slice(cut + 2)
+    .split("\n")
+    .filter((part) => part !== "")) {
     const match = /^\u2014 (\S+) (\S+)$/u.exec(line);
     if (match === null) return null;
     const bytes = Buffer.from(match[2]!, "base64");
