@@ -21,7 +21,8 @@ nodeInput[0] = 0x01;
 
 /**
  * The hash of a leaf: SHA-256(0x00 ‖ data). The 0x00 prefix keeps a leaf from ever hashing like a node
- * (RFC 6962 §2.1: second-preimage resistance between leaves and nodes).
+ * (RFC 6962 §2.1: second-preimage resistance between leaves and nodes). Bytes, not canonical JSON
+ * with a domain tag as leash's other digests: RFC 6962 fixes them, so that other tools can check the log.
  *
  * @example
  * const leaf = leafHash(Buffer.from(record.digest, "hex"));
