@@ -58,6 +58,42 @@ export type {
   FsyncMode,
 } from "./audit/index.js";
 
+export {
+  keygen,
+  signCheckpoint,
+  verifyCheckpoint,
+  formatCheckpoint,
+  parseCheckpoint,
+  signNote,
+  openNote,
+  MerkleLog,
+  MemoryNodeStore,
+  leafHash,
+  nodeHash,
+  recordLeafHash,
+  verifyInclusion,
+  verifyConsistency,
+  jsonlEvidenceLog,
+  recordsEvidenceLog,
+  EMPTY_ROOT,
+} from "./evidence/index.js";
+export type {
+  Hash,
+  NodeId,
+  NodeStore,
+  StoredNode,
+  LeafSource,
+  MaybePromise,
+  KeyPair,
+  NoteSignature,
+  OpenedNote,
+  EvidenceLog,
+  EvidenceSource,
+  Checkpoint,
+  CheckpointProblem,
+  CheckpointProblemKind,
+} from "./evidence/index.js";
+
 export { allow, block } from "./guards/guard.js";
 export type { Guard, GuardedWork, Verdict, GuardPoint } from "./guards/guard.js";
 export type {

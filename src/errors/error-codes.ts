@@ -43,6 +43,13 @@ export const ERROR_CODES = [
   // MCP servers (leash/mcp).
   "mcp_failed",
   "mcp_unavailable",
+  // Evidence: signed notes, keys and checkpoints.
+  "invalid_key",
+  "malformed_note",
+  "unknown_key",
+  "bad_signature",
+  "malformed_checkpoint",
+  "audit_invalid",
 ] as const;
 
 /** A code of a {@link LeashError}: a snake_case wire value. */

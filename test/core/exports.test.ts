@@ -29,6 +29,9 @@ test("leash exports every name of the API contract", async () => {
     "StateError",
     "isLeashError",
     "modelPlanner",
+    "keygen",
+    "signCheckpoint",
+    "verifyCheckpoint",
   ]) {
     assert.ok(leash[name] !== undefined, `leash exports ${name}`);
   }

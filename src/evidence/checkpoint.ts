@@ -1,0 +1,172 @@
+import type { AuditProblemKind } from "../audit/verify-audit.js";
+import { isLeashError, LeashError, messageOf } from "../errors/index.js";
+import { jsonlEvidenceLog, rootOfLog, type EvidenceLog } from "./evidence-log.js";
+import { HASH_SIZE, sameHash, type Hash } from "./merkle.js";
+import { hasControlCharacter, parseVerifierKey } from "./note-keys.js";
+import { openNoteWith, signNote } from "./signed-note.js";
+
+/** The tree head a checkpoint signs (C2SP tlog-checkpoint). */
+export interface Checkpoint {
+  /** The log's identity, e.g. `example.com/leash`. */
+  origin: string;
+  /** How many leaves the tree holds. */
+  size: number;
+  /** The RFC 6962 root of the tree of `size` leaves. */
+  root: Hash;
+  /** Opaque extension lines after the root, each non-empty (the spec advises against them). */
+  extensions: string[];
+}
+
+/** What a log is, for {@link signCheckpoint} and {@link verifyCheckpoint}: a JSONL trail's path, or an {@link EvidenceLog}. */
+export type EvidenceSource = string | EvidenceLog;
+
+/** What kind of problem {@link verifyCheckpoint} found: its own, or one of `verifyAudit`'s. */
+export type CheckpointProblemKind =
+  "malformed_checkpoint" | "unknown_key" | "bad_signature" | "log_shorter" | "root_mismatch" | AuditProblemKind;
+
+/** One problem of a checkpoint or of the log it is checked against (`run` and `seq` for a chain's). */
+export interface CheckpointProblem {
+  problem: CheckpointProblemKind;
+  message: string;
+  run?: string;
+  seq?: number;
+}
+
+/**
+ * The note text of a checkpoint: `<origin>\n<size>\n<base64 root>\n`, then its extension lines.
+ *
+ * @example
+ * const text = formatCheckpoint({ origin: "example.com/leash", size: 3, root, extensions: [] });
+ */
+export function formatCheckpoint(checkpoint: Checkpoint): string {
+  const { origin, size, root, extensions } = checkpoint;
+  const text = [origin, String(size), Buffer.from(root).toString("base64"), ...extensions].join("\n") + "\n";
+  // What is written must parse back to the same: a bad origin or size is refused here, not by a verifier.
+  parseCheckpoint(text);
+  return text;
+}
+
+/**
+ * Parses a checkpoint's note text strictly: a non-empty origin, a decimal size without leading zeros,
+ * the base64 of a 32-byte root, then non-empty extension lines; anything else throws
+ * `malformed_checkpoint`.
+ *
+ * @example
+ * const { origin, size, root } = parseCheckpoint(openNote(note, [verifierKey]).text);
+ */
+export function parseCheckpoint(text: string): Checkpoint {
+  if (typeof text !== "string" || !text.endsWith("\n")) throw malformed("its text does not end in a newline");
+  const lines = text.slice(0, -1).split("\n");
+  if (lines.length < 3) throw malformed("it has fewer than three lines (origin, size, root)");
+  const [origin, size, root, ...extensions] = lines as [string, string, string, ...string[]];
+  if (origin.length === 0) throw malformed("its origin line is empty");
+  if (hasControlCharacter(origin) || !origin.isWellFormed()) throw malformed("its origin holds a control character");
+  if (!/^(0|[1-9][0-9]*)$/.test(size) || !Number.isSafeInteger(Number(size))) {
+    throw malformed(`its size ${JSON.stringify(size.slice(0, 40))} is not a decimal number without leading zeros`);
+  }
+  const bytes = Buffer.from(root, "base64");
+  if (bytes.toString("base64") !== root || bytes.length !== HASH_SIZE) {
+    throw malformed("its root is not the base64 of 32 bytes");
+  }
+  if (extensions.some((line) => line.length === 0)) throw malformed("it has an empty extension line");
+  return { origin, size: Number(size), root: new Uint8Array(bytes), extensions };
+}
+
+/**
+ * Signs the log's current tree head as a C2SP tlog-checkpoint note with a signer key. It refuses a log
+ * whose chains do not verify (`audit_invalid`): a checkpoint vouches for what it signs.
+ *
+ * @example
+ * const note = await signCheckpoint("audit.jsonl", { key: signerKey, origin: "example.com/leash" });
+ */
+export async function signCheckpoint(
+  source: EvidenceSource,
+  options: { key: string; origin: string },
+): Promise<string> {
+  const { key, origin } = options;
+  if (typeof origin !== "string" || origin.length === 0 || hasControlCharacter(origin) || !origin.isWellFormed()) {
+    throw new LeashError(
+      "invalid_option",
+      "Expected `origin` to be a non-empty line of text (such as `example.com/leash`).",
+    );
+  }
+  if (typeof key !== "string") throw new LeashError("invalid_key", "Expected `key` to be a signer key's text.");
+  const log = typeof source === "string" ? jsonlEvidenceLog(source) : source;
+  const problems = await log.verifyChains();
+  if (problems.length > 0) {
+    throw new LeashError(
+      "audit_invalid",
+      `The log's chains do not verify (${problems.length} problems, the first: ${problems[0]!.message}); nothing was signed.`,
+      { details: { problems: problems.length } },
+    );
+  }
+  const size = await log.size();
+  const root = await rootOfLog(log, size);
+  return signNote(formatCheckpoint({ origin, size, root, extensions: [] }), key);
+}
+
+/**
+ * Checks a signed checkpoint against a log with the verifier key alone: the signature, the
+ * checkpoint's form, that the log's chains verify, and that the log still holds exactly the tree that
+ * was signed (its first `size` leaves give the signed root) and perhaps more. It returns the problems
+ * (`[]` when all hold) and never throws for a checkpoint or a log that fails; a `key` that is not a
+ * verifier key throws `invalid_key`.
+ *
+ * @example
+ * const problems = await verifyCheckpoint("audit.jsonl", note, { key: verifierKey });
+ * for (const { problem, message } of problems) console.log(problem, message);
+ */
+export async function verifyCheckpoint(
+  source: EvidenceSource,
+  note: string,
+  options: { key: string },
+): Promise<CheckpointProblem[]> {
+  const key = parseVerifierKey(options?.key);
+  let checkpoint: Checkpoint;
+  try {
+    checkpoint = parseCheckpoint(openNoteWith(note, [key]).text);
+  } catch (error) {
+    return [noteProblem(error)];
+  }
+  const problems: CheckpointProblem[] = [];
+  try {
+    const log = typeof source === "string" ? jsonlEvidenceLog(source) : source;
+    for (const { problem, message, run, seq } of await log.verifyChains()) {
+      problems.push({ problem, message, ...(run === null ? {} : { run }), ...(seq === null ? {} : { seq }) });
+    }
+    const size = await log.size();
+    if (size < checkpoint.size) {
+      problems.push({
+        problem: "log_shorter",
+        message: `The log holds ${size} records, fewer than the ${checkpoint.size} the checkpoint signed: records were removed.`,
+      });
+      return problems;
+    }
+    const root = await rootOfLog(log, checkpoint.size);
+    if (!sameHash(root, checkpoint.root)) {
+      problems.push({
+        problem: "root_mismatch",
+        message:
+          `The log's first ${checkpoint.size} records do not give the root the checkpoint signed: ` +
+          "a record was changed, removed or reordered since.",
+      });
+    }
+  } catch (error) {
+    problems.push({ problem: "malformed", message: `The log could not be read: ${messageOf(error)}` });
+  }
+  return problems;
+}
+
+function noteProblem(error: unknown): CheckpointProblem {
+  const message = messageOf(error);
+  if (isLeashError(error, "unknown_key")) return { problem: "unknown_key", message };
+  if (isLeashError(error, "bad_signature")) return { problem: "bad_signature", message };
+  if (isLeashError(error, "malformed_note") || isLeashError(error, "malformed_checkpoint")) {
+    return { problem: "malformed_checkpoint", message };
+  }
+  return { problem: "malformed_checkpoint", message: `The checkpoint could not be read: ${message}` };
+}
+
+function malformed(why: string): LeashError {
+  return new LeashError("malformed_checkpoint", `The checkpoint is malformed: ${why}.`);
+}

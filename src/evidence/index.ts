@@ -1,0 +1,39 @@
+export {
+  EMPTY_ROOT,
+  HASH_SIZE,
+  leafHash,
+  nodeHash,
+  verifyConsistency,
+  verifyInclusion,
+  type Hash,
+  type NodeId,
+} from "./merkle.js";
+export { MemoryNodeStore, type LeafSource, type MaybePromise, type NodeStore, type StoredNode } from "./node-store.js";
+export { MerkleLog } from "./merkle-log.js";
+export {
+  keygen,
+  parseSignerKey,
+  parseVerifierKey,
+  type KeyPair,
+  type SignerKey,
+  type VerifierKey,
+} from "./note-keys.js";
+export {
+  MAX_NOTE_BYTES,
+  MAX_NOTE_SIGNATURES,
+  openNote,
+  signNote,
+  type NoteSignature,
+  type OpenedNote,
+} from "./signed-note.js";
+export { jsonlEvidenceLog, recordLeafHash, recordsEvidenceLog, rootOfLog, type EvidenceLog } from "./evidence-log.js";
+export {
+  formatCheckpoint,
+  parseCheckpoint,
+  signCheckpoint,
+  verifyCheckpoint,
+  type Checkpoint,
+  type CheckpointProblem,
+  type CheckpointProblemKind,
+  type EvidenceSource,
+} from "./checkpoint.js";
