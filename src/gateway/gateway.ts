@@ -16,6 +16,7 @@ import {
   goalOf,
   isRunOf,
   newRunId,
+  runPrefixOf,
 } from "./gateway-runs.js";
 
 /** What a waiting call may do while it waits: say so to the client, and learn that the client gave up. */
@@ -199,8 +200,9 @@ export class Gateway {
 
   /** The run of this call that waits for approval and that every gateway waits on, if any. */
   async #firstWaiting(call: GatewayCall): Promise<RunState | undefined> {
-    const waiting = (await this.#store.list({ status: "awaiting_approval" })).filter((item) =>
-      isRunOf(item.runId, call),
+    // Only this call's runs are read (a range of the index on run ids), not every waiting run of the store.
+    const waiting = (await this.#store.list({ status: "awaiting_approval", runIdPrefix: runPrefixOf(call) })).filter(
+      (item) => isRunOf(item.runId, call),
     );
     const rank = (item: RunState): number => (item.answers.length > 0 ? 0 : 1);
     return waiting.sort((a, b) => rank(a) - rank(b) || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))[0];

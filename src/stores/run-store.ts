@@ -44,6 +44,11 @@ export interface ListOptions {
   /** Only runs of this status (`awaiting_approval` is the inbox). */
   status?: RunStatus;
   /**
+   * Only runs whose id starts with this string, compared exactly (no character is a wildcard); the
+   * stores answer it from their index on run ids, without reading the other runs.
+   */
+  runIdPrefix?: string;
+  /**
    * Called once for each stored run whose state cannot be read; such a run is left out of the list
    * instead of failing the whole listing.
    */
