@@ -8,9 +8,17 @@ import type { ElicitRequest, ElicitResult, Tool as McpTool } from "@modelcontext
 import type { Json } from "../index.js";
 import type { Gateway } from "./gateway.js";
 
-/** The MCP server in front of a gateway: `tools/list` gives the upstream tools, `tools/call` a run. */
+/**
+ * The MCP server in front of a gateway: `tools/list` gives the upstream tools, `tools/call` a run, and
+ * `notifications/tools/list_changed` goes to the client when an upstream changed its tools.
+ */
 export function gatewayServer(gateway: Gateway, listed: Map<string, Map<string, McpTool>>, version: string): Server {
-  const server = new Server({ name: "leash-gateway", version }, { capabilities: { tools: {} } });
+  const server = new Server({ name: "leash-gateway", version }, { capabilities: { tools: { listChanged: true } } });
+  // Every session hears that an upstream changed its tools, and lists them again.
+  const unsubscribe = gateway.onToolsChanged(() => {
+    void server.sendToolListChanged().catch(() => undefined);
+  });
+  server.onclose = unsubscribe;
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: gateway.tools.map((item) => {
       const definition = (item.definition ?? {}) as Record<string, unknown>;

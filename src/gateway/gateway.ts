@@ -3,7 +3,7 @@ import { Agent, Approval, Decision, Policy, canonicalJson, isLeashError, toJson 
 import type { AuditSink, Guard, Json, Planner, RunState, RunStore, Tool } from "../index.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { rawResults } from "./upstreams.js";
-import type { RawSlot } from "./upstreams.js";
+import type { RawSlot, ToolChanges } from "./upstreams.js";
 import type { CallResult, GatewayCall } from "./gateway-runs.js";
 import {
   RUN_PREFIX,
@@ -64,9 +64,22 @@ export class Gateway {
   readonly #tools: Map<string, Tool>;
   readonly #busy = new Map<string, Promise<CallResult>>();
   readonly #dbArgs: string;
+  readonly #changes: ToolChanges | undefined;
 
-  constructor(config: GatewayConfig, store: RunStore & AuditSink, tools: Tool[], guards: Guard[], dbArgs: string) {
+  /**
+   * `changes`, when given, says which tools an upstream no longer lists (left out of {@link tools})
+   * and when a re-read changed the tools ({@link onToolsChanged}).
+   */
+  constructor(
+    config: GatewayConfig,
+    store: RunStore & AuditSink,
+    tools: Tool[],
+    guards: Guard[],
+    dbArgs: string,
+    changes?: ToolChanges,
+  ) {
     this.#config = config;
+    this.#changes = changes;
     this.#store = store;
     this.#tools = new Map(tools.map((item) => [item.name, item]));
     this.#dbArgs = dbArgs;
@@ -88,9 +101,15 @@ export class Gateway {
     });
   }
 
-  /** The tools offered downstream. */
+  /** The tools offered downstream: the upstream tools, with their current definitions, less those no longer listed. */
   get tools(): Tool[] {
-    return [...this.#tools.values()];
+    const refused = this.#changes?.refused;
+    return [...this.#tools.values()].filter((item) => refused?.has(item.name) !== true);
+  }
+
+  /** Calls `listener` after an upstream's tools changed (redefined, no longer listed, back); returns how to stop. */
+  onToolsChanged(listener: () => void): () => void {
+    return this.#changes?.subscribe(listener) ?? (() => undefined);
   }
 
   /**

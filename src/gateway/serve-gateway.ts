@@ -55,7 +55,7 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
   let upstreams: Upstreams | undefined;
   try {
     upstreams = await startUpstreams(options.config.servers);
-    const gateway = new Gateway(options.config, store, upstreams.tools, guards, options.location.args);
+    const gateway = new Gateway(options.config, store, upstreams.tools, guards, options.location.args, upstreams);
     void gateway
       .recover((state) => say(`recovered run ${state.runId} after a stop: it is now ${state.status}.`))
       .then(({ recovered, left }) =>
@@ -71,7 +71,13 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
     });
     if (options.httpPort === undefined) {
       const server = gatewayServer(gateway, upstreams.listed, options.version);
-      const closed = new Promise<void>((done) => (server.onclose = done));
+      const closed = new Promise<void>((done) => {
+        const previous = server.onclose;
+        server.onclose = () => {
+          previous?.();
+          done();
+        };
+      });
       await server.connect(new StdioLines(options.config.maxMessageBytes, say));
       say(`serving ${gateway.tools.length} tools on stdio; store ${options.location.label}.`);
       await Promise.race([closed, stopped]);
