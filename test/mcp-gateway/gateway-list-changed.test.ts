@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { connectGateway, setup, textOf } from "./support.js";
+import { connectGateway, serveHttpGateway, setup, textOf } from "./support.js";
 import type { Setup } from "./support.js";
 
 const changingServer = fileURLToPath(new URL("../fixtures/mcp-changing-server.mjs", import.meta.url));
@@ -64,4 +65,43 @@ test("an upstream that redefines a tool: the client is told tools/list_changed a
   } finally {
     await client.close();
   }
+});
+
+/**
+ * An SDK Client over Streamable HTTP, and a promise that resolves once its standalone SSE stream (the
+ * GET the SDK opens after it connects, where notifications outside a request arrive) is open.
+ */
+async function httpClient(port: number): Promise<{ client: Client; listening: Promise<void> }> {
+  let opened!: () => void;
+  const listening = new Promise<void>((resolve) => (opened = resolve));
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+    fetch: async (url, init) => {
+      const response = await fetch(url, init);
+      if ((init?.method ?? "GET") === "GET" && response.ok) opened();
+      return response;
+    },
+  });
+  const client = new Client({ name: "http-test", version: "1" });
+  await client.connect(transport);
+  return { client, listening };
+}
+
+test("over --http, every session is told tools/list_changed when an upstream redefines a tool, and lists the new schema", async () => {
+  const at = await changingSetup();
+  const gateway = await serveHttpGateway(at);
+  const sessions = [await httpClient(gateway.port), await httpClient(gateway.port)];
+  try {
+    const changes = sessions.map(({ client }) => listChanges(client));
+    await Promise.all(sessions.map(({ listening }) => listening));
+    const told = changes.map((each) => each.next());
+    const [caller] = sessions;
+    assert.equal(textOf(await caller!.client.callTool({ name: "ch__reshape", arguments: {} })), "reshaped");
+    await Promise.all(told);
+    for (const { client } of sessions)
+      assert.deepEqual(Object.keys((await greetSchema(client)) ?? {}).sort(), ["loud", "name"]);
+  } finally {
+    for (const { client } of sessions) await client.close();
+    await gateway.stop();
+  }
+  assert.equal(await gateway.exit, 0);
 });
