@@ -83,15 +83,16 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
       )
       .catch((error: unknown) => say(`could not recover the runs cut by a stop: ${(error as Error).message}`));
     const stopped = new Promise<string>((done) => {
-      const stop = (why: string) => (): void => {
-        // A second signal during the stop meets no listener: it ends the process at once.
+      const signalled = (why: string) => (): void => {
+        // One signal stops (or, after stdin's end, changes nothing); a second meets no listener and
+        // ends the process at once.
         process.off("SIGTERM", onTerm).off("SIGINT", onInt);
         done(why);
       };
-      const onTerm = stop("SIGTERM");
-      const onInt = stop("SIGINT");
+      const onTerm = signalled("SIGTERM");
+      const onInt = signalled("SIGINT");
       process.once("SIGTERM", onTerm).once("SIGINT", onInt);
-      if (options.httpPort === undefined) process.stdin.once("end", stop("stdin ended"));
+      if (options.httpPort === undefined) process.stdin.once("end", () => done("stdin ended"));
     });
     const { shutdownMs } = options.config;
     if (options.httpPort === undefined) {

@@ -8,7 +8,9 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { eventually } from "../mcp/support.js";
-import { connectGateway, leash, runs, setup, textOf, waitingSignal } from "./support.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { connectGateway, leash, runs, serveHttpGateway, setup, textOf, waitingSignal } from "./support.js";
 import type { Setup } from "./support.js";
 
 const heldServer = fileURLToPath(new URL("../fixtures/mcp-held-server.mjs", import.meta.url));
@@ -19,6 +21,7 @@ const CALL_TIMEOUT = { timeout: 150_000 };
 function watch(transport: StdioClientTransport): {
   exit: Promise<number | null>;
   line: (pattern: RegExp) => Promise<string>;
+  endStdin: () => void;
 } {
   // The SDK keeps the child private and forgets it once it closes: hold it from the start.
   const child = (transport as unknown as { _process: ChildProcess })._process;
@@ -45,7 +48,7 @@ function watch(transport: StdioClientTransport): {
     if (found !== undefined) return Promise.resolve(found);
     return new Promise((resolve) => waiters.push({ pattern, resolve }));
   };
-  return { exit, line };
+  return { exit, line, endStdin: () => child.stdin?.end() };
 }
 
 /** A config in front of the held server (whose `hold` runs until released), with no approval asked. */
@@ -178,4 +181,49 @@ test("SIGTERM with a call that outlasts shutdownMs: the gateway exits anyway (co
   } finally {
     await second.client.close();
   }
+});
+
+test("stdin's end with a call in flight (the client went away): the call finishes, its run is completed, the tool ran once, exit 0", async () => {
+  const at = await heldSetup(120_000);
+  const { client, transport } = await connectGateway(at);
+  const gateway = watch(transport);
+  const call = client.callTool({ name: "held__hold", arguments: { n: 1 } }, undefined, CALL_TIMEOUT);
+  call.catch(() => undefined);
+  await eventually(() => existsSync(at.count), "the upstream call to start", 60_000);
+  gateway.endStdin();
+  await gateway.line(/stopping \(stdin ended\)/);
+  await writeFile(at.release, "");
+  assert.equal(await gateway.exit, 0);
+  await client.close();
+  assert.equal(readFileSync(at.count, "utf8"), "hold 1\n");
+  assert.deepEqual(
+    (await runs(at)).map((item) => item.status),
+    ["completed"],
+  );
+});
+
+test("over --http, SIGTERM with a call in flight: the session gets the call's result before the gateway closes it, exit 0", async () => {
+  const at = await heldSetup(120_000);
+  const gateway = await serveHttpGateway(at);
+  const client = new Client({ name: "http-test", version: "1" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${gateway.port}/mcp`)));
+  try {
+    const call = client.callTool({ name: "held__hold", arguments: { n: 1 } }, undefined, CALL_TIMEOUT);
+    await eventually(() => existsSync(at.count), "the upstream call to start", 60_000);
+    const stopped = gateway.stop();
+    await gateway.line(/stopping \(SIGTERM\)/);
+    const refused = await client.callTool({ name: "held__hold", arguments: { n: 2 } }, undefined, CALL_TIMEOUT);
+    assert.match(textOf(refused), /shutting down/);
+    await writeFile(at.release, "");
+    assert.equal(textOf(await call), "held 1");
+    await stopped;
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+  assert.equal(await gateway.exit, 0);
+  assert.equal(readFileSync(at.count, "utf8"), "hold 1\n");
+  assert.deepEqual(
+    (await runs(at)).map((item) => item.status),
+    ["completed"],
+  );
 });
