@@ -68,7 +68,8 @@ export interface RunStore {
   /** Compare-and-set on `revision`; see {@link SaveOptions}. */
   save(state: RunState, options: SaveOptions): Promise<void>;
   /**
-   * The stored runs, optionally only those of a status (`awaiting_approval` is the inbox). A run whose
+   * The stored runs, optionally only those of a status (`awaiting_approval` is the inbox) and those
+   * whose id starts with `runIdPrefix`. A run whose
    * state cannot be read is left out and reported to `onUnreadable`; it never fails the listing.
    */
   list(options?: ListOptions): Promise<RunState[]>;

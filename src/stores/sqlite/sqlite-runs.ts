@@ -17,6 +17,32 @@ export interface RunFilter {
 }
 
 /**
+ * The query of a listing and its values. A prefix of run ids is a range on the primary key's index
+ * (BINARY: UTF-8 byte order, the order `prefixEnd` assumes); no LIKE or GLOB, so no character of the
+ * prefix is a wildcard. @internal
+ */
+export function listQuery(filter: RunFilter): { sql: string; values: string[] } {
+  const conditions: string[] = [];
+  const values: string[] = [];
+  if (filter.status !== undefined) {
+    conditions.push("status = ?");
+    values.push(filter.status);
+  }
+  const prefix = filter.runIdPrefix;
+  if (prefix !== undefined && prefix !== "") {
+    conditions.push("run_id >= ?");
+    values.push(prefix);
+    const end = prefixEnd(prefix);
+    if (end !== undefined) {
+      conditions.push("run_id < ?");
+      values.push(end);
+    }
+  }
+  const where = conditions.length === 0 ? "" : ` WHERE ${conditions.join(" AND ")}`;
+  return { sql: `SELECT run_id, state FROM runs${where} ORDER BY position`, values };
+}
+
+/**
  * The `runs` and `steps` tables of a {@link SqliteStore}: a run is a row holding its saved form without
  * its steps (the header) and a row per step. Writes run inside the caller's transaction; reads put a
  * run back together with `RunState.fromParts`, which checks it, never casts it.
@@ -121,31 +147,14 @@ export class SqliteRuns {
   }
 
   #rows(filter: RunFilter): RunRow[] {
-    const conditions: string[] = [];
-    const values: string[] = [];
-    if (filter.status !== undefined) {
-      conditions.push("status = ?");
-      values.push(filter.status);
-    }
-    const prefix = filter.runIdPrefix;
-    const end = prefix === undefined ? undefined : prefixEnd(prefix);
-    if (prefix !== undefined && prefix !== "") {
-      // A range on the primary key's index (BINARY: UTF-8 byte order, the order prefixEnd assumes); no
-      // LIKE or GLOB, so no character of the prefix is a wildcard.
-      conditions.push("run_id >= ?");
-      values.push(prefix);
-      if (end !== undefined) {
-        conditions.push("run_id < ?");
-        values.push(end);
-      }
-    }
-    const where = conditions.length === 0 ? "" : `WHERE ${conditions.join(" AND ")}`;
-    let select = this.#selects.get(where);
+    const { sql, values } = listQuery(filter);
+    let select = this.#selects.get(sql);
     if (select === undefined) {
-      select = this.#database.prepare<unknown[], RunRow>(`SELECT run_id, state FROM runs ${where} ORDER BY position`);
-      this.#selects.set(where, select);
+      select = this.#database.prepare<unknown[], RunRow>(sql);
+      this.#selects.set(sql, select);
     }
     const rows = select.all(...values);
+    const prefix = filter.runIdPrefix;
     // Exact whatever the prefix holds (a lone surrogate is not UTF-8, so the range alone could be off).
     return prefix === undefined ? rows : rows.filter((row) => row.run_id.startsWith(prefix));
   }
