@@ -35,10 +35,18 @@ export interface GatewayConfig {
   allowedOrigins: string[];
   /** The largest request body `--http` reads, and the largest stdio message, in bytes (`maxMessageBytes`). */
   maxMessageBytes: number;
+  /**
+   * How long a stopping gateway (SIGTERM, SIGINT, stdin's end) lets the calls being executed finish
+   * before it exits anyway, in milliseconds (`shutdownMs`).
+   */
+  shutdownMs: number;
 }
 
 /** The largest message the gateway reads when the config does not say: 4 MiB. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** How long a stopping gateway lets calls in flight finish when the config does not say: 10 s. */
+export const DEFAULT_SHUTDOWN_MS = 10_000;
 
 /** How long a call waits for an answer when the config does not say. */
 export const DEFAULT_WAIT_MS = 60_000;
@@ -89,6 +97,13 @@ function positive(file: string, value: unknown, where: string, fallback: number)
   if (typeof value !== "number" || !Number.isInteger(value) || value <= 0)
     fail(file, `${where} must be a positive integer.`);
   return value;
+}
+
+/** A positive integer a Node timer can wait (at most 2^31 - 1 ms; a longer one fires at once). */
+function timerMs(file: string, value: unknown, where: string, fallback: number): number {
+  const ms = positive(file, value, where, fallback);
+  if (ms > 2 ** 31 - 1) fail(file, `${where} must be a positive integer up to 2147483647 (2^31 - 1).`);
+  return ms;
 }
 
 function sourceOf(file: string, fields: Fields, where: string, base: string): McpSource {
@@ -157,7 +172,15 @@ function checkedLimits(file: string, value: unknown): Limits {
 /** Checks a parsed config; `file` names it in messages, and relative `cwd`s are taken from `base`. */
 export function checkGatewayConfig(value: unknown, file: string, base: string): GatewayConfig {
   const fields = object(file, value, "the config");
-  only(file, fields, "the config", ["servers", "policy", "limits", "approval", "http", "maxMessageBytes"]);
+  only(file, fields, "the config", [
+    "servers",
+    "policy",
+    "limits",
+    "approval",
+    "http",
+    "maxMessageBytes",
+    "shutdownMs",
+  ]);
   const http = object(file, fields.http ?? {}, "`http`");
   only(file, http, "http", ["allowedOrigins"]);
   const allowedOrigins = strings(file, http.allowedOrigins, "http.allowedOrigins") ?? [];
@@ -187,6 +210,7 @@ export function checkGatewayConfig(value: unknown, file: string, base: string): 
     ...(approval.elicitAs === undefined ? {} : { elicitAs: approval.elicitAs }),
     allowedOrigins,
     maxMessageBytes: positive(file, fields.maxMessageBytes, "maxMessageBytes", DEFAULT_MAX_MESSAGE_BYTES),
+    shutdownMs: timerMs(file, fields.shutdownMs, "shutdownMs", DEFAULT_SHUTDOWN_MS),
   };
 }
 

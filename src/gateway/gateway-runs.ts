@@ -31,7 +31,7 @@ function hostTag(host: string = hostname()): string {
  * driving process (host digest and pid), so another gateway can tell a live run from one cut by a crash.
  */
 export function newRunId(call: GatewayCall): string {
-  return `${RUN_PREFIX}${callKey(call)}-${randomUUID().slice(0, 8)}-${hostTag()}.${process.pid}`;
+  return `${runPrefixOf(call)}${randomUUID().slice(0, 8)}-${hostTag()}.${process.pid}`;
 }
 
 /**
@@ -54,9 +54,14 @@ export function driverMayBeAlive(runId: string): boolean {
   }
 }
 
+/** The start of the id of every run the gateway starts for this call: `mcp-<callKey>-`. */
+export function runPrefixOf(call: GatewayCall): string {
+  return `${RUN_PREFIX}${callKey(call)}-`;
+}
+
 /** Whether a run is one the gateway started for this call. */
 export function isRunOf(runId: string, call: GatewayCall): boolean {
-  return runId.startsWith(`${RUN_PREFIX}${callKey(call)}-`);
+  return runId.startsWith(runPrefixOf(call));
 }
 
 /** The longest goal a run takes (leash's limit), in characters. */

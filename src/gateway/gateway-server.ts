@@ -8,9 +8,17 @@ import type { ElicitRequest, ElicitResult, Tool as McpTool } from "@modelcontext
 import type { Json } from "../index.js";
 import type { Gateway } from "./gateway.js";
 
-/** The MCP server in front of a gateway: `tools/list` gives the upstream tools, `tools/call` a run. */
+/**
+ * The MCP server in front of a gateway: `tools/list` gives the upstream tools, `tools/call` a run, and
+ * `notifications/tools/list_changed` goes to the client when an upstream changed its tools.
+ */
 export function gatewayServer(gateway: Gateway, listed: Map<string, Map<string, McpTool>>, version: string): Server {
-  const server = new Server({ name: "leash-gateway", version }, { capabilities: { tools: {} } });
+  const server = new Server({ name: "leash-gateway", version }, { capabilities: { tools: { listChanged: true } } });
+  // Every session hears that an upstream changed its tools, and lists them again.
+  const unsubscribe = gateway.onToolsChanged(() => {
+    void server.sendToolListChanged().catch(() => undefined);
+  });
+  server.onclose = unsubscribe;
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: gateway.tools.map((item) => {
       const definition = (item.definition ?? {}) as Record<string, unknown>;
@@ -89,6 +97,9 @@ async function askClient(
   return undefined;
 }
 
+/** How long a stopping `--http` gateway lets open connections end before it cuts them. */
+const CLOSE_BOUND_MS = 2_000;
+
 /** A request refused before it reaches the MCP transport: its HTTP status and why. */
 class Refused extends Error {
   constructor(
@@ -142,7 +153,7 @@ export async function serveHttp(
   version: string,
   port: number,
   limits: { allowedOrigins: readonly string[]; maxMessageBytes: number },
-): Promise<{ http: HttpServer; port: number }> {
+): Promise<{ http: HttpServer; port: number; close: () => Promise<void> }> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   let hosts: string[] = [];
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -186,5 +197,17 @@ export async function serveHttp(
   const address = http.address();
   const bound = typeof address === "object" && address !== null ? address.port : port;
   hosts = [`127.0.0.1:${bound}`, `localhost:${bound}`];
-  return { http, port: bound };
+  const close = async (): Promise<void> => {
+    // Each session ends its open streams (a response already sent is flushed first), then the server
+    // stops; a connection that lingers past a bound is cut.
+    for (const transport of [...sessions.values()]) await transport.close().catch(() => undefined);
+    const ended = new Promise<void>((done) => http.close(() => done()));
+    http.closeIdleConnections();
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((done) => (timer = setTimeout(done, CLOSE_BOUND_MS)));
+    await Promise.race([ended, grace]);
+    clearTimeout(timer);
+    http.closeAllConnections();
+  };
+  return { http, port: bound, close };
 }

@@ -3,7 +3,9 @@ import { Agent, Approval, Decision, Policy, canonicalJson, isLeashError, toJson 
 import type { AuditSink, Guard, Json, Planner, RunState, RunStore, Tool } from "../index.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { rawResults } from "./upstreams.js";
-import type { RawSlot } from "./upstreams.js";
+import type { RawSlot, ToolChanges } from "./upstreams.js";
+import { SHUTTING_DOWN, Shutdown, until } from "./gateway-shutdown.js";
+import type { Stopped } from "./gateway-shutdown.js";
 import type { CallResult, GatewayCall } from "./gateway-runs.js";
 import {
   RUN_PREFIX,
@@ -16,6 +18,7 @@ import {
   goalOf,
   isRunOf,
   newRunId,
+  runPrefixOf,
 } from "./gateway-runs.js";
 
 /** What a waiting call may do while it waits: say so to the client, and learn that the client gave up. */
@@ -39,18 +42,6 @@ const planner: Planner = (state) => {
   return Decision.finish(state.steps[0]?.result ?? null);
 };
 
-function until(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
-
 /**
  * leash in front of MCP servers: each call is a run of an agent with the upstream tools, the config's
  * policy and limits, the app's guards and the store. A call that needs approval waits for an answer in
@@ -63,9 +54,23 @@ export class Gateway {
   readonly #tools: Map<string, Tool>;
   readonly #busy = new Map<string, Promise<CallResult>>();
   readonly #dbArgs: string;
+  readonly #changes: ToolChanges | undefined;
+  readonly #shutdown = new Shutdown();
 
-  constructor(config: GatewayConfig, store: RunStore & AuditSink, tools: Tool[], guards: Guard[], dbArgs: string) {
+  /**
+   * `changes`, when given, says which tools an upstream no longer lists (left out of {@link tools})
+   * and when a re-read changed the tools ({@link onToolsChanged}).
+   */
+  constructor(
+    config: GatewayConfig,
+    store: RunStore & AuditSink,
+    tools: Tool[],
+    guards: Guard[],
+    dbArgs: string,
+    changes?: ToolChanges,
+  ) {
     this.#config = config;
+    this.#changes = changes;
     this.#store = store;
     this.#tools = new Map(tools.map((item) => [item.name, item]));
     this.#dbArgs = dbArgs;
@@ -87,9 +92,15 @@ export class Gateway {
     });
   }
 
-  /** The tools offered downstream. */
+  /** The tools offered downstream: the upstream tools, with their current definitions, less those no longer listed. */
   get tools(): Tool[] {
-    return [...this.#tools.values()];
+    const refused = this.#changes?.refused;
+    return [...this.#tools.values()].filter((item) => refused?.has(item.name) !== true);
+  }
+
+  /** Calls `listener` after an upstream's tools changed (redefined, no longer listed, back); returns how to stop. */
+  onToolsChanged(listener: () => void): () => void {
+    return this.#changes?.subscribe(listener) ?? (() => undefined);
   }
 
   /**
@@ -98,12 +109,15 @@ export class Gateway {
    * `interrupted`, never run twice. A run another live gateway drives (on this host, or any run
    * started on another host) is left alone. Returns how many runs were recovered and left.
    */
-  async recover(
-    onRecovered: (state: RunState) => void = () => undefined,
-  ): Promise<{ recovered: number; left: number }> {
+  recover(onRecovered: (state: RunState) => void = () => undefined): Promise<{ recovered: number; left: number }> {
+    return this.#shutdown.track(this.#recover(onRecovered));
+  }
+
+  async #recover(onRecovered: (state: RunState) => void): Promise<{ recovered: number; left: number }> {
     const running = (await this.#store.list({ status: "running" })).filter((item) => item.runId.startsWith(RUN_PREFIX));
     let recovered = 0;
     for (const state of running) {
+      if (this.#shutdown.stopping) break;
       if (driverMayBeAlive(state.runId)) continue;
       try {
         onRecovered(await this.agent.resume(state.runId));
@@ -117,6 +131,7 @@ export class Gateway {
 
   /** Answers one downstream `tools/call`. Identical calls at once share one run. */
   call(tool: string, given: Record<string, unknown>, context: CallContext = {}): Promise<CallResult> {
+    if (this.#shutdown.stopping) return Promise.resolve(errorResult(SHUTTING_DOWN));
     if (!this.#tools.has(tool)) return Promise.resolve(errorResult(`leash: there is no tool \`${tool}\` here.`));
     let args: Record<string, Json>;
     let size: number;
@@ -149,7 +164,16 @@ export class Gateway {
       })
       .finally(() => this.#busy.delete(key));
     this.#busy.set(key, work);
-    return work;
+    return this.#shutdown.track(work);
+  }
+
+  /**
+   * Stops taking calls (a new one is an error result that says the gateway is shutting down), answers
+   * the calls that wait for a person at once (their runs stay waiting in the store), and resolves once
+   * the calls being executed have ended, or after `ms`, whichever is first.
+   */
+  stop(ms: number): Promise<Stopped> {
+    return this.#shutdown.stop(ms);
   }
 
   async #call(call: GatewayCall, context: CallContext, slot: RawSlot): Promise<CallResult> {
@@ -163,6 +187,8 @@ export class Gateway {
     try {
       // Until the run ends: it waits for a person, or another gateway on the same store is running it.
       while (state.status === "awaiting_approval" || state.status === "running") {
+        // Stopping: a call that waits answers now; its run waits on in the store for the next call.
+        if (this.#shutdown.stopping) return this.#stillWaiting(state);
         if (state.status === "awaiting_approval" && answered !== state.answers.length) {
           answered = state.answers.length;
           const digest = state.pending?.digest;
@@ -186,9 +212,9 @@ export class Gateway {
           this.#ask(state, context, asking.signal);
         }
         const left = this.#config.waitMs - (Date.now() - started);
-        if (left <= 0 || context.signal?.aborted === true) return this.#stillWaiting(state);
+        if (left <= 0 || context.signal?.aborted === true || this.#shutdown.stopping) return this.#stillWaiting(state);
         if (state.status === "awaiting_approval") context.progress?.(this.#approveLine(state));
-        await until(Math.min(left, this.#config.pollMs), context.signal);
+        await until(Math.min(left, this.#config.pollMs), [context.signal, this.#shutdown.signal]);
         state = (await this.#store.load(state.runId)) ?? state;
       }
     } finally {
@@ -199,8 +225,9 @@ export class Gateway {
 
   /** The run of this call that waits for approval and that every gateway waits on, if any. */
   async #firstWaiting(call: GatewayCall): Promise<RunState | undefined> {
-    const waiting = (await this.#store.list({ status: "awaiting_approval" })).filter((item) =>
-      isRunOf(item.runId, call),
+    // Only this call's runs are read (a range of the index on run ids), not every waiting run of the store.
+    const waiting = (await this.#store.list({ status: "awaiting_approval", runIdPrefix: runPrefixOf(call) })).filter(
+      (item) => isRunOf(item.runId, call),
     );
     const rank = (item: RunState): number => (item.answers.length > 0 ? 0 : 1);
     return waiting.sort((a, b) => rank(a) - rank(b) || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))[0];

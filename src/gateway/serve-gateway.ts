@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { CliError } from "../cli/cli-error.js";
+import { CliError, EXIT_FAILURE } from "../cli/cli-error.js";
 import type { StoreLocation } from "../cli/common-options.js";
 import { importAgentModule } from "../cli/load-agent.js";
 import type { AuditSink, Guard, RunStore } from "../index.js";
@@ -45,9 +45,27 @@ function say(line: string): void {
 }
 
 /**
- * Runs the gateway until its client goes away (stdio: stdin ends) or the process is told to stop:
- * opens the store, starts the upstream servers, then serves while it recovers the runs cut by a crash
- * (in the background: an idempotent call started again may take its time).
+ * Stops taking calls and waits for those in flight, at most `shutdownMs`. Past it the process exits at
+ * once, with code 1, as if it had crashed: closing the upstreams under a call would record the call as
+ * failed, while a run left `running` is recovered by the next start (see the guide).
+ */
+async function stopCalls(gateway: Gateway, ms: number, why: string): Promise<void> {
+  say(`stopping (${why}): new calls are refused, waiting calls answered; up to ${ms} ms for the calls in flight.`);
+  const { ended, left } = await gateway.stop(ms);
+  if (!ended) {
+    say(`${left} call(s) still in flight after shutdownMs (${ms} ms): exiting; the next start recovers their runs.`);
+    process.exit(EXIT_FAILURE);
+  }
+  // The MCP server sends each ended call's answer in callbacks queued behind it: let them run first.
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Runs the gateway until it is told to stop (SIGTERM, SIGINT, or stdin's end on stdio): opens the
+ * store, starts the upstream servers, then serves while it recovers the runs cut by a crash (in the
+ * background: an idempotent call started again may take its time). At a stop it refuses new calls,
+ * answers the calls that wait for a person, lets the calls being executed finish (at most the
+ * config's `shutdownMs`), then closes the sessions, the upstreams and the store.
  */
 export async function serveGateway(options: ServeOptions): Promise<void> {
   const guards = await loadGuards(options.agentPath);
@@ -55,7 +73,7 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
   let upstreams: Upstreams | undefined;
   try {
     upstreams = await startUpstreams(options.config.servers);
-    const gateway = new Gateway(options.config, store, upstreams.tools, guards, options.location.args);
+    const gateway = new Gateway(options.config, store, upstreams.tools, guards, options.location.args, upstreams);
     void gateway
       .recover((state) => say(`recovered run ${state.runId} after a stop: it is now ${state.status}.`))
       .then(({ recovered, left }) =>
@@ -64,31 +82,36 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
         ),
       )
       .catch((error: unknown) => say(`could not recover the runs cut by a stop: ${(error as Error).message}`));
-    const stopped = new Promise<void>((done) => {
-      process.once("SIGTERM", done);
-      process.once("SIGINT", done);
-      if (options.httpPort === undefined) process.stdin.once("end", done);
+    const stopped = new Promise<string>((done) => {
+      const signalled = (why: string) => (): void => {
+        // One signal stops (or, after stdin's end, changes nothing); a second meets no listener and
+        // ends the process at once.
+        process.off("SIGTERM", onTerm).off("SIGINT", onInt);
+        done(why);
+      };
+      const onTerm = signalled("SIGTERM");
+      const onInt = signalled("SIGINT");
+      process.once("SIGTERM", onTerm).once("SIGINT", onInt);
+      if (options.httpPort === undefined) process.stdin.once("end", () => done("stdin ended"));
     });
+    const { shutdownMs } = options.config;
     if (options.httpPort === undefined) {
       const server = gatewayServer(gateway, upstreams.listed, options.version);
-      const closed = new Promise<void>((done) => (server.onclose = done));
+      // A client gone (stdout's pipe closed) while calls finish: their answers have nowhere to go.
+      process.stdout.on("error", () => undefined);
       await server.connect(new StdioLines(options.config.maxMessageBytes, say));
       say(`serving ${gateway.tools.length} tools on stdio; store ${options.location.label}.`);
-      await Promise.race([closed, stopped]);
+      await stopCalls(gateway, shutdownMs, await stopped);
       await server.close().catch(() => undefined);
     } else {
-      const { http, port } = await serveHttp(
-        gateway,
-        upstreams.listed,
-        options.version,
-        options.httpPort,
-        options.config,
+      const served = await serveHttp(gateway, upstreams.listed, options.version, options.httpPort, options.config);
+      say(
+        `serving ${gateway.tools.length} tools at http://127.0.0.1:${served.port}/mcp; store ${options.location.label}.`,
       );
-      say(`serving ${gateway.tools.length} tools at http://127.0.0.1:${port}/mcp; store ${options.location.label}.`);
-      await stopped;
-      http.closeAllConnections();
-      await new Promise((done) => http.close(done));
+      await stopCalls(gateway, shutdownMs, await stopped);
+      await served.close();
     }
+    say("stopped.");
   } finally {
     await upstreams?.close();
     await store.close().catch(() => undefined);

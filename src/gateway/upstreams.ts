@@ -18,8 +18,16 @@ export interface RawSlot {
  */
 export const rawResults = new AsyncLocalStorage<RawSlot>();
 
+/** Which upstream tools refuse calls now, and a way to hear when that or a definition changes. */
+export interface ToolChanges {
+  /** The leash names of the tools an upstream no longer lists (or no longer lists usably). */
+  readonly refused: ReadonlySet<string>;
+  /** Calls `listener` after each re-read that changed a tool; returns how to stop. */
+  subscribe(listener: () => void): () => void;
+}
+
 /** The upstream servers, started: their tools, their listings by server and MCP name, and how to stop. */
-export interface Upstreams {
+export interface Upstreams extends ToolChanges {
   tools: McpTools["tools"];
   /** Each server's tools as it listed them, by MCP name: where an `outputSchema` is found. */
   listed: Map<string, Map<string, McpTool>>;
@@ -67,6 +75,15 @@ export async function startUpstreams(servers: UpstreamConfig[]): Promise<Upstrea
   };
   const listed = new Map<string, Map<string, McpTool>>();
   const tools: McpTools["tools"] = [];
+  const refusedBy = new Map<string, string[]>();
+  const refused = new Set<string>();
+  const listeners = new Set<() => void>();
+  const changed = (server: string, now: string[]): void => {
+    refusedBy.set(server, now);
+    refused.clear();
+    for (const names of refusedBy.values()) for (const name of names) refused.add(name);
+    for (const listener of [...listeners]) listener();
+  };
   try {
     for (const server of servers) {
       const { name, source, ...rest } = server;
@@ -78,6 +95,7 @@ export async function startUpstreams(servers: UpstreamConfig[]): Promise<Upstrea
         server: name,
         trust: "trusted",
         ...rest,
+        onChange: (change) => changed(name, change.refused),
       });
       closers.push(() => started.close());
       tools.push(...started.tools);
@@ -86,5 +104,9 @@ export async function startUpstreams(servers: UpstreamConfig[]): Promise<Upstrea
     await close();
     throw new CliError("mcp_unavailable", (error as Error).message, EXIT_OPERATIONAL);
   }
-  return { tools, listed, close };
+  const subscribe = (listener: () => void): (() => void) => {
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  };
+  return { tools, listed, close, refused, subscribe };
 }

@@ -10,6 +10,7 @@ export type {
   McpStdioSource,
   McpHttpSource,
   McpToolsOptions,
+  McpToolsChange,
   McpToolOverride,
 } from "./mcp-options.js";
 export { annotatedEffect } from "./mcp-effects.js";

@@ -49,6 +49,14 @@ export interface McpToolOverride {
   scopes?: string[];
 }
 
+/** What {@link McpToolsOptions.onChange} is told after a re-read of the tools changed them. */
+export interface McpToolsChange {
+  /** The leash names of the tools whose definitions changed in this re-read (each redefined in place). */
+  redefined: string[];
+  /** The leash names of every tool that refuses calls now (no longer listed, or no longer usable). */
+  refused: string[];
+}
+
 /** The options of {@link mcpTools}. */
 export interface McpToolsOptions {
   /** A short name for the server: the prefix of its tools' names and of the default scope. */
@@ -68,6 +76,12 @@ export interface McpToolsOptions {
    * of the tools (every page), get `timeoutMs` and never less than 60 000 ms.
    */
   timeoutMs?: number;
+  /**
+   * Called after a `tools/list_changed` re-read changed the tools: a tool redefined in place, one that
+   * refuses calls now, or one usable again. A gateway uses it to tell its own clients; an error it
+   * throws is ignored.
+   */
+  onChange?: (change: McpToolsChange) => void;
 }
 
 /** The options checked, with defaults filled in. */
@@ -81,6 +95,7 @@ export interface CheckedOptions {
   timeoutMs: number;
   /** Bounds connecting and a whole listing of `tools/list`: `timeoutMs`, and never under a minute. */
   setupTimeoutMs: number;
+  onChange: ((change: McpToolsChange) => void) | undefined;
 }
 
 /** The longest delay a Node timer can wait; a longer one fires at once. */
@@ -134,6 +149,8 @@ export function checkOptions(options: McpToolsOptions): CheckedOptions {
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
     bad(`Expected \`timeoutMs\` to be a positive integer up to ${MAX_TIMEOUT_MS} (2^31 - 1).`);
   }
+  if (options.onChange !== undefined && typeof options.onChange !== "function")
+    bad("Expected `onChange` to be a function.");
   const overrides: Record<string, McpToolOverride> = {};
   if (options.overrides !== undefined) {
     if (typeof options.overrides !== "object" || options.overrides === null)
@@ -149,5 +166,6 @@ export function checkOptions(options: McpToolsOptions): CheckedOptions {
     overrides,
     timeoutMs,
     setupTimeoutMs: Math.max(timeoutMs, 60_000),
+    onChange: options.onChange,
   };
 }

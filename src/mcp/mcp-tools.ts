@@ -104,8 +104,10 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
     list: () => listTools(client, checked.setupTimeoutMs),
     apply: (result) => apply(result.tools, result.bad),
     fail: (error) => {
+      const before = refusedNames();
       // Not knowing the definitions now, no call may run on the old ones.
       for (const entry of entries.values()) entry.refused = `its tools could not be listed again: ${messageOf(error)}`;
+      tell([], before);
     },
     isClosed: () => closed,
   });
@@ -171,8 +173,23 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
     }
   }
 
+  const refusedNames = (): string[] =>
+    [...entries.values()].filter((entry) => entry.refused !== undefined).map((entry) => entry.tool.name);
+  /** Tells the caller's `onChange` when a re-read changed a definition or which tools refuse calls. */
+  const tell = (redefined: string[], refusedBefore: string[]): void => {
+    const refused = refusedNames();
+    if (redefined.length === 0 && refused.join("\n") === refusedBefore.join("\n")) return;
+    try {
+      checked.onChange?.({ redefined, refused });
+    } catch {
+      // The caller's listener failing must not leave the tools half re-read.
+    }
+  };
+
   const apply = (now: ListedTool[], bad: Map<string, string>): void => {
     const byName = new Map(now.map((item) => [item.name, item]));
+    const before = refusedNames();
+    const redefined: string[] = [];
     for (const entry of entries.values()) {
       const item = byName.get(entry.mcpName);
       if (item === undefined) {
@@ -183,13 +200,17 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
       try {
         const spec = specOf(item, () => entry);
         const key = digestOfJson(new Tool(spec).describe());
-        if (key !== entry.key) boundedTool(spec, entry.tool);
+        if (key !== entry.key) {
+          boundedTool(spec, entry.tool);
+          redefined.push(entry.tool.name);
+        }
         entry.key = key;
         entry.refused = undefined;
       } catch (error) {
         entry.refused = `its new definition of this tool is not usable: ${messageOf(error)}`;
       }
     }
+    tell(redefined, before);
   };
   listed = true;
   if (changedEarly) await rereader.request();

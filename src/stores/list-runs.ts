@@ -8,13 +8,34 @@ export function checkListOptions(options: unknown): ListOptions {
   if (options === undefined) return {};
   if (typeof options !== "object" || options === null)
     throw new LeashError("invalid_option", "Expected the options of list() to be an object.");
-  const { status, onUnreadable } = options as ListOptions;
+  const { status, onUnreadable, runIdPrefix } = options as ListOptions;
+  if (runIdPrefix !== undefined && typeof runIdPrefix !== "string")
+    throw new LeashError("invalid_option", "Expected `runIdPrefix` to be a string.");
   if (status !== undefined && !RUN_STATUSES.includes(status)) {
     throw new LeashError("invalid_option", `Expected \`status\` to be one of ${RUN_STATUSES.join(", ")}.`);
   }
   if (onUnreadable !== undefined && typeof onUnreadable !== "function")
     throw new LeashError("invalid_option", "Expected `onUnreadable` to be a function.");
   return options;
+}
+
+/** The highest code point; a prefix's bound skips past a run of them at its end. */
+const MAX_CODE_POINT = 0x10ffff;
+
+/**
+ * @internal The least string above every string that starts with `prefix`, in code-point order (which
+ * is the byte order of UTF-8, as SQLite's BINARY collation and PostgreSQL's pattern operators
+ * compare): with `run_id >= prefix AND run_id < end`, an index on run ids answers a prefix as a
+ * range. `undefined` when there is no such bound (an empty prefix, or one of only U+10FFFF).
+ */
+export function prefixEnd(prefix: string): string | undefined {
+  const points = Array.from(prefix, (char) => char.codePointAt(0) ?? 0);
+  while (points.length > 0 && points[points.length - 1] === MAX_CODE_POINT) points.pop();
+  const last = points.pop();
+  if (last === undefined) return undefined;
+  // The next code point, past the surrogates, which UTF-8 cannot hold.
+  points.push(last + 1 === 0xd800 ? 0xe000 : last + 1);
+  return String.fromCodePoint(...points);
 }
 
 /**

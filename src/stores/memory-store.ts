@@ -121,14 +121,17 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
   }
 
   /**
-   * The stored runs, optionally only those of a status; a run whose state cannot be read is left out
+   * The stored runs, optionally only those of a status and those whose id starts with a prefix; a run whose state cannot be read is left out
    * and reported to `onUnreadable`.
    */
   list(options?: ListOptions): Promise<RunState[]> {
     try {
       const checked = checkListOptions(options);
+      const prefix = checked.runIdPrefix;
       const entries = [...this.#states.entries()].filter(
-        ([, stored]) => checked.status === undefined || stored.status === checked.status,
+        ([runId, stored]) =>
+          (checked.status === undefined || stored.status === checked.status) &&
+          (prefix === undefined || runId.startsWith(prefix)),
       );
       const { states, unreadable } = readEach(
         entries,

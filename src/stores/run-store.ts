@@ -44,6 +44,11 @@ export interface ListOptions {
   /** Only runs of this status (`awaiting_approval` is the inbox). */
   status?: RunStatus;
   /**
+   * Only runs whose id starts with this string, compared exactly (no character is a wildcard); the
+   * stores answer it from their index on run ids, without reading the other runs.
+   */
+  runIdPrefix?: string;
+  /**
    * Called once for each stored run whose state cannot be read; such a run is left out of the list
    * instead of failing the whole listing.
    */
@@ -63,7 +68,8 @@ export interface RunStore {
   /** Compare-and-set on `revision`; see {@link SaveOptions}. */
   save(state: RunState, options: SaveOptions): Promise<void>;
   /**
-   * The stored runs, optionally only those of a status (`awaiting_approval` is the inbox). A run whose
+   * The stored runs, optionally only those of a status (`awaiting_approval` is the inbox) and those
+   * whose id starts with `runIdPrefix`. A run whose
    * state cannot be read is left out and reported to `onUnreadable`; it never fails the listing.
    */
   list(options?: ListOptions): Promise<RunState[]>;

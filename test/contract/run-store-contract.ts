@@ -12,6 +12,7 @@ import { Worker } from "../../src/worker/index.js";
 import { chain, headOf, refusedWith, stateOf, withStore, writerAgent } from "./contract-fixtures.js";
 import { valuesContract } from "./values-contract.js";
 import { saveSizeContract } from "./save-size-contract.js";
+import { listPrefixContract } from "./list-prefix-contract.js";
 import type { MakeStore } from "./contract-fixtures.js";
 
 export type { MakeStore, StoreUnderTest } from "./contract-fixtures.js";
@@ -291,5 +292,6 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     agentContract(makeStore);
     valuesContract(makeStore);
     saveSizeContract(makeStore);
+    listPrefixContract(makeStore);
   });
 }

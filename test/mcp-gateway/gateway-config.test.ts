@@ -16,10 +16,15 @@ test("the example config of the guide is a valid gateway config", () => {
   assert.equal(config.waitMs, 60_000);
 });
 
-test("a config's defaults: least privilege, a minute's wait, a relative cwd taken from the config's folder", () => {
+test("a config's defaults: least privilege, a minute's wait, ten seconds to finish calls at a stop, a relative cwd taken from the config's folder", () => {
   const config = checkGatewayConfig({ servers: { a: { command: "x", cwd: "sub" } } }, "c.json", "/etc/leash");
   assert.deepEqual(config.policy, { grantedScopes: [], allowEffects: ["read"] });
   assert.equal(config.waitMs, 60_000);
+  assert.equal(config.shutdownMs, 10_000);
+  assert.equal(
+    checkGatewayConfig({ servers: { a: { command: "x" } }, shutdownMs: 2500 }, "c.json", "/").shutdownMs,
+    2500,
+  );
   assert.deepEqual(config.servers[0]?.source, { command: "x", cwd: path.resolve("/etc/leash", "sub") });
 });
 
@@ -36,6 +41,10 @@ test("a config that says something wrong is refused with invalid_config, naming 
     [{ servers: { a: { command: "x" } }, limits: { maxSteps: -1 } }, /maxSteps/],
     [{ servers: { a: { command: "x" } }, approval: { waitMs: 0 } }, /approval\.waitMs must be a positive integer/],
     [{ servers: { a: { command: "x" } }, polcy: {} }, /unknown field `polcy`/],
+    [{ servers: { a: { command: "x" } }, shutdownMs: 0 }, /shutdownMs must be a positive integer/],
+    [{ servers: { a: { command: "x" } }, shutdownMs: 1.5 }, /shutdownMs must be a positive integer/],
+    [{ servers: { a: { command: "x" } }, shutdownMs: "10s" }, /shutdownMs must be a positive integer/],
+    [{ servers: { a: { command: "x" } }, shutdownMs: 2 ** 31 }, /shutdownMs must be a positive integer up to/],
   ];
   for (const [value, message] of bad) {
     assert.throws(

@@ -1,15 +1,11 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { request } from "node:http";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { bin } from "../cli/cli-helpers.js";
-import { runs, setup, textOf } from "./support.js";
-import type { Setup } from "./support.js";
+import { runs, serveHttpGateway, setup, textOf } from "./support.js";
 
 const initialize = JSON.stringify({
   jsonrpc: "2.0",
@@ -18,31 +14,7 @@ const initialize = JSON.stringify({
   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "page", version: "1" } },
 });
 
-/** Starts `leash mcp serve --http 0` on a SQLite store; resolves with its port and a stop. */
-async function serve(at: Setup): Promise<{ port: number; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [bin, "mcp", "serve", "--config", at.config, "--http", "0", "--db", at.db], {
-    cwd: at.dir,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  const exited = once(child, "exit");
-  let stderr = "";
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
-      stderr += chunk;
-      const found = /http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(stderr);
-      if (found) resolve(Number(found[1]));
-    });
-    child.once("exit", () => reject(new Error(`The gateway ended: ${stderr}`)));
-  });
-  return {
-    port,
-    stop: async () => {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
+const serve = serveHttpGateway;
 
 /** A raw POST with the headers given; resolves with the status and body. */
 function post(

@@ -1,4 +1,5 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { once } from "node:events";
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -92,5 +93,47 @@ export function waitingSignal(): { onprogress: (progress: { message?: string }) 
       if (runId !== undefined) resolve(runId);
     },
     waiting,
+  };
+}
+
+/** Starts `leash mcp serve --http 0` (the built bin) on the setup's SQLite store; resolves with its port, its exit and a stop. */
+export async function serveHttpGateway(at: Setup): Promise<{
+  port: number;
+  exit: Promise<number | null>;
+  stop: () => Promise<void>;
+  line: (pattern: RegExp) => Promise<void>;
+}> {
+  requireBuiltBin();
+  const child = spawn(process.execPath, [bin, "mcp", "serve", "--config", at.config, "--http", "0", "--db", at.db], {
+    cwd: at.dir,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const exit = once(child, "exit").then(([code]) => code as number | null);
+  let stderr = "";
+  const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      stderr += chunk;
+      for (const waiter of [...waiters])
+        if (waiter.pattern.test(stderr)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve();
+        }
+      const found = /http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(stderr);
+      if (found) resolve(Number(found[1]));
+    });
+    child.once("exit", () => reject(new Error(`The gateway ended: ${stderr}`)));
+  });
+  return {
+    port,
+    exit,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await exit;
+    },
+    // Resolves once the gateway has said a line that matches, on stderr.
+    line: (pattern) =>
+      pattern.test(stderr) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ pattern, resolve })),
   };
 }

@@ -1,5 +1,7 @@
 import { StateError } from "../../errors/index.js";
 import { RunState } from "../../state/run-state.js";
+import { prefixEnd } from "../list-runs.js";
+import type { ListOptions } from "../run-store.js";
 import type { StepWrites } from "../written-steps.js";
 import type { PostgresClient, PostgresQueryResult } from "./postgres-pool.js";
 import type { PostgresTables } from "./postgres-tables.js";
@@ -131,6 +133,33 @@ export function selectRuns(tables: PostgresTables, where: string): string {
   return `SELECT runs.run_id, runs.state,
             coalesce((SELECT array_agg(steps.step ORDER BY steps.step_index) FROM ${tables.steps} AS steps WHERE steps.run_id = runs.run_id), '{}') AS steps
           FROM ${tables.runs} AS runs ${where} ORDER BY runs.position`;
+}
+
+/**
+ * The WHERE clause of a listing and its values: a status, and a prefix of run ids as a range with the
+ * byte-order operators (`~>=~`, `~<~`, answered by the `text_pattern_ops` index on run ids whatever
+ * the database's collation) plus `starts_with`, which is exact: no character of the prefix is a
+ * wildcard, as it would be in LIKE.
+ */
+export function listFilter(options: ListOptions): { where: string; values: string[] } {
+  const conditions: string[] = [];
+  const values: string[] = [];
+  if (options.status !== undefined) {
+    values.push(options.status);
+    conditions.push(`runs.status = $${values.length}`);
+  }
+  const prefix = options.runIdPrefix;
+  if (prefix !== undefined && prefix !== "") {
+    values.push(prefix);
+    const at = values.length;
+    conditions.push(`runs.run_id ~>=~ $${at}`, `starts_with(runs.run_id, $${at})`);
+    const end = prefixEnd(prefix);
+    if (end !== undefined) {
+      values.push(end);
+      conditions.push(`runs.run_id ~<~ $${values.length}`);
+    }
+  }
+  return { where: conditions.length === 0 ? "" : `WHERE ${conditions.join(" AND ")}`, values };
 }
 
 /** Puts a run read by {@link selectRuns} back together, checked by `RunState.fromParts`, never cast. */

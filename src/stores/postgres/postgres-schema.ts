@@ -5,7 +5,7 @@ import { inTransaction } from "./postgres-pool.js";
 import type { PostgresTables } from "./postgres-tables.js";
 
 /** The schema version this leash writes and reads; recorded in the `leash_meta` table. */
-export const POSTGRES_SCHEMA_VERSION = 2;
+export const POSTGRES_SCHEMA_VERSION = 3;
 
 // The first key of the advisory lock that serializes migrations ("leas" in ASCII); the second is a
 // hash of the schema name, so stores in different schemas of one database do not wait on each other.
@@ -58,6 +58,12 @@ function migrations(tables: PostgresTables): readonly string[] {
     // text, parsed outside SQL.
     `
     ALTER TABLE ${tables.audit} ADD COLUMN digest text;
+    `,
+    // Version 3. An index on run ids in byte order, whatever the database's collation, so that
+    // `list({ runIdPrefix })` reads a range of it (the gateway lists the runs of one call this way)
+    // instead of every run of a status.
+    `
+    CREATE INDEX leash_runs_by_id_bytes ON ${tables.runs} (run_id text_pattern_ops);
     `,
   ];
 }

@@ -15,7 +15,7 @@ import { storeFailed } from "./postgres-errors.js";
 import type { PostgresPool } from "./postgres-pool.js";
 import { leaseRuns, releaseLeases, renewLeases } from "./postgres-lease.js";
 import { inTransaction, queryOnce } from "./postgres-pool.js";
-import { assembleRun, insertRun, runRows, selectRuns, updateRun } from "./postgres-runs.js";
+import { assembleRun, insertRun, listFilter, runRows, selectRuns, updateRun } from "./postgres-runs.js";
 import { migrate } from "./postgres-schema.js";
 import { postgresTables } from "./postgres-tables.js";
 import type { PostgresTables } from "./postgres-tables.js";
@@ -194,16 +194,15 @@ export class PostgresStore implements RunStore, AuditSink {
   }
 
   /**
-   * The stored runs in the order they were created, optionally only those of a status. A run whose
+   * The stored runs in the order they were created, optionally only those of a status and those whose
+   * id starts with `runIdPrefix` (a range on an index of run ids in byte order). A run whose
    * state cannot be read is left out and reported to `onUnreadable`: one bad row never fails the listing.
    */
   async list(options?: ListOptions): Promise<RunState[]> {
     const checked = checkListOptions(options);
     const pool = await this.#open();
-    const result =
-      checked.status === undefined
-        ? await queryOnce(pool, "listing runs", selectRuns(this.#tables, ""))
-        : await queryOnce(pool, "listing runs", selectRuns(this.#tables, "WHERE runs.status = $1"), [checked.status]);
+    const { where, values } = listFilter(checked);
+    const result = await queryOnce(pool, "listing runs", selectRuns(this.#tables, where), values);
     const { states, unreadable } = readEach(
       result.rows,
       (row) => String(row.run_id),

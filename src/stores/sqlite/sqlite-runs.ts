@@ -1,13 +1,45 @@
 import type { Database, Statement } from "better-sqlite3";
 import { StateError } from "../../errors/index.js";
 import { RunState } from "../../state/run-state.js";
-import { readEach } from "../list-runs.js";
+import { prefixEnd, readEach } from "../list-runs.js";
 import type { UnreadableRun } from "../run-store.js";
 import type { StepWrites } from "../written-steps.js";
 
 interface RunRow {
   run_id: string;
   state: string;
+}
+
+/** Which runs `list()` reads: of a status, and whose id starts with a prefix. */
+export interface RunFilter {
+  status?: string | undefined;
+  runIdPrefix?: string | undefined;
+}
+
+/**
+ * The query of a listing and its values. A prefix of run ids is a range on the primary key's index
+ * (BINARY: UTF-8 byte order, the order `prefixEnd` assumes); no LIKE or GLOB, so no character of the
+ * prefix is a wildcard. @internal
+ */
+export function listQuery(filter: RunFilter): { sql: string; values: string[] } {
+  const conditions: string[] = [];
+  const values: string[] = [];
+  if (filter.status !== undefined) {
+    conditions.push("status = ?");
+    values.push(filter.status);
+  }
+  const prefix = filter.runIdPrefix;
+  if (prefix !== undefined && prefix !== "") {
+    conditions.push("run_id >= ?");
+    values.push(prefix);
+    const end = prefixEnd(prefix);
+    if (end !== undefined) {
+      conditions.push("run_id < ?");
+      values.push(end);
+    }
+  }
+  const where = conditions.length === 0 ? "" : ` WHERE ${conditions.join(" AND ")}`;
+  return { sql: `SELECT run_id, state FROM runs${where} ORDER BY position`, values };
 }
 
 /**
@@ -24,14 +56,16 @@ export class SqliteRuns {
   readonly #deleteStepsFrom: Statement<[string, number], unknown>;
   readonly #header: Statement<[string], RunRow>;
   readonly #steps: Statement<[string], { step: string }>;
-  readonly #all: Statement<[], RunRow>;
-  readonly #byStatus: Statement<[string], RunRow>;
+  readonly #database: Database;
+  /** The listing statements, by their WHERE clause, prepared on first use. */
+  readonly #selects = new Map<string, Statement<unknown[], RunRow>>();
   // Reads of a header and its steps run in one (deferred) transaction: one snapshot of the file, so
   // that a save committed by another process between the two reads cannot mix two revisions.
   readonly #load: (runId: string) => RunState | null;
-  readonly #list: (status: string | undefined) => { states: RunState[]; unreadable: UnreadableRun[] };
+  readonly #list: (filter: RunFilter) => { states: RunState[]; unreadable: UnreadableRun[] };
 
   constructor(database: Database) {
+    this.#database = database;
     this.#exists = database.prepare("SELECT 1 FROM runs WHERE run_id = ?");
     this.#revisionOf = database.prepare("SELECT revision FROM runs WHERE run_id = ?");
     this.#insert = database.prepare(
@@ -46,14 +80,12 @@ export class SqliteRuns {
     this.#deleteStepsFrom = database.prepare("DELETE FROM steps WHERE run_id = ? AND step_index >= ?");
     this.#header = database.prepare("SELECT run_id, state FROM runs WHERE run_id = ?");
     this.#steps = database.prepare("SELECT step FROM steps WHERE run_id = ? ORDER BY step_index");
-    this.#all = database.prepare("SELECT run_id, state FROM runs ORDER BY position");
-    this.#byStatus = database.prepare("SELECT run_id, state FROM runs WHERE status = ? ORDER BY position");
     this.#load = database.transaction((runId: string) => {
       const row = this.#header.get(runId);
       return row === undefined ? null : this.#assemble(row);
     });
-    this.#list = database.transaction((status: string | undefined) => {
-      const rows = status === undefined ? this.#all.all() : this.#byStatus.all(status);
+    this.#list = database.transaction((filter: RunFilter) => {
+      const rows = this.#rows(filter);
       return readEach(
         rows,
         (row) => row.run_id,
@@ -110,8 +142,21 @@ export class SqliteRuns {
    * The stored runs in the order they were created, optionally only those of a status, and those
    * whose state cannot be read (left out of the list).
    */
-  list(status: string | undefined): { states: RunState[]; unreadable: UnreadableRun[] } {
-    return this.#list(status);
+  list(filter: RunFilter): { states: RunState[]; unreadable: UnreadableRun[] } {
+    return this.#list(filter);
+  }
+
+  #rows(filter: RunFilter): RunRow[] {
+    const { sql, values } = listQuery(filter);
+    let select = this.#selects.get(sql);
+    if (select === undefined) {
+      select = this.#database.prepare<unknown[], RunRow>(sql);
+      this.#selects.set(sql, select);
+    }
+    const rows = select.all(...values);
+    const prefix = filter.runIdPrefix;
+    // Exact whatever the prefix holds (a lone surrogate is not UTF-8, so the range alone could be off).
+    return prefix === undefined ? rows : rows.filter((row) => row.run_id.startsWith(prefix));
   }
 
   #assemble(row: RunRow): RunState {

@@ -184,12 +184,15 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
 
   /**
    * The stored runs in the order they were created, optionally only those of a status
-   * (`awaiting_approval` is the inbox). A run whose state cannot be read is left out and reported to
+   * (`awaiting_approval` is the inbox) and those whose id starts with `runIdPrefix` (a range on the
+   * index of run ids). A run whose state cannot be read is left out and reported to
    * `onUnreadable`, once it has been read: one bad row never fails the listing.
    */
   async list(options?: ListOptions): Promise<RunState[]> {
     const checked = checkListOptions(options);
-    const { states, unreadable } = await this.#do({ method: "list" }, (prepared) => prepared.runs.list(checked.status));
+    const { states, unreadable } = await this.#do({ method: "list" }, (prepared) =>
+      prepared.runs.list({ status: checked.status, runIdPrefix: checked.runIdPrefix }),
+    );
     reportUnreadable(checked, unreadable);
     return states;
   }
