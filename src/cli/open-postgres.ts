@@ -77,14 +77,14 @@ async function holdsLeashTables(pg: PgModule, location: PostgresLocation): Promi
   }
 }
 
-type PostgresLocation = Extract<StoreLocation, { kind: "postgres" }>;
+/** A store location that names a PostgreSQL database and schema. */
+export type PostgresLocation = Extract<StoreLocation, { kind: "postgres" }>;
 
 /**
- * Opens the `PostgresStore` of an existing PostgreSQL schema. The schema must hold leash's tables
- * already: `PostgresStore` creates them on first use, which a command that reads must not do at a
- * mistyped schema. The driver and the store are loaded only here, so that SQLite users need no `pg`.
+ * Checks that `pg` is installed and that the schema holds leash's tables, creating nothing: a schema
+ * without them is `db_not_found`, a database that cannot be reached `store_failed`.
  */
-export async function openPostgresStore(location: PostgresLocation): Promise<RunStore & AuditSink> {
+export async function checkPostgresStore(location: PostgresLocation): Promise<void> {
   const pg = await loadPg();
   if (!(await holdsLeashTables(pg, location))) {
     throw new CliError(
@@ -92,6 +92,15 @@ export async function openPostgresStore(location: PostgresLocation): Promise<Run
       `There is no leash store in ${location.label}: its schema holds no leash tables; give the schema of your runs with --schema NAME.`,
     );
   }
+}
+
+/**
+ * Opens the `PostgresStore` of an existing PostgreSQL schema. The schema must hold leash's tables
+ * already: `PostgresStore` creates them on first use, which a command that reads must not do at a
+ * mistyped schema. The driver and the store are loaded only here, so that SQLite users need no `pg`.
+ */
+export async function openPostgresStore(location: PostgresLocation): Promise<RunStore & AuditSink> {
+  await checkPostgresStore(location);
   const { PostgresStore } = await import("../stores/postgres/index.js");
   return new PostgresStore({ connectionString: location.db, schema: location.schema });
 }

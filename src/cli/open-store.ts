@@ -46,11 +46,11 @@ function holdsLeashTables(path: string): boolean {
 }
 
 /**
- * Opens the store of an existing SQLite file. Checked first, because opening a SQLite file that does
- * not exist creates it: `leash runs --db typo.db` must say the file is missing, not list the runs of a
- * new empty database it just made.
+ * Checks that a SQLite file exists and holds leash's tables, without opening it for writing: opening
+ * a SQLite file that does not exist creates it, and `leash runs --db typo.db` must say the file is
+ * missing, not list the runs of a new empty database it just made.
  */
-export function openExistingSqlite(path: string): SqliteStore {
+export function checkExistingSqlite(path: string): void {
   let isFile: boolean;
   try {
     isFile = statSync(path).isFile();
@@ -72,6 +72,11 @@ export function openExistingSqlite(path: string): SqliteStore {
       `${path} is a SQLite database, but not one of leash's: it has no leash tables.`,
     );
   }
+}
+
+/** Opens the store of an existing SQLite file, checked first by {@link checkExistingSqlite}. */
+export function openExistingSqlite(path: string): SqliteStore {
+  checkExistingSqlite(path);
   return new SqliteStore(path);
 }
 
