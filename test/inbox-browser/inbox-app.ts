@@ -47,13 +47,16 @@ export function eachStore(name: string, body: (t: TestContext, target: InboxStor
   for (const kind of KINDS) {
     const skip = kind === "postgres" && databaseUrl() === undefined;
     test(`${name} (${kind})`, skip ? { skip: "DATABASE_URL is not set" } : {}, async (t) => {
-      await body(t, openInboxStore(t, kind));
+      await body(t, await openInboxStore(t, kind));
     });
   }
 }
 
-/** A fresh store of a kind, removed after the test. */
-export function openInboxStore(t: TestContext, kind: "sqlite" | "postgres"): InboxStore {
+/**
+ * A fresh store of a kind, with its tables made as the app's first use makes them (the command line
+ * refuses a schema without them), removed after the test.
+ */
+export async function openInboxStore(t: TestContext, kind: "sqlite" | "postgres"): Promise<InboxStore> {
   const folder = tempFolder();
   const effects = join(folder.path, "payments.txt");
   const payments = (): number[] =>
@@ -81,6 +84,7 @@ export function openInboxStore(t: TestContext, kind: "sqlite" | "postgres"): Inb
     await dropSchema(url, schema);
     folder.remove();
   });
+  await store.list();
   const env = { LEASH_DB: url, LEASH_SCHEMA: schema, LEASH_TEST_EFFECTS: effects };
   return { kind, args: ["--db", url, "--schema", schema], cwd: folder.path, env, store, payments };
 }
