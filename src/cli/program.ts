@@ -7,6 +7,7 @@ import { demoCommand } from "./commands/demo.js";
 import { mcpCommand } from "./commands/mcp.js";
 import { resumeCommand } from "./commands/resume.js";
 import { runsCommand } from "./commands/runs.js";
+import { serveCommand } from "./commands/serve.js";
 import { showCommand } from "./commands/show.js";
 import { verifyCommand } from "./commands/verify.js";
 import { workerCommand } from "./commands/worker.js";
@@ -52,6 +53,7 @@ export function createProgram(): Command {
     .addCommand(workerCommand())
     .addCommand(verifyCommand())
     .addCommand(approversCommand())
+    .addCommand(serveCommand())
     .addCommand(benchCommand())
     .addCommand(mcpCommand(packageVersion()));
   program.addHelpText(
