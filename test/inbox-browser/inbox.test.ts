@@ -72,7 +72,7 @@ eachStore(
       assert.ok((await section.locator("[data-field=scopes]").innerText()).includes(scope));
     assert.ok((await section.locator("[data-field=digest]").innerText()).includes(pending.digest));
     assert.equal(await page.locator('form#answer input[name="digest"]').inputValue(), pending.digest);
-    assert.match(await page.locator("[data-field=status]").innerText(), /awaiting_approval/);
+    assert.equal(await page.locator("[data-field=status]").getAttribute("data-status"), "awaiting_approval");
     await screenshot(page, "run", target.kind);
 
     const answered = await submit(page, "approve");
@@ -94,7 +94,8 @@ eachStore(
     });
     assert.equal(worker.status, 0, worker.stderr);
     assert.deepEqual(target.payments(), [10], "the approved payment ran once");
-    await page.locator("[data-field=status]", { hasText: "completed" }).waitFor();
+    await page.locator("[data-field=status][data-status=completed]").waitFor();
+    assert.match(await page.locator("[data-field=status]").innerText(), /completed/);
     assert.ok(await sameDocument(page), "the page shows the run completed without a reload");
     assert.match(await page.locator("[data-field=chain]").innerText(), /^verified/);
     assert.ok((await page.locator("ol[data-field=trace] > li[data-step]").count()) >= 1, "the trace shows the steps");
