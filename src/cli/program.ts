@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { answerCommand } from "./commands/answer-command.js";
+import { approversCommand } from "./commands/approvers.js";
 import { benchCommand } from "./commands/bench.js";
 import { demoCommand } from "./commands/demo.js";
 import { mcpCommand } from "./commands/mcp.js";
@@ -52,6 +53,7 @@ export function createProgram(): Command {
     .addCommand(workerCommand())
     .addCommand(verifyCommand())
     .addCommand(serveCommand())
+    .addCommand(approversCommand())
     .addCommand(benchCommand())
     .addCommand(mcpCommand(packageVersion()));
   program.addHelpText(

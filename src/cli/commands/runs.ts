@@ -7,10 +7,14 @@ import { withExistingStore } from "../open-store.js";
 import { escapeText } from "../escape-text.js";
 import { unreadableSummary } from "../unreadable-run.js";
 import type { UnreadableSummary } from "../unreadable-run.js";
+import { printGaveUp } from "./runs-gave-up.js";
 import { formatTable, printErrorJsonLine, printErrorLines, printJson, printLines, shorten } from "../print.js";
 
+/** What `--status` takes: a run's status, or `gave_up` for the work whose every attempt failed. */
+const STATUS_CHOICES: readonly string[] = [...RUN_STATUSES, "gave_up"];
+
 interface RunsOptions extends CommonOptions {
-  status?: RunStatus;
+  status?: RunStatus | "gave_up";
 }
 
 /** One run as `leash runs --json` lists it. */
@@ -36,19 +40,28 @@ function summaryOf(state: RunState): RunSummary {
 
 /**
  * `leash runs [--status S]`: the runs of a store, oldest first. With `--status awaiting_approval` it is
- * the inbox: the work that waits for a person's answer.
+ * the inbox: the work that waits for a person's answer; with `--status gave_up`, the work that gave up.
  */
 export function runsCommand(): Command {
   const command = new Command("runs")
-    .description("list the runs in the store (with --status awaiting_approval: the inbox of work waiting for a person)")
-    .addOption(new Option("--status <status>", "only the runs of this status").choices(RUN_STATUSES));
+    .description(
+      "list the runs in the store (--status awaiting_approval: the inbox; --status gave_up: work that needs attention)",
+    )
+    .addOption(
+      new Option(
+        "--status <status>",
+        "only the runs of this status, or gave_up: the work whose every attempt failed",
+      ).choices(STATUS_CHOICES),
+    );
   return withCommonOptions(command).action(async (options: RunsOptions) => {
     const location = storeLocation(options);
+    if (options.status === "gave_up") return printGaveUp(location, options.json === true);
+    const status = options.status;
     const unreadable: UnreadableSummary[] = [];
     // One run whose state cannot be read must not hide the others: it is named on stderr instead.
     const states = await withExistingStore(location, (store) =>
       store.list({
-        ...(options.status === undefined ? {} : { status: options.status }),
+        ...(status === undefined ? {} : { status }),
         onUnreadable: ({ runId, error }) => unreadable.push(unreadableSummary(runId, error)),
       }),
     );

@@ -1,0 +1,72 @@
+import { Command } from "commander";
+import { openApproverRegistry } from "../../inbox/approver-registry.js";
+import type { ApproverRegistry } from "../../inbox/approver-registry.js";
+import { CliError } from "../cli-error.js";
+import { storeLocation, withCommonOptions } from "../common-options.js";
+import type { CommonOptions } from "../common-options.js";
+import { escapeText } from "../escape-text.js";
+import { formatTable, printJson, printLines } from "../print.js";
+
+/** Runs `body` with the registry beside the store's runs, and closes it after, whatever happens. */
+async function withRegistry<T>(options: CommonOptions, body: (registry: ApproverRegistry) => Promise<T>): Promise<T> {
+  const registry = await openApproverRegistry(storeLocation(options));
+  try {
+    return await body(registry);
+  } finally {
+    await registry.close();
+  }
+}
+
+function addCommand(): Command {
+  const command = new Command("add")
+    .description("add an approver and print their sign-in token, once (only its hash is kept)")
+    .argument("<name>", "the approver's name: 1 to 64 letters, digits, . _ @ -");
+  return withCommonOptions(command).action(async (name: string, options: CommonOptions) => {
+    const added = await withRegistry(options, (registry) => registry.add(name));
+    if (options.json) return printJson({ name: added.name, token: added.token });
+    printLines([
+      `Approver ${added.name} added. Their token:`,
+      "",
+      `  ${added.token}`,
+      "",
+      "It is shown only this once: leash keeps only its hash. Give it to them privately;",
+      "they sign in to the inbox (leash serve) with it, or send it as `Authorization: Bearer TOKEN`.",
+    ]);
+  });
+}
+
+function listCommand(): Command {
+  const command = new Command("list").description("list the approvers and when they were added (never their tokens)");
+  return withCommonOptions(command).action(async (options: CommonOptions) => {
+    const approvers = await withRegistry(options, (registry) => registry.list());
+    if (options.json) return printJson({ approvers });
+    if (approvers.length === 0) return printLines(["No approvers yet. Add one with: leash approvers add NAME"]);
+    printLines(
+      formatTable([
+        ["NAME", "ADDED"],
+        ...approvers.map((approver) => [approver.name, approver.createdAt].map(escapeText)),
+      ]),
+    );
+  });
+}
+
+function removeCommand(): Command {
+  const command = new Command("remove")
+    .description("remove an approver: their token stops working at once")
+    .argument("<name>", "the approver's name");
+  return withCommonOptions(command).action(async (name: string, options: CommonOptions) => {
+    const removed = await withRegistry(options, (registry) => registry.remove(name));
+    if (!removed) throw new CliError("approver_not_found", `There is no approver named ${name}.`);
+    if (options.json) return printJson({ name, removed: true });
+    printLines([`Approver ${name} removed; their token no longer signs in.`]);
+  });
+}
+
+/** `leash approvers add|list|remove`: the people who may sign in to the inbox, each with a token of their own. */
+export function approversCommand(): Command {
+  return new Command("approvers")
+    .description("add, list or remove the people who sign in to the inbox (leash serve)")
+    .addCommand(addCommand())
+    .addCommand(listCommand())
+    .addCommand(removeCommand());
+}
