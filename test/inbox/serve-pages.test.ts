@@ -53,7 +53,8 @@ eachStore("hostile text in a goal, arguments and reason comes back escaped and i
   for (const path of ["/", `/runs/${encodeURIComponent(run.runId)}`]) {
     const page = await (await fetch(new URL(path, served.url), { headers })).text();
     assert.doesNotMatch(page, /<script>alert|<img src=x|<\/dd><script>/, path);
-    assert.doesNotMatch(page, /[\u001b\u0007\u202e]/, `${path}: no control or bidi character reaches the page`);
+    for (const character of ["\u001b", "\u0007", "\u202e"])
+      assert.ok(!page.includes(character), `${path}: no control or bidi character reaches the page`);
     assert.match(page, /pay &lt;script&gt;alert\(1\)&lt;\/script&gt; now \\x1b\[31mred\\x1b\[0m \\u202eevil/, path);
   }
   const page = await (await fetch(new URL(`/runs/${encodeURIComponent(run.runId)}`, served.url), { headers })).text();
