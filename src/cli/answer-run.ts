@@ -95,7 +95,7 @@ export async function answerRun(
 
 /** `origin: via cli, os user "mia", host "build-3"`: where an answer came from, each part labelled and quoted. */
 export function originText(origin: AnswerOrigin): string {
-  return `origin: via ${origin.via}, os user ${JSON.stringify(origin.user)}, host ${JSON.stringify(origin.host)}`;
+  return `origin: via ${origin.via}, ${origin.via === "cli" ? "os user" : "user"} ${JSON.stringify(origin.user)}, host ${JSON.stringify(origin.host)}`;
 }
 
 /** The lines `leash approve` and `leash deny` print once an answer is recorded. */

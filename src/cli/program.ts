@@ -52,8 +52,8 @@ export function createProgram(): Command {
     .addCommand(resumeCommand())
     .addCommand(workerCommand())
     .addCommand(verifyCommand())
-    .addCommand(approversCommand())
     .addCommand(serveCommand())
+    .addCommand(approversCommand())
     .addCommand(benchCommand())
     .addCommand(mcpCommand(packageVersion()));
   program.addHelpText(

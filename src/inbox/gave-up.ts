@@ -46,7 +46,9 @@ function workOf(state: RunState, record: AuditRecord): GaveUpWork {
  * hold that record: never the whole trail of the store at once.
  */
 export async function listGaveUp(store: RunStore & AuditSink): Promise<GaveUpWork[]> {
-  const failed = await store.list({ status: "failed" });
+  // Stores list runs in the order they were created: reversed, the newest first, so that the stable
+  // sort below keeps two that gave up within the same millisecond newest first too.
+  const failed = (await store.list({ status: "failed" })).reverse();
   const work: GaveUpWork[] = [];
   for (const state of failed) {
     const record = gaveUpRecord(await store.read(state.runId));

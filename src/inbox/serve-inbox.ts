@@ -68,8 +68,17 @@ export async function startInbox(options: InboxOptions): Promise<RunningInbox> {
     close: async () => {
       streams.closeAll();
       watcher.stop();
+      // Idle keep-alive connections (an event stream just ended leaves one) would hold the close for
+      // their timeout: they are closed as they become idle, and whatever is still open after a grace
+      // period is cut.
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        const cut = setTimeout(() => server.closeAllConnections(), 3000);
+        server.close(() => {
+          clearInterval(sweep);
+          clearTimeout(cut);
+          resolve();
+        });
         server.closeIdleConnections();
       });
     },

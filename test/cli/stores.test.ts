@@ -8,6 +8,7 @@ import { Approval } from "../../src/index.js";
 import { freshSchemaName, sql, withPostgres } from "../postgres/database.js";
 import { bin, errorLine, leash, requireBuiltBin, root } from "./cli-helpers.js";
 import { eachStore, openCliStore } from "./cli-stores.js";
+import type { CliStore } from "./cli-stores.js";
 import { payAgent } from "./pay-agent.js";
 
 const anyStoreAgent = join(root, "test", "fixtures", "cli", "any-store-agent.ts");
@@ -20,14 +21,19 @@ function payments(file: string): string[] {
     : [];
 }
 
-eachStore("every command works on the store --db names", async (t, target) => {
-  const { cwd, args } = target;
+/**
+ * Runs every command that works on a store (runs, show, approve, deny, resume, worker, verify,
+ * approvers) on the target's store, named by `args` on the command line and `LEASH_DB` in the
+ * environment.
+ */
+async function everyCommandWorks(target: CliStore, args: string[], leashDb: string): Promise<void> {
+  const { cwd } = target;
   const agent = payAgent(target.store);
   const first = await agent.run("pay the first invoice");
   const second = await agent.run("pay the second invoice");
   const third = await agent.run("pay the third invoice");
   const effects = join(cwd, "effects.txt");
-  const env = { LEASH_TEST_EFFECTS: effects, DATABASE_URL: "", LEASH_DB: "" };
+  const env = { LEASH_TEST_EFFECTS: effects, DATABASE_URL: "", LEASH_DB: leashDb };
 
   const inbox = leash(["runs", "--status", "awaiting_approval", ...args, "--json"], { cwd, env });
   assert.equal(inbox.status, 0, inbox.stderr);
@@ -58,7 +64,24 @@ eachStore("every command works on the store --db names", async (t, target) => {
   const verify = leash(["verify", ...args], { cwd, env });
   assert.equal(verify.status, 0, verify.stdout + verify.stderr);
   assert.match(verify.stdout, /Every chain holds/);
+
+  const added = leash(["approvers", "add", "noor", ...args, "--json"], { cwd, env });
+  assert.equal(added.status, 0, added.stderr);
+  const listed = leash(["approvers", "list", ...args, "--json"], { cwd, env });
+  assert.equal(listed.status, 0, listed.stderr);
+  assert.deepEqual(
+    (JSON.parse(listed.stdout) as { approvers: { name: string }[] }).approvers.map((approver) => approver.name),
+    ["noor"],
+  );
+  assert.equal(leash(["approvers", "remove", "noor", ...args], { cwd, env }).status, 0);
+  const gaveUp = leash(["runs", "--status", "gave_up", ...args, "--json"], { cwd, env });
+  assert.equal(gaveUp.status, 0, gaveUp.stderr);
+  assert.deepEqual((JSON.parse(gaveUp.stdout) as { runs: unknown[] }).runs, []);
   assert.ok(!existsSync(join(cwd, "leash.db")), "no default SQLite file was made");
+}
+
+eachStore("every command works on the store --db names", async (_t, target) => {
+  await everyCommandWorks(target, target.args, "");
 });
 
 test("without --db, LEASH_DB names the store, then ./leash.db", async (t) => {
@@ -102,6 +125,12 @@ test("under --json every error is one JSON object on stderr, with the same exit 
 });
 
 withPostgres("leash on PostgreSQL", (url) => {
+  test("every command works on PostgreSQL when LEASH_DB is the URL and --schema names the schema", async (t) => {
+    const target = openCliStore(t, "postgres");
+    assert.equal(target.args[1], url);
+    await everyCommandWorks(target, target.args.slice(2), url);
+  });
+
   test("a PostgreSQL schema without leash's tables is refused, and nothing is created in it", async () => {
     const schema = freshSchemaName("leash_cli_absent");
     const runs = leash(["runs", "--db", url, "--schema", schema], { cwd: root });
