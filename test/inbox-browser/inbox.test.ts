@@ -50,10 +50,17 @@ eachStore(
     const inbox = await startInbox(t, target);
     const page = await freshPage(t, browser());
     await signIn(page, inbox.url, token);
+    await startPausedRun(target, { goal: "Pay invoice INV-2039 from Northwind Paper", memo: "INV-2039" });
+    await startPausedRun(target, { goal: "Pay invoice INV-2040 from Contoso Freight", memo: "INV-2040" });
     await page.goto(new URL("?status=awaiting_approval", inbox.url).href);
+    await page.locator("tr[data-run-id]").nth(1).waitFor();
     await markDocument(page);
 
-    const runId = await startPausedRun(target, { goal: "Pay invoice INV-2041 from Acme Tools", memo: "INV-2041" });
+    const runId = await startPausedRun(target, {
+      goal: "Pay invoice INV-2041 from Acme Tools",
+      memo: "INV-2041",
+      reason: "The invoice matches purchase order PO-88 and is due on Friday.",
+    });
     const row = page.locator(`tr[data-run-id="${runId}"]`);
     await row.waitFor();
     assert.equal(await row.getAttribute("data-status"), "awaiting_approval");
@@ -67,6 +74,10 @@ eachStore(
     assert.match(await section.locator("[data-field=tool]").innerText(), /\bpay\b/);
     assert.deepEqual(JSON.parse(await section.locator("pre[data-field=args]").innerText()), pending.args);
     assert.deepEqual(pending.args, { amount: 10, memo: "INV-2041" });
+    assert.equal(
+      await section.locator("[data-field=reason]").innerText(),
+      "The invoice matches purchase order PO-88 and is due on Friday.",
+    );
     assert.match(await section.locator("[data-field=effect]").innerText(), /\bwrite\b/);
     for (const scope of pending.scopes)
       assert.ok((await section.locator("[data-field=scopes]").innerText()).includes(scope));
@@ -77,7 +88,7 @@ eachStore(
 
     const answered = await submit(page, "approve");
     assert.equal(answered.status(), 303);
-    await page.locator("[role=status]").waitFor();
+    assert.match(await page.locator("[role=status]").innerText(), /recorded/);
     const state = await target.store.load(runId);
     assert.equal(state?.answers.length, 1);
     assert.deepEqual(
@@ -189,6 +200,55 @@ eachStore(
     await screenshot(page, "run-phone", target.kind);
   },
 );
+
+eachStore(
+  "on a phone the arguments show in full, wrapped, without scrolling inside their box",
+  async (t, target) => {
+    const token = await addApprover(target, "noor");
+    const runId = await startPausedRun(target, { memo: "INV-2044 (March): 3 torque wrenches, 2 socket sets" });
+    const inbox = await startInbox(t, target);
+    const page = await freshPage(t, browser(), PHONE);
+    await signIn(page, inbox.url, token);
+    await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+    const [shown, whole] = await Promise.all([
+      inPage<number>(page, 'document.querySelector("pre[data-field=args]").clientWidth'),
+      inPage<number>(page, 'document.querySelector("pre[data-field=args]").scrollWidth'),
+    ]);
+    assert.ok(
+      whole <= shown,
+      `the arguments show in full, without scrolling inside their box (${whole} px in ${shown} px)`,
+    );
+  },
+  { todo: "the page's <pre> of arguments scrolls sideways on a phone, hiding the end of long values" },
+);
+
+eachStore("an approver the agent's policy refuses is turned away, and nothing is recorded", async (t, target) => {
+  const samToken = await addApprover(target, "sam");
+  const noorToken = await addApprover(target, "noor");
+  const runId = await startPausedRun(target, { goal: "Pay invoice INV-2046" });
+  const { digest } = await pendingOf(target, runId);
+  const inbox = await startInbox(t, { ...target, env: { ...target.env, LEASH_TEST_APPROVERS: "noor" } }, [
+    "--agent",
+    agentModule,
+  ]);
+  const sam = await freshPage(t, browser());
+  await signIn(sam, inbox.url, samToken);
+  await sam.goto(new URL(`runs/${runId}`, inbox.url).href);
+  const refused = await submit(sam, "approve");
+  assert.equal(refused.status(), 403);
+  await sam.locator("[role=alert]").waitFor();
+  assert.deepEqual((await target.store.load(runId))?.answers, [], "nothing was recorded");
+
+  const noor = await freshPage(t, browser());
+  await signIn(noor, inbox.url, noorToken);
+  await noor.goto(new URL(`runs/${runId}`, inbox.url).href);
+  assert.equal((await submit(noor, "approve")).status(), 303);
+  const state = await target.store.load(runId);
+  assert.deepEqual(
+    state?.answers.map(({ digest, granted, approver }) => ({ digest, granted, approver })),
+    [{ digest, granted: true, approver: "noor" }],
+  );
+});
 
 eachStore("the list of work that gave up shows its attempts and its problem", async (t, target) => {
   const token = await addApprover(target, "noor");

@@ -80,7 +80,7 @@ eachStore("every page without sign-in lands on the sign-in page, and the API ans
 });
 
 eachStore(
-  "a session cookie is HttpOnly and SameSite=Strict, and pages carry the security headers",
+  "a session cookie is HttpOnly and SameSite=Strict, pages carry the security headers, and signing out ends it",
   async (t, target) => {
     const token = await addApprover(target, "noor");
     const inbox = await startInbox(t, target);
@@ -97,6 +97,13 @@ eachStore(
     assert.equal(headers["referrer-policy"], "no-referrer");
     assert.equal(headers["cache-control"], "no-store");
     assert.equal(await inPage<boolean>(page, 'document.cookie.includes("leash_session")'), false);
+
+    await Promise.all([
+      page.waitForURL((address) => address.pathname === "/signin"),
+      page.locator('form[action="/signout"] button').click(),
+    ]);
+    await page.goto(inbox.url);
+    assert.equal(new URL(page.url()).pathname, "/signin", "signed out, the inbox shows nothing");
   },
 );
 
