@@ -3,6 +3,19 @@
 import assert from "node:assert/strict";
 import { addApprover, eachStore, startInbox, startPausedRun, stopAllChildren } from "./inbox-app.js";
 import { after } from "node:test";
+import { request } from "node:http";
+
+/** The status of a GET sent with a `Host` header of its own (fetch does not let one be set). */
+function statusWithHost(url: string, host: string, token: string): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const sent = request(url, { headers: { host, authorization: `Bearer ${token}` } }, (response) => {
+      response.resume();
+      resolve(response.statusCode);
+    });
+    sent.on("error", reject);
+    sent.end();
+  });
+}
 
 after(stopAllChildren);
 
@@ -58,4 +71,14 @@ eachStore("a script with a Bearer token lists, reads and answers a run through t
   assert.equal(((await missing.json()) as { error: { code: string } }).error.code, "run_not_found");
   const anonymous = await fetch(new URL("api/runs", inbox.url));
   assert.equal(anonymous.status, 401);
+});
+
+eachStore("a request naming another host, as a DNS-rebinding page does, is refused with 421", async (t, target) => {
+  const token = await addApprover(target, "noor");
+  const inbox = await startInbox(t, target);
+  const port = new URL(inbox.url).port;
+  const runs = new URL("api/runs", inbox.url).href;
+  assert.equal(await statusWithHost(runs, `attacker.example:${port}`, token), 421);
+  assert.equal(await statusWithHost(runs, `localhost:${port}`, token), 200);
+  assert.equal(await statusWithHost(runs, `127.0.0.1:${port}`, token), 200);
 });
