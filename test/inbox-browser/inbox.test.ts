@@ -21,6 +21,7 @@ import {
   startPausedRun,
   startWorkThatGivesUp,
   useBrowser,
+  waitLive,
 } from "./support.js";
 import type { InboxStore } from "./support.js";
 import { bin } from "../cli/cli-helpers.js";
@@ -54,6 +55,7 @@ eachStore(
     await startPausedRun(target, { goal: "Pay invoice INV-2040 from Contoso Freight", memo: "INV-2040" });
     await page.goto(new URL("?status=awaiting_approval", inbox.url).href);
     await page.locator("tr[data-run-id]").nth(1).waitFor();
+    await waitLive(page);
     await markDocument(page);
 
     const runId = await startPausedRun(target, {
@@ -98,6 +100,7 @@ eachStore(
     assert.equal(state?.answers[0]?.origin?.via, "leash-serve");
     assert.equal(state?.answers[0]?.origin?.user, "noor");
 
+    await waitLive(page);
     await markDocument(page);
     const worker = await runToEnd([bin, "worker", "--agent", agentModule, "--once", ...target.args], {
       cwd: target.cwd,
@@ -148,12 +151,16 @@ eachStore(
     const shown = await pendingOf(target, runId);
     // The person is typing a note, so the page keeps what it showed, while someone else denies the
     // request from a terminal and the app asks again, for more: a new request with a new digest.
+    await waitLive(page);
     await page.locator('form#answer textarea[name="note"]').fill("Looks right to me.");
     await leashOn(target, ["deny", runId, "--as", "ops"]);
     await leashOn(target, ["resume", runId, "--agent", agentModule]);
     const now = await pendingOf(target, runId);
     assert.notEqual(now.digest, shown.digest);
     assert.deepEqual(now.args, { amount: 10000 });
+    // The page keeps the note being typed, and says the run changed rather than swapping the request.
+    await page.locator("[role=status]", { hasText: "changed" }).waitFor();
+    assert.equal(await page.locator('form#answer textarea[name="note"]').inputValue(), "Looks right to me.");
     assert.equal(await page.locator('form#answer input[name="digest"]').inputValue(), shown.digest);
 
     const refused = await submit(page, "approve");

@@ -78,6 +78,15 @@ export async function signIn(page: Page, url: string, token: string): Promise<vo
 }
 
 /**
+ * Waits until the page's script says its event stream is ready (`<main data-live="ready">`): the
+ * server has looked at the store, so every change from then on reaches the page. A change made
+ * before that could be the one the server's first look already saw, and no page would be told.
+ */
+export async function waitLive(page: Page): Promise<void> {
+  await page.locator('main[data-live="ready"]').waitFor({ state: "attached" });
+}
+
+/**
  * Marks the document the page shows now; {@link sameDocument} later tells whether it is still the
  * one shown, i.e. whether what changed since came without a reload or a navigation.
  */
