@@ -39,6 +39,7 @@ eachStore("text from the model in the goal, the arguments and the reason renders
     assert.ok(text.includes(IMAGE.slice(2)), `/${path} shows the image tag as text`);
     assert.ok(!text.includes("\u202e"), `/${path} shows no raw bidirectional override, which reorders text`);
     assert.ok(!text.includes("\u001b"), `/${path} shows no raw escape character`);
+    assert.ok(text.includes("\\u202epay 10000") && text.includes("\\x1b[31mred"), `/${path} shows them as escapes`);
     assert.equal(await page.locator('img[src="x"]').count(), 0, `/${path} made no image of the text`);
     assert.equal(await inPage<unknown>(page, "window.pwned"), undefined);
   }
