@@ -22,6 +22,9 @@ export function inboxApp(parts: InboxParts): Hono<InboxEnv> {
   app.get("/assets/inbox.css", (c) => c.body(INBOX_CSS, 200, { "Content-Type": "text/css; charset=utf-8" }));
   app.get("/assets/inbox.js", (c) => c.body(INBOX_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" }));
 
+  // Browsers ask for it on their own; an empty answer keeps a 404 out of their console.
+  app.get("/favicon.ico", (c) => c.body(null, 204));
+
   app.get("/events", (c) => {
     const runId = c.req.query("run");
     const response = parts.streams.response(runId === "" ? undefined : runId, c.req.raw.signal);

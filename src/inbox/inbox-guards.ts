@@ -37,9 +37,16 @@ export function checkHost(parts: InboxParts): Guard {
   };
 }
 
-/** Whether a POST's `Origin`, when sent, is the inbox's own: a form on another site is refused. */
-function sameOrigin(origin: string | undefined, host: string | undefined): boolean {
+/**
+ * Whether a POST comes from the inbox's own pages: its `Origin`, when sent, is the inbox's own. Under
+ * `Referrer-Policy: no-referrer` a browser sends `Origin: null` even for the inbox's own forms; such a
+ * request passes only when the browser also says `Sec-Fetch-Site: same-origin` (a header no page can
+ * set). A browser that says the request is cross-site or same-site is refused whatever its `Origin`.
+ */
+function sameOrigin(origin: string | undefined, host: string | undefined, fetchSite: string | undefined): boolean {
+  if (fetchSite !== undefined && fetchSite !== "same-origin" && fetchSite !== "none") return false;
   if (origin === undefined) return true;
+  if (origin === "null") return fetchSite === "same-origin";
   return host !== undefined && origin.toLowerCase() === `http://${host.toLowerCase()}`;
 }
 
@@ -58,14 +65,17 @@ function bearerOf(header: string | undefined): string | undefined {
  */
 export function requireApprover(parts: InboxParts): Guard {
   return async (c, next) => {
-    if (c.req.method === "POST" && !sameOrigin(c.req.header("origin"), c.req.header("host")))
+    if (
+      c.req.method === "POST" &&
+      !sameOrigin(c.req.header("origin"), c.req.header("host"), c.req.header("sec-fetch-site"))
+    )
       return problemResponse(c, {
         status: 403,
         code: "csrf_refused",
         message: "This form was sent from another site; nothing was done.",
       });
     const path = c.req.path;
-    if (path === "/signin" || path.startsWith("/assets/")) return next();
+    if (path === "/signin" || path === "/favicon.ico" || path.startsWith("/assets/")) return next();
     const bearer = bearerOf(c.req.header("authorization"));
     let approver: string | undefined;
     if (bearer !== undefined) {

@@ -78,6 +78,14 @@ button.deny { background: #fff; color: var(--bad); border: 2px solid var(--bad);
 .ok { color: var(--ok); font-weight: 600; }
 .bad { color: var(--bad); font-weight: 600; }
 @media (max-width: 40rem) {
+  table.runs thead { display: none; }
+  table.runs, .runs tbody, .runs tr, .runs td { display: block; }
+  .runs tr { padding: .6rem .75rem; border-bottom: 1px solid var(--line); }
+  .runs tr:last-child { border-bottom: 0; }
+  .runs td { border: 0; padding: .1rem 0; text-align: left; min-width: 0; }
+  .runs td.run-id { font-size: .8rem; word-break: break-all; }
+  .runs td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); }
+  .table-wrap { overflow-x: visible; }
   .facts { grid-template-columns: 1fr; }
   .facts dt { margin-top: .4rem; }
   .who { margin-left: 0; }

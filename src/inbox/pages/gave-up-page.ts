@@ -13,7 +13,7 @@ export function gaveUpPage(work: readonly GaveUpWork[], viewer: Viewer): Html {
         <td class="goal">
           ${item.skill === null ? null : html`<span class="skill">${item.skill}</span> `}${item.goal}
         </td>
-        <td class="num" data-field="attempts">${item.attempts}</td>
+        <td class="num" data-field="attempts" data-label="Attempts">${item.attempts}</td>
         <td data-field="problem"><code>${item.problem.code}</code> ${item.problem.message}</td>
         <td class="when"><time datetime="${item.endedAt}">${item.endedAt}</time></td>
       </tr>`,

@@ -46,7 +46,7 @@ export function runsPage(list: RunPage, viewer: Viewer): Html {
         <td class="run-id"><a href="/runs/${pathSegment(run.runId)}">${run.runId}</a></td>
         <td>${statusBadge(run.status)}</td>
         <td class="goal">${run.skill === null ? null : html`<span class="skill">${run.skill}</span> `}${run.goal}</td>
-        <td class="num">${run.steps}</td>
+        <td class="num" data-label="Steps">${run.steps}</td>
         <td class="when">
           <time datetime="${run.updatedAt}">${run.updatedAt.replace("T", " ").replace(/\.\d+Z$/, "Z")}</time>
         </td>
