@@ -140,6 +140,12 @@ eachStore(
     ]);
     assert.equal(answer.status(), 403);
     await page.locator("[role=alert]").waitFor();
+    // The session's cookie without the session's CSRF token does not answer through the JSON API either.
+    const json = await page.request.post(new URL(`api/runs/${runId}/answer`, inbox.url).href, {
+      data: { digest, decision: "approve" },
+    });
+    assert.equal(json.status(), 403);
+    assert.equal(((await json.json()) as { error: { code: string } }).error.code, "csrf_refused");
     const state = await target.store.load(runId);
     assert.deepEqual(state?.answers, [], "nothing was recorded");
     assert.equal(state?.status, "awaiting_approval");
