@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { escapeText } from "../cli/escape-text.js";
 import { addApiRoutes } from "./api-routes.js";
 import { INBOX_CSS } from "./assets/inbox-css.js";
 import { INBOX_JS } from "./assets/inbox-js.js";
@@ -37,8 +38,11 @@ export function inboxApp(parts: InboxParts): Hono<InboxEnv> {
 
   app.onError((error, c) => {
     const problem = inboxProblem(error);
+    // The line may quote run data (a run id in the path): escaped, as every line the CLI prints.
     if (problem.status === 500)
-      process.stderr.write(`leash serve: ${c.req.method} ${c.req.path} failed: ${error.stack ?? error.message}\n`);
+      process.stderr.write(
+        `${escapeText(`leash serve: ${c.req.method} ${c.req.path} failed: ${error.stack ?? error.message}`)}\n`,
+      );
     const response = problemResponse(c, problem);
     secureHeaders(response.headers);
     return response;
