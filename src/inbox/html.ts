@@ -1,5 +1,8 @@
 import { escapeText } from "../cli/escape-text.js";
 
+/** Known only to this module: no other code can make an {@link Html} out of text of its choosing. */
+const BUILT_HERE = Symbol("built by html");
+
 /**
  * A fragment of HTML that a template of the inbox built itself, safe to put in a page as it is. Only
  * {@link html} and {@link joinHtml} make one; text from run data never becomes one without escaping.
@@ -7,14 +10,10 @@ import { escapeText } from "../cli/escape-text.js";
 export class Html {
   readonly #text: string;
 
-  /** Use {@link html}: a fragment made any other way would skip the escaping. */
-  private constructor(text: string) {
+  /** Use {@link html}: the key is private to this module, so a fragment made any other way throws. */
+  constructor(key: symbol, text: string) {
+    if (key !== BUILT_HERE) throw new TypeError("An Html fragment is made only by the html template.");
     this.#text = text;
-  }
-
-  /** @internal The one way in, kept to this module. */
-  static trusted(text: string): Html {
-    return new Html(text);
   }
 
   /** The fragment's markup. */
@@ -62,12 +61,12 @@ function render(value: HtmlValue): string {
 export function html(strings: TemplateStringsArray, ...values: readonly HtmlValue[]): Html {
   let text = strings[0] ?? "";
   for (let index = 0; index < values.length; index++) text += render(values[index]) + (strings[index + 1] ?? "");
-  return Html.trusted(text);
+  return new Html(BUILT_HERE, text);
 }
 
 /** Fragments joined by a separator the caller writes as markup (a line break inside a `<pre>`, say). */
 export function joinHtml(parts: readonly Html[], separator: string): Html {
-  return Html.trusted(parts.map((part) => part.toString()).join(separator));
+  return new Html(BUILT_HERE, parts.map((part) => part.toString()).join(separator));
 }
 
 /** A run id, or any value, as one segment of a URL path, escaped for the URL and then for HTML. */

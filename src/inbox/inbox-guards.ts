@@ -61,7 +61,8 @@ function bearerOf(header: string | undefined): string | undefined {
  * whose approver the registry still knows by that token (a removed approver is signed out at once).
  * Otherwise an HTML route answers 303 to `/signin` and an API route 401 `unauthorized`. Every POST
  * must come from the inbox's own origin, and a POST of a cookie session must carry the session's
- * CSRF token (`_csrf` in a form, `X-CSRF-Token` for JSON); else 403 `csrf_refused`.
+ * CSRF token (`_csrf` in a form, `X-CSRF-Token` for JSON); else 403 `csrf_refused`. Only the
+ * sign-in page and the inbox's own stylesheet, script and icon are served to anyone: they hold no run data.
  */
 export function requireApprover(parts: InboxParts): Guard {
   return async (c, next) => {

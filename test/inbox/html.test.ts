@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { escapeHtml, html, joinHtml } from "../../src/inbox/html.js";
+import { escapeHtml, html, Html, joinHtml } from "../../src/inbox/html.js";
 import { SignInThrottle } from "../../src/inbox/sign-in-throttle.js";
 import { SessionStore } from "../../src/inbox/session-store.js";
 
@@ -14,6 +14,7 @@ test("the html template escapes every interpolated value and keeps only its own 
   // A plain object that claims to be a fragment is text, not markup.
   const forged = { toString: () => "<script>" } as unknown as string;
   assert.equal(html`${forged}`.toString(), "&lt;script&gt;");
+  assert.throws(() => new Html(Symbol("built by html"), "<script>"), TypeError);
   assert.equal(joinHtml([html`${"<a>"}`, html`b`], "\n").toString(), "&lt;a&gt;\nb");
 });
 

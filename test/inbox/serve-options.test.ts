@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { test } from "node:test";
 import { bin, errorLine, leash, requireBuiltBin } from "../cli/cli-helpers.js";
 import { eachStore } from "../cli/cli-stores.js";
+import { serve } from "./serve-helpers.js";
 
 /** Starts `leash serve` with `args`, waits for its first line of stdout and the stderr it wrote, and stops it. */
 async function firstLines(
@@ -52,4 +53,13 @@ test("serve refuses a port that is no port, and a store that does not exist, bef
   const missing = leash(["serve", "--port", "0", "--db", "/nonexistent/leash.db"], { cwd: process.cwd() });
   assert.equal(missing.status, 2);
   assert.equal(errorLine(missing).code, "db_not_found");
+});
+
+eachStore("serve on a port that is taken exits 3 with listen_failed", async (t, target) => {
+  await target.store.list();
+  const first = await serve(t, target);
+  const port = new URL(first.url).port;
+  const second = leash(["serve", "--port", port, ...target.args], { cwd: target.cwd });
+  assert.equal(second.status, 3, second.stderr);
+  assert.equal(errorLine(second).code, "listen_failed");
 });

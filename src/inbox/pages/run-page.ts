@@ -28,11 +28,17 @@ function lineList(lines: readonly string[]): Html {
   return html`${lines.map((line) => html`<span class="line">${line.trim()}</span>`)}`;
 }
 
+/** A step's lines without the step number `leash show` starts them with: the page shows it beside them. */
+function withoutIndex(lines: readonly string[]): string[] {
+  const [first, ...rest] = lines;
+  return first === undefined ? [] : [first.replace(/^\s*\d+\s+/, ""), ...rest];
+}
+
 function stepItem(step: Step, origins: Map<number, unknown>): Html {
   const outcome = step.outcome ?? "waiting";
   return html`<li data-step="${step.index}" data-outcome="${outcome}" class="step">
     <span class="step-no">${step.index}</span>
-    <div class="step-body">${lineList(stepLines(step, origins))}</div>
+    <div class="step-body">${lineList(withoutIndex(stepLines(step, origins)))}</div>
   </li>`;
 }
 
