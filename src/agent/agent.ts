@@ -10,6 +10,7 @@ import { actStep, endRun, runLoop } from "../run/run-loop.js";
 import type { InternalRunOptions, RunOptions } from "../run/start-run.js";
 import { prepareRun } from "../run/start-run.js";
 import type { Skill } from "../skills/skill.js";
+import type { Policy } from "../policy/policy.js";
 import { ENDED_STATUSES } from "../state/outcomes.js";
 import type { RunStatus } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
@@ -101,6 +102,11 @@ export class Agent {
   /** The agent's audit sink. */
   get audit(): AuditSink & { readonly records?: AuditRecord[] } {
     return this.#core.audit;
+  }
+
+  /** The agent's policy: what it may do, and who may answer its requests (`mayApprove`). */
+  get policy(): Policy {
+    return this.#core.policy;
   }
 
   /** The agent's name. */

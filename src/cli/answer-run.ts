@@ -27,6 +27,17 @@ export interface RecordedAnswer {
   state: RunState;
 }
 
+/** How an answer is recorded, when not from the command line: where it came from, and a check of who gives it. */
+export interface AnswerChannel {
+  /** Where the answer came from; the command line's operating-system user and host by default. */
+  origin?: AnswerOrigin;
+  /**
+   * Called with the pending request before anything is recorded; throws to refuse the answer (the
+   * inbox refuses an approver the app's `policy.mayApprove` refuses).
+   */
+  check?: (request: ApprovalRequest) => void;
+}
+
 /** Checks `--as` and `--digest` before anything is opened; returns the digest prefix in lowercase. */
 export function checkAnswerInput(input: AnswerInput): string | undefined {
   if (input.approver.trim() === "")
@@ -56,6 +67,7 @@ export async function answerRun(
   runId: string,
   input: AnswerInput,
   location: StoreLocation,
+  channel: AnswerChannel = {},
 ): Promise<RecordedAnswer> {
   const pinned = checkAnswerInput(input);
   const found = await findRun(store, runId, location);
@@ -72,17 +84,18 @@ export async function answerRun(
       `Run ${runId} no longer waits on the request you reviewed (${pinned.slice(0, 16)}…): it now asks to run ${request.tool} ${shortJson(request.args, 60)}, digest ${request.digest}. Nothing was recorded; review it with leash show ${runId}.`,
     );
   }
+  channel.check?.(request);
   const approval = input.granted
     ? Approval.grant(request.digest, input.approver, input.note)
     : Approval.deny(request.digest, input.approver, input.note);
-  const origin = cliOrigin();
+  const origin = channel.origin ?? cliOrigin();
   const state = await store.answer(runId, approval, { origin });
   return { request, approval, origin, state };
 }
 
 /** `origin: via cli, os user "mia", host "build-3"`: where an answer came from, each part labelled and quoted. */
 export function originText(origin: AnswerOrigin): string {
-  return `origin: via ${origin.via}, os user ${JSON.stringify(origin.user)}, host ${JSON.stringify(origin.host)}`;
+  return `origin: via ${origin.via}, ${origin.via === "cli" ? "os user" : "user"} ${JSON.stringify(origin.user)}, host ${JSON.stringify(origin.host)}`;
 }
 
 /** The lines `leash approve` and `leash deny` print once an answer is recorded. */

@@ -20,7 +20,7 @@ function originOf(answer: object): AnswerOrigin | undefined {
  * `approved by "noor"; origin: via cli, os user "mia", host "build-3"; note "fine"`: who answered
  * (quoted, so that no name can pass for the origin), where from, and their note.
  */
-function answeredBy(answer: {
+export function answeredBy(answer: {
   granted: boolean;
   approver: string;
   note?: string | undefined;
@@ -32,7 +32,11 @@ function answeredBy(answer: {
   return `${answer.granted ? "approved" : "denied"} by ${JSON.stringify(answer.approver)}; ${from}${note}`;
 }
 
-function stepLines(step: Step, origins: Map<number, unknown>): string[] {
+/**
+ * A step as lines of text: what was asked (and why), what came of it, its error and who answered it
+ * and from where. `leash show` and the inbox's run page both describe a step with it.
+ */
+export function stepLines(step: Step, origins: Map<number, unknown>): string[] {
   const { decision } = step;
   const asked =
     decision.type === "act"

@@ -7,6 +7,7 @@ import { demoCommand } from "./commands/demo.js";
 import { mcpCommand } from "./commands/mcp.js";
 import { resumeCommand } from "./commands/resume.js";
 import { runsCommand } from "./commands/runs.js";
+import { serveCommand } from "./commands/serve.js";
 import { showCommand } from "./commands/show.js";
 import { verifyCommand } from "./commands/verify.js";
 import { workerCommand } from "./commands/worker.js";
@@ -51,6 +52,7 @@ export function createProgram(): Command {
     .addCommand(resumeCommand())
     .addCommand(workerCommand())
     .addCommand(verifyCommand())
+    .addCommand(serveCommand())
     .addCommand(approversCommand())
     .addCommand(benchCommand())
     .addCommand(mcpCommand(packageVersion()));

@@ -12,6 +12,8 @@ export interface PayAgentOptions {
   memo?: string;
   /** Called with each payment the tool makes. */
   onPay?: (amount: number) => void;
+  /** Who may answer its requests (the policy's `mayApprove`); anyone by default. */
+  mayApprove?: (approver: string) => boolean;
 }
 
 /** An agent on `store` (as store and sink) whose runs wait for approval of a payment. */
@@ -40,7 +42,10 @@ export function payAgent(store: RunStore & AuditSink, options: PayAgentOptions =
         return Decision.act("pay", { amount: 10000, ...memo }, reason);
       return Decision.finish(last.outcome);
     },
-    policy: new Policy({ allowEffects: ["read", "write"] }),
+    policy: new Policy({
+      allowEffects: ["read", "write"],
+      ...(options.mayApprove === undefined ? {} : { mayApprove: options.mayApprove }),
+    }),
     store,
     audit: store,
   });

@@ -107,8 +107,11 @@ test(
     const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
       dependencies: Record<string, string>;
     };
-    for (const name of Object.keys(manifest.dependencies))
+    for (const name of Object.keys(manifest.dependencies)) {
+      // A scoped package (`@hono/node-server`) sits in its scope's folder, which must exist first.
+      mkdirSync(dirname(join(app.path, "node_modules", name)), { recursive: true });
       symlinkSync(join(root, "node_modules", name), join(app.path, "node_modules", name), "dir");
+    }
     writeFileSync(join(app.path, "agent.ts"), "export const agent: unknown = undefined;\n");
     const db = join(app.path, "app.db");
     const store = new SqliteStore(db);

@@ -1,0 +1,99 @@
+import { Command } from "commander";
+import { CliError, EXIT_OPERATIONAL } from "../cli-error.js";
+import { storeLocation, withCommonOptions } from "../common-options.js";
+import type { CommonOptions } from "../common-options.js";
+import { loadAgent } from "../load-agent.js";
+import type { LoadedAgent } from "../load-agent.js";
+import { openExistingStore } from "../open-store.js";
+import { printErrorLines, printJsonLine, printLines } from "../print.js";
+import type { ApproverCheck } from "../../inbox/answer-from-inbox.js";
+import { openApproverRegistry } from "../../inbox/approver-registry.js";
+import { isLoopback } from "../../inbox/security-headers.js";
+import { startInbox } from "../../inbox/serve-inbox.js";
+
+interface ServeOptions extends CommonOptions {
+  port: string;
+  host: string;
+  agent?: string;
+}
+
+function portOf(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(port) || port > 65535)
+    throw new CliError("invalid_option", "Expected --port to be a port number from 0 to 65535 (0 picks a free one).");
+  return port;
+}
+
+/** The app's policy, from the agent the module exports: the inbox applies its `mayApprove`. */
+function policyOf(loaded: LoadedAgent, path: string): ApproverCheck {
+  const policy = (loaded.agent as { policy?: unknown }).policy;
+  if (typeof policy !== "object" || policy === null || typeof (policy as ApproverCheck).mayApprove !== "function")
+    throw new CliError("invalid_agent_module", `The agent ${path} exports has no policy with mayApprove.`);
+  return policy as ApproverCheck;
+}
+
+/** Resolves on the first SIGTERM or SIGINT. */
+function stopSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string): void => {
+      process.off("SIGTERM", stop).off("SIGINT", stop);
+      resolve(signal);
+    };
+    process.on("SIGTERM", stop).on("SIGINT", stop);
+  });
+}
+
+/**
+ * `leash serve`: the web inbox where approvers sign in with their token, read runs and their trails,
+ * and approve or deny the requests that wait for a person. Loopback by default; SIGTERM or SIGINT
+ * closes it.
+ */
+export function serveCommand(): Command {
+  const command = new Command("serve")
+    .description("serve the web inbox: approvers sign in, read runs and answer the requests that wait for them")
+    .option("--port <port>", "the port to listen on (0 picks a free one)", "7777")
+    .option("--host <address>", "the address to listen on (anything but loopback opens it to the network)", "127.0.0.1")
+    .option("--agent <path>", "the app's agent module: its policy's mayApprove decides who may answer");
+  return withCommonOptions(command).action(async (options: ServeOptions) => {
+    const port = portOf(options.port);
+    if (options.host.trim() === "") throw new CliError("invalid_option", "Expected --host to name an address.");
+    const location = storeLocation(options);
+    const store = await openExistingStore(location);
+    const closers: (() => Promise<void>)[] = [() => store.close()];
+    try {
+      const registry = await openApproverRegistry(location);
+      closers.unshift(() => registry.close());
+      let policy: ApproverCheck | undefined;
+      if (options.agent !== undefined) {
+        const loaded = await loadAgent(options.agent, location);
+        closers.unshift(() => loaded.close());
+        policy = policyOf(loaded, options.agent);
+      }
+      const stopped = stopSignal();
+      const inbox = await startInbox({
+        store,
+        location,
+        registry,
+        host: options.host,
+        port,
+        ...(policy === undefined ? {} : { policy }),
+      }).catch((error: unknown) => {
+        throw new CliError(
+          "listen_failed",
+          `Could not listen on ${options.host}:${port}: ${(error as Error).message}`,
+          EXIT_OPERATIONAL,
+        );
+      });
+      closers.unshift(() => inbox.close());
+      if (options.json) printJsonLine({ url: inbox.url });
+      else printLines([`leash inbox: ${inbox.url}`]);
+      if (!isLoopback(options.host))
+        printErrorLines([
+          `leash: warning: the inbox listens on ${options.host}, not loopback: anyone who can reach this address can try to sign in, over plain HTTP.`,
+        ]);
+      await stopped;
+    } finally {
+      for (const close of closers) await close().catch(() => undefined);
+    }
+  });
+}

@@ -1,0 +1,78 @@
+import type { ApprovalRequest, RunState } from "../index.js";
+import { answerRun } from "../cli/answer-run.js";
+import { CliError } from "../cli/cli-error.js";
+import type { StoreLocation } from "../cli/common-options.js";
+import type { CliStore } from "../cli/open-store.js";
+
+/** What the inbox needs of the app's policy: who may answer a request. */
+export interface ApproverCheck {
+  mayApprove(approver: string, request: ApprovalRequest): boolean;
+}
+
+/** An answer as a signed-in approver gives it on the run's page or through the API. */
+export interface InboxAnswer {
+  /** The full digest of the request the page showed. */
+  digest: unknown;
+  decision: unknown;
+  note?: unknown;
+}
+
+/** Where the inbox records answers, and whose policy it applies. */
+export interface AnswerContext {
+  store: CliStore;
+  location: StoreLocation;
+  /** The app's policy, when `--agent` is given. */
+  policy?: ApproverCheck;
+}
+
+/** The longest note kept with an answer. */
+export const MAX_NOTE_LENGTH = 2000;
+
+/**
+ * Records a signed-in approver's answer the same way `leash approve` and `leash deny` do
+ * ({@link answerRun}): pinned to the digest the page showed (a request that changed is refused with
+ * `stale_state`, and `store.answer` refuses it too if it changes between this look and the write),
+ * under the signed-in name only, with the origin `{ via: "leash-serve", user, host }`. With the
+ * app's policy, an approver its `mayApprove` refuses is refused (`approver_not_allowed`) and nothing
+ * is recorded.
+ */
+export async function answerFromInbox(
+  context: AnswerContext,
+  runId: string,
+  approver: string,
+  answer: InboxAnswer,
+  host: string,
+): Promise<RunState> {
+  const { digest, decision, note } = answer;
+  if (typeof digest !== "string" || !/^[0-9a-f]{64}$/.test(digest))
+    throw new CliError("invalid_option", "Expected digest to be the 64 hex digits of the request the page showed.");
+  if (decision !== "approve" && decision !== "deny")
+    throw new CliError("invalid_option", 'Expected decision to be "approve" or "deny".');
+  if (note !== undefined && note !== null && typeof note !== "string")
+    throw new CliError("invalid_option", "Expected note to be text.");
+  const text = typeof note === "string" && note.trim() !== "" ? note : undefined;
+  if (text !== undefined && text.length > MAX_NOTE_LENGTH)
+    throw new CliError("invalid_option", `Expected note to be at most ${MAX_NOTE_LENGTH} characters.`);
+  const { policy } = context;
+  const recorded = await answerRun(
+    context.store,
+    runId,
+    { granted: decision === "approve", approver, digest, ...(text === undefined ? {} : { note: text }) },
+    context.location,
+    {
+      origin: { via: "leash-serve", user: approver, host },
+      ...(policy === undefined
+        ? {}
+        : {
+            check: (request: ApprovalRequest) => {
+              if (!policy.mayApprove(approver, structuredClone(request)))
+                throw new CliError(
+                  "approver_not_allowed",
+                  `${approver} may not answer this request: the app's policy (mayApprove) refuses. Nothing was recorded.`,
+                );
+            },
+          }),
+    },
+  );
+  return recorded.state;
+}

@@ -1,0 +1,46 @@
+import type { Hono } from "hono";
+import { CliError } from "../cli/cli-error.js";
+import { answerFromInbox } from "./answer-from-inbox.js";
+import type { InboxEnv, InboxParts } from "./inbox-context.js";
+import { listQuery, listRuns } from "./list-runs.js";
+import { runChain } from "./run-chain.js";
+
+/**
+ * The JSON routes for scripts (a Bearer token, or a cookie session with `X-CSRF-Token` on a POST):
+ * the run list, a run with its chain status, and an answer. Errors are `{ error: { code, message } }`.
+ */
+export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
+  app.get("/api/runs", async (c) => {
+    const list = await listRuns(parts.store, listQuery(c.req.query("status"), c.req.query("page")));
+    return c.json({ runs: list.runs, page: list.page, pages: list.pages });
+  });
+
+  app.get("/api/runs/:id", async (c) => {
+    const runId = c.req.param("id");
+    const state = await parts.store.load(runId);
+    if (state === null) throw new CliError("run_not_found", `There is no run ${runId} in this store.`);
+    const chain = await runChain(parts.store, state);
+    return c.json({ run: state.toJSON(), chain: { ok: chain.ok, problems: chain.problems } });
+  });
+
+  app.post("/api/runs/:id/answer", async (c) => {
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      throw new CliError("invalid_option", "Expected a JSON body { digest, decision, note? }.");
+    }
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      throw new CliError("invalid_option", "Expected a JSON body { digest, decision, note? }.");
+    // Only these fields are read: an `approver` in the body is ignored, the signed-in name is recorded.
+    const { digest, decision, note } = body as Record<string, unknown>;
+    const state = await answerFromInbox(
+      parts,
+      c.req.param("id"),
+      c.get("approver"),
+      { digest, decision, note },
+      c.get("address"),
+    );
+    return c.json({ run: state.toJSON() });
+  });
+}

@@ -1,0 +1,80 @@
+import type { StoreWatcher } from "./store-watcher.js";
+
+/** How often an open stream gets a comment line, so that proxies and browsers keep it open. */
+export const HEARTBEAT_MS = 15_000;
+
+const encoder = new TextEncoder();
+
+/**
+ * The inbox's server-sent event streams (`GET /events`): an event `change` whenever the run a page
+ * shows (or, for the list, any run) changed in the store, as the {@link StoreWatcher} sees it. A
+ * `ready` says the watcher has looked at the store, so changes from then on are sent.
+ * {@link EventStreams.closeAll} ends every stream when the server shuts down.
+ */
+export class EventStreams {
+  readonly #watcher: StoreWatcher;
+  readonly #heartbeatMs: number;
+  readonly #open = new Set<() => void>();
+
+  constructor(watcher: StoreWatcher, options: { heartbeatMs?: number } = {}) {
+    this.#watcher = watcher;
+    this.#heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+  }
+
+  /** How many streams are open. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** A stream of the changes of one run (`runId`), or of every run; it ends when `signal` aborts. */
+  response(runId: string | undefined, signal: AbortSignal): Response {
+    let end: () => void = () => undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        let ended = false;
+        const send = (text: string): void => {
+          if (ended) return;
+          try {
+            controller.enqueue(encoder.encode(text));
+          } catch {
+            end();
+          }
+        };
+        const subscription = this.#watcher.subscribe((changed) => {
+          if (runId !== undefined && !changed.has(runId)) return;
+          // JSON keeps a run id on one line, whatever it holds: a line break would end the event early.
+          send(`event: change\ndata: ${JSON.stringify({ runs: [...changed] })}\n\n`);
+        });
+        const heartbeat = setInterval(() => send(": ping\n\n"), this.#heartbeatMs);
+        end = () => {
+          if (ended) return;
+          ended = true;
+          clearInterval(heartbeat);
+          subscription.stop();
+          this.#open.delete(end);
+          signal.removeEventListener("abort", end);
+          try {
+            controller.close();
+          } catch {
+            // Already closed by the client going away.
+          }
+        };
+        this.#open.add(end);
+        signal.addEventListener("abort", end, { once: true });
+        send("retry: 3000\n\n");
+        void subscription.ready.then(() => send("event: ready\ndata: {}\n\n"));
+        if (signal.aborted) end();
+      },
+      cancel: () => end(),
+    });
+    return new Response(body, {
+      status: 200,
+      headers: { "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive" },
+    });
+  }
+
+  /** Ends every open stream (the server is closing). */
+  closeAll(): void {
+    for (const end of [...this.#open]) end();
+  }
+}

@@ -1,0 +1,51 @@
+import { Hono } from "hono";
+import { escapeText } from "../cli/escape-text.js";
+import { addApiRoutes } from "./api-routes.js";
+import { INBOX_CSS } from "./assets/inbox-css.js";
+import { INBOX_JS } from "./assets/inbox-js.js";
+import { problemResponse } from "./inbox-context.js";
+import type { InboxEnv, InboxParts } from "./inbox-context.js";
+import { checkHost, requireApprover, withSecurityHeaders } from "./inbox-guards.js";
+import { inboxProblem } from "./inbox-problem.js";
+import { addPageRoutes } from "./page-routes.js";
+import { secureHeaders } from "./security-headers.js";
+
+/**
+ * The web inbox as a Hono app: the security headers on every answer, the `Host` check, sign-in and
+ * CSRF checks, then the pages, the JSON routes, the event stream and the inbox's own assets.
+ */
+export function inboxApp(parts: InboxParts): Hono<InboxEnv> {
+  const app = new Hono<InboxEnv>();
+  app.use("*", withSecurityHeaders());
+  app.use("*", checkHost(parts));
+  app.use("*", requireApprover(parts));
+
+  app.get("/assets/inbox.css", (c) => c.body(INBOX_CSS, 200, { "Content-Type": "text/css; charset=utf-8" }));
+  app.get("/assets/inbox.js", (c) => c.body(INBOX_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" }));
+
+  // Browsers ask for it on their own; an empty answer keeps a 404 out of their console.
+  app.get("/favicon.ico", (c) => c.body(null, 204));
+
+  app.get("/events", (c) => {
+    const runId = c.req.query("run");
+    const response = parts.streams.response(runId === "" ? undefined : runId, c.req.raw.signal);
+    secureHeaders(response.headers);
+    return response;
+  });
+
+  addApiRoutes(app, parts);
+  addPageRoutes(app, parts);
+
+  app.onError((error, c) => {
+    const problem = inboxProblem(error);
+    // The line may quote run data (a run id in the path): escaped, as every line the CLI prints.
+    if (problem.status === 500)
+      process.stderr.write(
+        `${escapeText(`leash serve: ${c.req.method} ${c.req.path} failed: ${error.stack ?? error.message}`)}\n`,
+      );
+    const response = problemResponse(c, problem);
+    secureHeaders(response.headers);
+    return response;
+  });
+  return app;
+}

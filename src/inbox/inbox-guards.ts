@@ -1,0 +1,134 @@
+import type { MiddlewareHandler } from "hono";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { isApiPath, problemResponse } from "./inbox-context.js";
+import type { InboxEnv, InboxParts } from "./inbox-context.js";
+import { sameSecret } from "./session-store.js";
+import { sessionIdOf } from "./session-cookie.js";
+import { secureHeaders } from "./security-headers.js";
+
+type Guard = MiddlewareHandler<InboxEnv>;
+
+/** The security headers on every answer, errors and assets included. */
+export function withSecurityHeaders(): Guard {
+  return async (c, next) => {
+    await next();
+    secureHeaders(c.res.headers);
+  };
+}
+
+/**
+ * Refuses a `Host` the server does not listen on (421): a page of another site that rebinds its name
+ * to 127.0.0.1 reaches the inbox with its own name in `Host`, and is turned away before anything else.
+ */
+export function checkHost(parts: InboxParts): Guard {
+  return async (c, next) => {
+    const host = (c.req.header("host") ?? "").toLowerCase();
+    if (parts.hosts !== null && !parts.hosts.has(host)) {
+      return c.text("Misdirected request: this inbox answers only at the address it listens on.", 421);
+    }
+    let address = "unknown";
+    try {
+      address = getConnInfo(c).remote.address ?? "unknown";
+    } catch {
+      // Not behind the node server (a test's app.request): the address stays unknown.
+    }
+    c.set("address", address);
+    await next();
+  };
+}
+
+/**
+ * Whether a POST comes from the inbox's own pages: its `Origin`, when sent, is the inbox's own. Under
+ * `Referrer-Policy: no-referrer` a browser sends `Origin: null` even for the inbox's own forms; such a
+ * request passes only when the browser also says `Sec-Fetch-Site: same-origin` (a header no page can
+ * set). A browser that says the request is cross-site or same-site is refused whatever its `Origin`.
+ */
+function sameOrigin(origin: string | undefined, host: string | undefined, fetchSite: string | undefined): boolean {
+  if (fetchSite !== undefined && fetchSite !== "same-origin" && fetchSite !== "none") return false;
+  if (origin === undefined) return true;
+  if (origin === "null") return fetchSite === "same-origin";
+  return host !== undefined && origin.toLowerCase() === `http://${host.toLowerCase()}`;
+}
+
+/** The Bearer token of an `Authorization` header, if any. */
+function bearerOf(header: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  return match?.[1];
+}
+
+/**
+ * Lets only a signed-in approver through: a Bearer token the registry knows, or a session cookie
+ * whose approver the registry still knows by that token (a removed approver is signed out at once).
+ * Otherwise an HTML route answers 303 to `/signin` and an API route 401 `unauthorized`. Every POST
+ * must come from the inbox's own origin, and a POST of a cookie session must carry the session's
+ * CSRF token (`_csrf` in a form, `X-CSRF-Token` for JSON); else 403 `csrf_refused`. Only the
+ * sign-in page and the inbox's own stylesheet, script and icon are served to anyone: they hold no run data.
+ */
+export function requireApprover(parts: InboxParts): Guard {
+  return async (c, next) => {
+    if (
+      c.req.method === "POST" &&
+      !sameOrigin(c.req.header("origin"), c.req.header("host"), c.req.header("sec-fetch-site"))
+    )
+      return problemResponse(c, {
+        status: 403,
+        code: "csrf_refused",
+        message: "This form was sent from another site; nothing was done.",
+      });
+    const path = c.req.path;
+    if (path === "/signin" || path === "/favicon.ico" || path.startsWith("/assets/")) return next();
+    const bearer = bearerOf(c.req.header("authorization"));
+    let approver: string | undefined;
+    if (bearer !== undefined) {
+      approver = await parts.registry.nameOf(bearer);
+      c.set("session", undefined);
+    } else {
+      const id = sessionIdOf(c.req.header("cookie"));
+      const session = id === undefined ? undefined : parts.sessions.touch(id);
+      if (session !== undefined) {
+        const name = await parts.registry.nameOf(session.token);
+        if (name === session.name) {
+          approver = name;
+          c.set("session", session);
+        } else parts.sessions.end(session.id);
+      }
+    }
+    if (approver === undefined) {
+      if (isApiPath(path))
+        return c.json({ error: { code: "unauthorized", message: "Sign in: send Authorization: Bearer TOKEN." } }, 401);
+      return c.redirect("/signin", 303);
+    }
+    c.set("approver", approver);
+    const session = c.get("session");
+    if (c.req.method === "POST" && session !== undefined) {
+      const given = isApiPath(path)
+        ? c.req.header("x-csrf-token")
+        : await formField(
+            c.req.raw.headers.get("content-type"),
+            () => c.req.parseBody(),
+            "_csrf",
+            c.req.header("x-csrf-token"),
+          );
+      if (given === undefined || !sameSecret(given, session.csrf))
+        return problemResponse(c, {
+          status: 403,
+          code: "csrf_refused",
+          message:
+            "This form did not carry your session's token (an old page, or a form from another site); nothing was done.",
+        });
+    }
+    await next();
+  };
+}
+
+async function formField(
+  contentType: string | null,
+  parse: () => Promise<Record<string, unknown>>,
+  name: string,
+  fallback: string | undefined,
+): Promise<string | undefined> {
+  if (contentType === null || !/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(contentType))
+    return fallback;
+  const value = (await parse())[name];
+  return typeof value === "string" ? value : fallback;
+}

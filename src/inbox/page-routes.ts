@@ -1,0 +1,112 @@
+import type { Hono } from "hono";
+import { CliError } from "../cli/cli-error.js";
+import { answerFromInbox } from "./answer-from-inbox.js";
+import { listGaveUp } from "./gave-up.js";
+import { pathSegment } from "./html.js";
+import { inboxProblem } from "./inbox-problem.js";
+import { problemResponse, viewerOf } from "./inbox-context.js";
+import type { InboxContext, InboxEnv, InboxParts } from "./inbox-context.js";
+import { listQuery, listRuns } from "./list-runs.js";
+import { gaveUpPage } from "./pages/gave-up-page.js";
+import { messagePage } from "./pages/message-page.js";
+import { runPage } from "./pages/run-page.js";
+import type { RunNotice } from "./pages/run-page.js";
+import { runsPage } from "./pages/runs-page.js";
+import { signInPage } from "./pages/sign-in-page.js";
+import { runChain } from "./run-chain.js";
+import { clearedSessionCookie, sessionCookie, sessionIdOf } from "./session-cookie.js";
+
+function wait(ms: number): Promise<void> {
+  return ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function loadRun(parts: InboxParts, runId: string) {
+  const state = await parts.store.load(runId);
+  if (state === null) throw new CliError("run_not_found", `There is no run ${runId} in this store.`);
+  return state;
+}
+
+async function showRun(c: InboxContext, parts: InboxParts, runId: string, notice: RunNotice): Promise<Response> {
+  const state = await loadRun(parts, runId);
+  const chain = await runChain(parts.store, state);
+  return c.html(runPage(state, chain, viewerOf(c), notice).toString());
+}
+
+/** The answer of a refused form post, with a way back to the run. */
+function refusedAnswer(c: InboxContext, runId: string, error: unknown): Response {
+  const problem = inboxProblem(error);
+  if (problem.status === 500) throw error;
+  const title =
+    problem.code === "stale_state" ? "This request changed" : problem.status === 404 ? "Not found" : "Refused";
+  return c.html(
+    messagePage({
+      title,
+      code: problem.code,
+      message: problem.message,
+      viewer: viewerOf(c),
+      back: { href: `/runs/${pathSegment(runId)}`, label: "Back to the run, to read it again" },
+    }).toString(),
+    problem.status,
+  );
+}
+
+/** The inbox's pages: sign-in and sign-out, the run list, the gave-up list, a run and its answer form. */
+export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
+  app.get("/signin", (c) => c.html(signInPage().toString()));
+
+  app.post("/signin", async (c) => {
+    const address = c.get("address");
+    await wait(parts.throttle.delayFor(address));
+    const form = await c.req.parseBody();
+    const token = typeof form.token === "string" ? form.token.trim() : "";
+    const name = token === "" ? undefined : await parts.registry.nameOf(token);
+    if (name === undefined) {
+      parts.throttle.failed(address);
+      return c.html(signInPage("That token does not sign anyone in. Check it, or ask for a new one.").toString(), 401);
+    }
+    parts.throttle.succeeded(address);
+    const session = parts.sessions.create(name, token);
+    c.header("Set-Cookie", sessionCookie(session.id));
+    return c.redirect("/", 303);
+  });
+
+  app.post("/signout", (c) => {
+    const id = sessionIdOf(c.req.header("cookie"));
+    if (id !== undefined) parts.sessions.end(id);
+    c.header("Set-Cookie", clearedSessionCookie());
+    return c.redirect("/signin", 303);
+  });
+
+  app.get("/", async (c) => {
+    const query = listQuery(c.req.query("status"), c.req.query("page"));
+    return c.html(runsPage(await listRuns(parts.store, query), viewerOf(c)).toString());
+  });
+
+  app.get("/gave-up", async (c) => c.html(gaveUpPage(await listGaveUp(parts.store), viewerOf(c)).toString()));
+
+  app.get("/runs/:id", async (c) => {
+    const answered = c.req.query("answered");
+    const notice: RunNotice = answered === "approved" || answered === "denied" ? answered : undefined;
+    return showRun(c, parts, c.req.param("id"), notice);
+  });
+
+  app.post("/runs/:id/answer", async (c) => {
+    const runId = c.req.param("id");
+    const form = await c.req.parseBody();
+    try {
+      await answerFromInbox(
+        parts,
+        runId,
+        c.get("approver"),
+        { digest: form.digest, decision: form.decision, note: form.note },
+        c.get("address"),
+      );
+    } catch (error) {
+      return refusedAnswer(c, runId, error);
+    }
+    const answered = form.decision === "approve" ? "approved" : "denied";
+    return c.redirect(`/runs/${pathSegment(runId)}?answered=${answered}`, 303);
+  });
+
+  app.notFound((c) => problemResponse(c, { status: 404, code: "not_found", message: "There is no such page." }));
+}

@@ -1,0 +1,62 @@
+import { html } from "../html.js";
+import type { Html } from "../html.js";
+
+/** What every page of the inbox knows of who is looking at it. */
+export interface Viewer {
+  /** The signed-in approver's name. */
+  name: string;
+  /** The session's CSRF token; absent for a script signed in with a Bearer token (no form to post). */
+  csrf?: string;
+}
+
+/** A page's parts: its title, the main content, and the event stream that refreshes it, if any. */
+export interface PageParts {
+  title: string;
+  main: Html;
+  viewer?: Viewer;
+  /** The `/events` URL whose `change` events refresh the page's `<main>`. */
+  events?: string;
+}
+
+function header(viewer: Viewer | undefined): Html {
+  if (viewer === undefined) return html`<header class="top"><span class="brand">leash inbox</span></header>`;
+  const signOut =
+    viewer.csrf === undefined
+      ? null
+      : html`<form method="post" action="/signout" class="signout">
+          <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+          <button type="submit" class="link">Sign out</button>
+        </form>`;
+  return html`<header class="top">
+    <a class="brand" href="/">leash inbox</a>
+    <nav><a href="/">Runs</a> <a href="/?status=awaiting_approval">Waiting</a> <a href="/gave-up">Gave up</a></nav>
+    <span class="who">Signed in as <strong>${viewer.name}</strong></span>
+    ${signOut}
+  </header>`;
+}
+
+/**
+ * A whole page: no inline script or style (the content security policy forbids them), only the
+ * inbox's own stylesheet and script, served by the command.
+ */
+export function page(parts: PageParts): Html {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${parts.title} · leash inbox</title>
+        <link rel="stylesheet" href="/assets/inbox.css" />
+        <script src="/assets/inbox.js" defer></script>
+      </head>
+      <body>
+        ${header(parts.viewer)}
+        <main data-events="${parts.events ?? ""}">${parts.main}</main>
+      </body>
+    </html> `;
+}
+
+/** The badge of a run status (or `gave_up`). */
+export function statusBadge(status: string): Html {
+  return html`<span class="badge badge-${status}">${status.replace(/_/g, " ")}</span>`;
+}

@@ -1,0 +1,84 @@
+import { html, pathSegment } from "../html.js";
+import type { Html } from "../html.js";
+import { LIST_FILTERS } from "../list-runs.js";
+import type { RunPage } from "../list-runs.js";
+import { page, statusBadge } from "./layout.js";
+import type { Viewer } from "./layout.js";
+
+function listUrl(status: string | null, pageNumber: number): string {
+  const query = new URLSearchParams();
+  if (status !== null) query.set("status", status);
+  if (pageNumber > 1) query.set("page", String(pageNumber));
+  const text = query.toString();
+  return text === "" ? "/" : `/?${text}`;
+}
+
+function filters(current: string | null): Html {
+  const links = [null, ...LIST_FILTERS].map((status) => {
+    const label = status === null ? "all" : status.replace(/_/g, " ");
+    const here = status === current ? "page" : null;
+    return html`<a
+      href="${listUrl(status, 1)}"
+      class="filter"
+      data-filter="${status ?? "all"}"
+      aria-current="${here ?? "false"}"
+      >${label}</a
+    >`;
+  });
+  return html`<nav class="filters" aria-label="Filter by status">${links}</nav>`;
+}
+
+function pager(list: RunPage): Html | null {
+  if (list.pages <= 1) return null;
+  const previous = list.page > 1 ? html`<a rel="prev" href="${listUrl(list.status, list.page - 1)}">← Newer</a>` : null;
+  const next =
+    list.page < list.pages ? html`<a rel="next" href="${listUrl(list.status, list.page + 1)}">Older →</a>` : null;
+  return html`<nav class="pager" aria-label="Pages">
+    ${previous}<span>Page ${list.page} of ${list.pages}</span>${next}
+  </nav>`;
+}
+
+/** The run list: newest first, filtered by status, a page at a time. */
+export function runsPage(list: RunPage, viewer: Viewer): Html {
+  const rows = list.runs.map(
+    (run) =>
+      html`<tr data-run-id="${run.runId}" data-status="${run.status}">
+        <td class="run-id"><a href="/runs/${pathSegment(run.runId)}">${run.runId}</a></td>
+        <td>${statusBadge(run.status)}</td>
+        <td class="goal">${run.skill === null ? null : html`<span class="skill">${run.skill}</span> `}${run.goal}</td>
+        <td class="num" data-label="Steps">${run.steps}</td>
+        <td class="when">
+          <time datetime="${run.updatedAt}">${run.updatedAt.replace("T", " ").replace(/\.\d+Z$/, "Z")}</time>
+        </td>
+      </tr>`,
+  );
+  const table =
+    rows.length === 0
+      ? html`<p class="empty">
+          No run${list.status === null ? "" : html` is <strong>${list.status.replace(/_/g, " ")}</strong>`} here.
+        </p>`
+      : html`<div class="table-wrap">
+          <table class="runs">
+            <thead>
+              <tr>
+                <th scope="col">Run</th>
+                <th scope="col">Status</th>
+                <th scope="col">Goal</th>
+                <th scope="col" class="num">Steps</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${rows}
+            </tbody>
+          </table>
+        </div>`;
+  const events = "/events";
+  return page({
+    title: list.status === null ? "Runs" : `Runs: ${list.status.replace(/_/g, " ")}`,
+    viewer,
+    events,
+    main: html`<h1>Runs</h1>
+      ${filters(list.status)}${table}${pager(list)}`,
+  });
+}

@@ -1,0 +1,86 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type { StoreLocation } from "../cli/common-options.js";
+import type { CliStore } from "../cli/open-store.js";
+import type { ApproverCheck } from "./answer-from-inbox.js";
+import type { ApproverRegistry } from "./approver-registry.js";
+import { EventStreams } from "./event-streams.js";
+import { inboxApp } from "./inbox-app.js";
+import { allowedHosts, hostPart } from "./security-headers.js";
+import { SessionStore } from "./session-store.js";
+import { SignInThrottle } from "./sign-in-throttle.js";
+import { StoreWatcher } from "./store-watcher.js";
+
+/** Options of {@link startInbox}. */
+export interface InboxOptions {
+  store: CliStore;
+  location: StoreLocation;
+  registry: ApproverRegistry;
+  policy?: ApproverCheck;
+  /** The address to listen on (loopback by default in `leash serve`). */
+  host: string;
+  /** The port; 0 picks a free one. */
+  port: number;
+  /** How often the store is looked at while an event stream is open (default 1000 ms). */
+  pollMs?: number;
+}
+
+/** A running inbox: where it listens, and how to stop it. */
+export interface RunningInbox {
+  /** `http://HOST:PORT/`. */
+  url: string;
+  port: number;
+  /** Ends the event streams, stops watching the store and closes the server (not the store). */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the web inbox on `host:port` over a store and its approver registry. Sessions live in this
+ * process's memory; the store is watched only while a page listens for changes.
+ */
+export async function startInbox(options: InboxOptions): Promise<RunningInbox> {
+  const watcher = new StoreWatcher(options.store, { intervalMs: options.pollMs ?? 1000 });
+  const streams = new EventStreams(watcher);
+  let hosts: ReadonlySet<string> | null = new Set();
+  const app = inboxApp({
+    store: options.store,
+    location: options.location,
+    registry: options.registry,
+    ...(options.policy === undefined ? {} : { policy: options.policy }),
+    sessions: new SessionStore(),
+    throttle: new SignInThrottle(),
+    streams,
+    get hosts() {
+      return hosts;
+    },
+  });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const started = serve({ fetch: app.fetch, port: options.port, hostname: options.host }) as Server;
+    started.once("listening", () => resolve(started));
+    started.once("error", reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  hosts = allowedHosts(options.host, port);
+  return {
+    url: `http://${hostPart(options.host)}:${port}/`,
+    port,
+    close: async () => {
+      streams.closeAll();
+      watcher.stop();
+      // Idle keep-alive connections (an event stream just ended leaves one) would hold the close for
+      // their timeout: they are closed as they become idle, and whatever is still open after a grace
+      // period is cut.
+      await new Promise<void>((resolve) => {
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        const cut = setTimeout(() => server.closeAllConnections(), 3000);
+        server.close(() => {
+          clearInterval(sweep);
+          clearTimeout(cut);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+    },
+  };
+}

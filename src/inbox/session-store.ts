@@ -1,0 +1,78 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+
+/** How long a session lasts without a request: 12 hours. */
+export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
+
+/** A signed-in approver's session, kept in the server's memory only. */
+export interface Session {
+  /** The cookie's value: 32 random bytes, base64url. */
+  id: string;
+  /** The approver's name, as the registry knows it. */
+  name: string;
+  /**
+   * The token the approver signed in with, kept only in memory, so that each request can be checked
+   * against the registry again: an approver removed (or whose token is replaced) is signed out at once.
+   */
+  token: string;
+  /** The synchronizer token every POST of this session carries (`_csrf` or `X-CSRF-Token`). */
+  csrf: string;
+  /** When the session was last used (ms since the epoch). */
+  lastSeen: number;
+}
+
+function randomId(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/** Whether two strings are equal, compared in constant time (a CSRF token, say). */
+export function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The sessions of the inbox, in memory: a restart signs everyone out, which is what a small local
+ * server should do. Sessions idle for {@link SESSION_IDLE_MS} expire.
+ */
+export class SessionStore {
+  readonly #sessions = new Map<string, Session>();
+  readonly #now: () => number;
+  readonly #idleMs: number;
+
+  constructor(options: { now?: () => number; idleMs?: number } = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#idleMs = options.idleMs ?? SESSION_IDLE_MS;
+  }
+
+  /** Starts a session for an approver who just proved their token. */
+  create(name: string, token: string): Session {
+    this.#sweep();
+    const session: Session = { id: randomId(), name, token, csrf: randomId(), lastSeen: this.#now() };
+    this.#sessions.set(session.id, session);
+    return session;
+  }
+
+  /** The live session of a cookie's value, its idle clock reset; undefined when none or expired. */
+  touch(id: string): Session | undefined {
+    const session = this.#sessions.get(id);
+    if (session === undefined) return undefined;
+    const now = this.#now();
+    if (now - session.lastSeen > this.#idleMs) {
+      this.#sessions.delete(id);
+      return undefined;
+    }
+    session.lastSeen = now;
+    return session;
+  }
+
+  /** Ends a session (sign-out, or an approver no longer in the registry). */
+  end(id: string): void {
+    this.#sessions.delete(id);
+  }
+
+  #sweep(): void {
+    const now = this.#now();
+    for (const [id, session] of this.#sessions) if (now - session.lastSeen > this.#idleMs) this.#sessions.delete(id);
+  }
+}

@@ -1,0 +1,274 @@
+// A person's inbox, end to end in a real browser: the real `leash serve` on a real store, runs started
+// and resumed by the app in other processes, and headless chromium doing what the approver does.
+import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
+import {
+  agentModule,
+  eachStore,
+  freshPage,
+  inPage,
+  leashOn,
+  markDocument,
+  PHONE,
+  sameDocument,
+  screenshot,
+} from "./support.js";
+import {
+  addApprover,
+  runToEnd,
+  signIn,
+  startInbox,
+  startPausedRun,
+  startWorkThatGivesUp,
+  useBrowser,
+  waitLive,
+} from "./support.js";
+import type { InboxStore } from "./support.js";
+import { bin } from "../cli/cli-helpers.js";
+
+const browser = useBrowser();
+
+/** The pending request of a run, as the store holds it. */
+async function pendingOf(target: InboxStore, runId: string) {
+  const state = await target.store.load(runId);
+  assert.ok(state?.pending !== undefined, `run ${runId} awaits approval`);
+  return state.pending;
+}
+
+/** Clicks a button that submits a form, and resolves with the answer to that POST. */
+async function submit(page: Page, decision: "approve" | "deny") {
+  const [response] = await Promise.all([
+    page.waitForResponse((answer) => answer.request().method() === "POST" && answer.url().endsWith("/answer")),
+    page.locator(`form#answer button[name="decision"][value="${decision}"]`).click(),
+  ]);
+  return response;
+}
+
+eachStore(
+  "an approver sees a paused run appear, reads its exact action, approves it, and the page shows a worker ran it once",
+  async (t, target) => {
+    const token = await addApprover(target, "noor");
+    const inbox = await startInbox(t, target);
+    const page = await freshPage(t, browser());
+    await signIn(page, inbox.url, token);
+    await startPausedRun(target, { goal: "Pay invoice INV-2039 from Northwind Paper", memo: "INV-2039" });
+    await startPausedRun(target, { goal: "Pay invoice INV-2040 from Contoso Freight", memo: "INV-2040" });
+    await page.goto(new URL("?status=awaiting_approval", inbox.url).href);
+    await page.locator("tr[data-run-id]").nth(1).waitFor();
+    await waitLive(page);
+    await markDocument(page);
+
+    const runId = await startPausedRun(target, {
+      goal: "Pay invoice INV-2041 from Acme Tools",
+      memo: "INV-2041",
+      reason: "The invoice matches purchase order PO-88 and is due on Friday.",
+    });
+    const row = page.locator(`tr[data-run-id="${runId}"]`);
+    await row.waitFor();
+    assert.equal(await row.getAttribute("data-status"), "awaiting_approval");
+    assert.ok(await sameDocument(page), "the paused run appears without a reload");
+    await screenshot(page, "runs", target.kind);
+
+    await Promise.all([page.waitForURL(`**/runs/${runId}`), row.locator(`a[href="/runs/${runId}"]`).click()]);
+    const pending = await pendingOf(target, runId);
+    const section = page.locator("section[data-field=pending]");
+    assert.equal(await section.getAttribute("data-digest"), pending.digest);
+    assert.match(await section.locator("[data-field=tool]").innerText(), /\bpay\b/);
+    assert.deepEqual(JSON.parse(await section.locator("pre[data-field=args]").innerText()), pending.args);
+    assert.deepEqual(pending.args, { amount: 10, memo: "INV-2041" });
+    assert.equal(
+      await section.locator("[data-field=reason]").innerText(),
+      "The invoice matches purchase order PO-88 and is due on Friday.",
+    );
+    assert.match(await section.locator("[data-field=effect]").innerText(), /\bwrite\b/);
+    for (const scope of pending.scopes)
+      assert.ok((await section.locator("[data-field=scopes]").innerText()).includes(scope));
+    assert.ok((await section.locator("[data-field=digest]").innerText()).includes(pending.digest));
+    assert.equal(await page.locator('form#answer input[name="digest"]').inputValue(), pending.digest);
+    assert.equal(await page.locator("[data-field=status]").getAttribute("data-status"), "awaiting_approval");
+    await screenshot(page, "run", target.kind);
+
+    const answered = await submit(page, "approve");
+    assert.equal(answered.status(), 303);
+    assert.match(await page.locator("[role=status]").innerText(), /recorded/);
+    const state = await target.store.load(runId);
+    assert.equal(state?.answers.length, 1);
+    assert.deepEqual(
+      { digest: state?.answers[0]?.digest, granted: state?.answers[0]?.granted, approver: state?.answers[0]?.approver },
+      { digest: pending.digest, granted: true, approver: "noor" },
+    );
+    assert.equal(state?.answers[0]?.origin?.via, "leash-serve");
+    assert.equal(state?.answers[0]?.origin?.user, "noor");
+
+    await waitLive(page);
+    await markDocument(page);
+    const worker = await runToEnd([bin, "worker", "--agent", agentModule, "--once", ...target.args], {
+      cwd: target.cwd,
+      env: target.env,
+    });
+    assert.equal(worker.status, 0, worker.stderr);
+    assert.deepEqual(target.payments(), [10], "the approved payment ran once");
+    await page.locator("[data-field=status][data-status=completed]").waitFor();
+    assert.match(await page.locator("[data-field=status]").innerText(), /completed/);
+    assert.ok(await sameDocument(page), "the page shows the run completed without a reload");
+    assert.match(await page.locator("[data-field=chain]").innerText(), /^verified/);
+    assert.ok((await page.locator("ol[data-field=trace] > li[data-step]").count()) >= 1, "the trace shows the steps");
+    assert.deepEqual(target.payments(), [10]);
+    assert.equal(await inbox.stop(), 0, "SIGTERM closes the inbox cleanly");
+  },
+);
+
+eachStore("a deny with a note records the note and the signed-in approver's name", async (t, target) => {
+  const token = await addApprover(target, "noor");
+  const runId = await startPausedRun(target, { goal: "Pay invoice INV-2042" });
+  const inbox = await startInbox(t, target);
+  const page = await freshPage(t, browser());
+  await signIn(page, inbox.url, token);
+  await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+  const { digest } = await pendingOf(target, runId);
+
+  await page.locator('form#answer textarea[name="note"]').fill("Not this month: the budget is spent.");
+  const answered = await submit(page, "deny");
+  assert.equal(answered.status(), 303);
+  await page.locator("[role=status]").waitFor();
+  const state = await target.store.load(runId);
+  assert.deepEqual(
+    state?.answers.map(({ digest, granted, approver, note }) => ({ digest, granted, approver, note })),
+    [{ digest, granted: false, approver: "noor", note: "Not this month: the budget is spent." }],
+  );
+  assert.deepEqual(target.payments(), [], "nothing was paid");
+});
+
+eachStore(
+  "an approval from a page whose request changed since it opened is refused and runs nothing",
+  async (t, target) => {
+    const token = await addApprover(target, "noor");
+    const runId = await startPausedRun(target, { goal: "Pay invoice INV-2043" });
+    const inbox = await startInbox(t, target);
+    const page = await freshPage(t, browser());
+    await signIn(page, inbox.url, token);
+    await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+    const shown = await pendingOf(target, runId);
+    // The person is typing a note, so the page keeps what it showed, while someone else denies the
+    // request from a terminal and the app asks again, for more: a new request with a new digest.
+    await waitLive(page);
+    await page.locator('form#answer textarea[name="note"]').fill("Looks right to me.");
+    await leashOn(target, ["deny", runId, "--as", "ops"]);
+    await leashOn(target, ["resume", runId, "--agent", agentModule]);
+    const now = await pendingOf(target, runId);
+    assert.notEqual(now.digest, shown.digest);
+    assert.deepEqual(now.args, { amount: 10000 });
+    // The page keeps the note being typed, and says the run changed rather than swapping the request.
+    await page.locator("[role=status]", { hasText: "changed" }).waitFor();
+    assert.equal(await page.locator('form#answer textarea[name="note"]').inputValue(), "Looks right to me.");
+    assert.equal(await page.locator('form#answer input[name="digest"]').inputValue(), shown.digest);
+
+    const refused = await submit(page, "approve");
+    assert.equal(refused.status(), 409);
+    const alert = await page.locator("[role=alert]").innerText();
+    assert.match(alert, /changed/);
+    assert.match(alert, /stale_state/);
+    const state = await target.store.load(runId);
+    assert.equal(state?.status, "awaiting_approval");
+    assert.deepEqual(state?.answers, [], "nothing was recorded for the new request");
+    const worker = await runToEnd([bin, "worker", "--agent", agentModule, "--once", ...target.args], {
+      cwd: target.cwd,
+      env: target.env,
+    });
+    assert.equal(worker.status, 0, worker.stderr);
+    assert.deepEqual(target.payments(), [], "nothing ran");
+  },
+);
+
+eachStore(
+  "the run page is usable on a phone: the approve button shows without sideways scrolling",
+  async (t, target) => {
+    const token = await addApprover(target, "noor");
+    const runId = await startPausedRun(target, {
+      goal: "Pay invoice INV-2044 from Acme Tools",
+      memo: "INV-2044 (March): 3 torque wrenches",
+      reason: "The invoice matches purchase order PO-88 and is due on Friday.",
+    });
+    const inbox = await startInbox(t, target);
+    const page = await freshPage(t, browser(), PHONE);
+    await signIn(page, inbox.url, token);
+    await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+    const approve = page.locator('form#answer button[name="decision"][value="approve"]');
+    await approve.scrollIntoViewIfNeeded();
+    assert.ok(await approve.isVisible());
+    const box = await approve.boundingBox();
+    assert.ok(
+      box !== null && box.x >= 0 && box.x + box.width <= PHONE.width,
+      `the button lies inside the screen: ${JSON.stringify(box)}`,
+    );
+    const width = await inPage<number>(page, "document.documentElement.scrollWidth");
+    assert.ok(width <= PHONE.width, `the page is ${width} px wide on a ${PHONE.width} px screen`);
+    await page.evaluate("window.scrollTo(0, 0)");
+    await screenshot(page, "run-phone", target.kind);
+  },
+);
+
+eachStore(
+  "on a phone the arguments show in full, wrapped, without scrolling inside their box",
+  async (t, target) => {
+    const token = await addApprover(target, "noor");
+    const runId = await startPausedRun(target, { memo: "INV-2044 (March): 3 torque wrenches, 2 socket sets" });
+    const inbox = await startInbox(t, target);
+    const page = await freshPage(t, browser(), PHONE);
+    await signIn(page, inbox.url, token);
+    await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+    const [shown, whole] = await Promise.all([
+      inPage<number>(page, 'document.querySelector("pre[data-field=args]").clientWidth'),
+      inPage<number>(page, 'document.querySelector("pre[data-field=args]").scrollWidth'),
+    ]);
+    assert.ok(
+      whole <= shown,
+      `the arguments show in full, without scrolling inside their box (${whole} px in ${shown} px)`,
+    );
+  },
+  { todo: "the page's <pre> of arguments scrolls sideways on a phone, hiding the end of long values" },
+);
+
+eachStore("an approver the agent's policy refuses is turned away, and nothing is recorded", async (t, target) => {
+  const samToken = await addApprover(target, "sam");
+  const noorToken = await addApprover(target, "noor");
+  const runId = await startPausedRun(target, { goal: "Pay invoice INV-2046" });
+  const { digest } = await pendingOf(target, runId);
+  const inbox = await startInbox(t, { ...target, env: { ...target.env, LEASH_TEST_APPROVERS: "noor" } }, [
+    "--agent",
+    agentModule,
+  ]);
+  const sam = await freshPage(t, browser());
+  await signIn(sam, inbox.url, samToken);
+  await sam.goto(new URL(`runs/${runId}`, inbox.url).href);
+  const refused = await submit(sam, "approve");
+  assert.equal(refused.status(), 403);
+  await sam.locator("[role=alert]").waitFor();
+  assert.deepEqual((await target.store.load(runId))?.answers, [], "nothing was recorded");
+
+  const noor = await freshPage(t, browser());
+  await signIn(noor, inbox.url, noorToken);
+  await noor.goto(new URL(`runs/${runId}`, inbox.url).href);
+  assert.equal((await submit(noor, "approve")).status(), 303);
+  const state = await target.store.load(runId);
+  assert.deepEqual(
+    state?.answers.map(({ digest, granted, approver }) => ({ digest, granted, approver })),
+    [{ digest, granted: true, approver: "noor" }],
+  );
+});
+
+eachStore("the list of work that gave up shows its attempts and its problem", async (t, target) => {
+  const token = await addApprover(target, "noor");
+  const runId = await startWorkThatGivesUp(target);
+  await startPausedRun(target, { goal: "Pay invoice INV-2045" });
+  const inbox = await startInbox(t, target);
+  const page = await freshPage(t, browser());
+  await signIn(page, inbox.url, token);
+  await page.goto(new URL("gave-up", inbox.url).href);
+  const row = page.locator(`tr[data-run-id="${runId}"]`);
+  const text = await row.innerText();
+  assert.match(text, /\b2\b/, "two attempts");
+  assert.match(text, /answer_rejected/);
+  assert.equal(await page.locator("tr[data-run-id]").count(), 1, "only the work that gave up");
+  await screenshot(page, "gave-up", target.kind);
+});

@@ -1,0 +1,139 @@
+// The browser side of the inbox's end-to-end tests: Debian's chromium driven by playwright-core (no
+// browser download), one browser per test file and a fresh context (cookies, storage) per test, the
+// sign-in a person does, screenshots of the pages, and waits that poll with a deadline instead of
+// sleeping.
+import { after, before } from "node:test";
+import type { TestContext } from "node:test";
+import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { root } from "../cli/cli-helpers.js";
+import { PATIENCE_MS, stopAllChildren } from "./inbox-app.js";
+
+export * from "./inbox-app.js";
+
+/** The width of a desktop window and of a phone, in CSS pixels. */
+export const DESKTOP = { width: 1280, height: 860 };
+export const PHONE = { width: 375, height: 812 };
+
+/** Where the test run leaves its screenshots. */
+export const SCREENSHOTS = join(root, "test-output", "inbox-screenshots");
+
+function chromiumPath(): string {
+  const fromEnvironment = process.env.CHROMIUM_PATH;
+  if (fromEnvironment !== undefined && fromEnvironment !== "") return fromEnvironment;
+  try {
+    return execFileSync("which", ["chromium"], { encoding: "utf8" }).trim();
+  } catch {
+    throw new Error(
+      "The inbox's browser tests need Debian's chromium (`apt-get install chromium`); .ci/run installs it.",
+    );
+  }
+}
+
+/**
+ * Launches one headless chromium for the test file (closed in its `after` hook, with every child the
+ * file started, even when a test failed) and returns a getter for it.
+ */
+export function useBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    // We run as root in CI, where chromium's sandbox cannot start.
+    browser = await chromium.launch({ executablePath: chromiumPath(), args: ["--no-sandbox"] });
+  });
+  after(async () => {
+    await stopAllChildren();
+    await browser?.close();
+  });
+  return () => {
+    if (browser === undefined) throw new Error("The browser is not launched yet.");
+    return browser;
+  };
+}
+
+/** A page in a fresh context (closed after the test), desktop-sized unless told otherwise. */
+export async function freshPage(t: TestContext, browser: Browser, viewport = DESKTOP): Promise<Page> {
+  const phone = viewport.width < 600;
+  const context: BrowserContext = await browser.newContext({
+    viewport,
+    deviceScaleFactor: phone ? 2 : 1,
+    isMobile: phone,
+    hasTouch: phone,
+  });
+  context.setDefaultTimeout(PATIENCE_MS);
+  t.after(() => context.close());
+  return context.newPage();
+}
+
+/** Signs in on the sign-in page as a person does, and waits for the list of runs. */
+export async function signIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(new URL("signin", url).href);
+  await page.locator('input[name="token"]').fill(token);
+  await Promise.all([
+    page.waitForURL((address) => address.pathname === "/"),
+    page.locator('button[type="submit"]').click(),
+  ]);
+}
+
+/**
+ * Waits until the page's script says its event stream is ready (`<main data-live="ready">`): the
+ * server has looked at the store, so every change from then on reaches the page. A change made
+ * before that could be the one the server's first look already saw, and no page would be told.
+ */
+export async function waitLive(page: Page): Promise<void> {
+  await page.locator('main[data-live="ready"]').waitFor({ state: "attached" });
+}
+
+/**
+ * Marks the document the page shows now; {@link sameDocument} later tells whether it is still the
+ * one shown, i.e. whether what changed since came without a reload or a navigation.
+ */
+export async function markDocument(page: Page): Promise<void> {
+  await page.evaluate('window.leashTestMark = "unchanged"');
+}
+
+/** Whether the page still shows the document {@link markDocument} marked. */
+export async function sameDocument(page: Page): Promise<boolean> {
+  return inPage<boolean>(page, 'window.leashTestMark === "unchanged"');
+}
+
+/**
+ * The value of a JavaScript expression in the page (written as text: the tests are compiled without
+ * the DOM's types, which only the page has).
+ */
+export function inPage<T>(page: Page, expression: string): Promise<T> {
+  return page.evaluate<T>(expression);
+}
+
+/**
+ * Saves a screenshot as `inbox-NAME.png` under test-output/inbox-screenshots (`-postgres` added on
+ * PostgreSQL), and, for SQLite, also to the folder LEASH_SCREENSHOTS_TO names (the guide's images).
+ */
+export async function screenshot(page: Page, name: string, kind: "sqlite" | "postgres"): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const file = `inbox-${name}${kind === "postgres" ? "-postgres" : ""}.png`;
+  await page.screenshot({ path: join(SCREENSHOTS, file), fullPage: true });
+  const copies = process.env.LEASH_SCREENSHOTS_TO;
+  if (kind === "sqlite" && copies !== undefined && copies !== "") {
+    const folder = join(root, copies);
+    mkdirSync(folder, { recursive: true });
+    await page.screenshot({ path: join(folder, file), fullPage: true });
+  }
+}
+
+/**
+ * Polls `probe` until it returns a value other than `undefined`, for up to {@link PATIENCE_MS}; fails
+ * naming what was awaited. For state outside the browser (the store, a file); the browser's own waits
+ * are playwright's locators.
+ */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const deadline = Date.now() + PATIENCE_MS;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Waited ${PATIENCE_MS} ms for ${what}.`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
