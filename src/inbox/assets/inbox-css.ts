@@ -59,7 +59,7 @@ table.runs { width: 100%; border-collapse: collapse; font-size: .95rem; }
 .crumbs { margin: 0; font-size: .9rem; color: var(--muted); }
 .pending { border: 2px solid #d99a2b; box-shadow: 0 1px 3px rgba(0,0,0,.08); }
 .ask { font-size: 1.05rem; }
-pre.json { background: #0f1420; color: #e8ecf3; padding: .75rem; border-radius: 6px; overflow-x: auto; white-space: pre; font-size: .9rem; margin: .5rem 0 1rem; }
+pre.json { background: #0f1420; color: #e8ecf3; padding: .75rem; border-radius: 6px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .9rem; margin: .5rem 0 1rem; }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0; }
 .facts dt { color: var(--muted); font-weight: 600; }
 .facts dd { margin: 0; overflow-wrap: anywhere; }
