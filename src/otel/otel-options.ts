@@ -1,0 +1,38 @@
+import type { Tracer } from "@opentelemetry/api";
+import { trace } from "@opentelemetry/api";
+import { LeashError } from "../errors/index.js";
+import type { SpanMapperOptions } from "./span-mapper.js";
+
+/** Options of {@link traceAgent} and {@link spansOfTrail}. */
+export interface TracingOptions {
+  /** Where spans go; default `trace.getTracer("leash")`, the global provider's tracer. */
+  tracer?: Tracer;
+  /**
+   * The agent's tools (anything with a `name` and an `effect`), so a tool span names its effect
+   * (`leash.effect`) even when its step asked no approval. Records name a tool's effect only in an
+   * approval request.
+   */
+  tools?: readonly { name: string; effect: string }[];
+}
+
+/** Checks and defaults the options once, before anything is subscribed or read. */
+export function mapperOptions(options: TracingOptions | undefined, caller: string): SpanMapperOptions {
+  if (options !== undefined && (typeof options !== "object" || options === null)) {
+    throw new LeashError("invalid_option", `Expected the options of \`${caller}\` to be an object.`);
+  }
+  const { tracer, tools } = options ?? {};
+  if (
+    tracer !== undefined &&
+    (typeof tracer !== "object" || tracer === null || typeof tracer.startSpan !== "function")
+  ) {
+    throw new LeashError("invalid_option", "Expected `tracer` to be an OpenTelemetry Tracer (with `startSpan`).");
+  }
+  if (tools !== undefined && !Array.isArray(tools)) {
+    throw new LeashError("invalid_option", "Expected `tools` to be an array of tools.");
+  }
+  const effects = new Map<string, string>();
+  for (const item of tools ?? []) {
+    if (typeof item?.name === "string" && typeof item.effect === "string") effects.set(item.name, item.effect);
+  }
+  return { tracer: tracer ?? trace.getTracer("leash"), effectOf: (name) => effects.get(name) };
+}
