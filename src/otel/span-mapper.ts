@@ -12,6 +12,8 @@ export interface SpanMapperOptions {
   tracer: Tracer;
   /** A tool's effect by name, for `leash.effect` on tool spans whose step asked no approval. */
   effectOf?: ((tool: string) => string | undefined) | undefined;
+  /** The agent's name for a run first seen after its `run_started` (a resume in another process). */
+  agentName?: string | undefined;
 }
 
 interface Stretch extends Opened {
@@ -69,10 +71,12 @@ export class SpanMapper {
   readonly #tracer: Tracer;
   readonly #effectOf: (tool: string) => string | undefined;
   readonly #runs = new Map<string, RunTrack>();
+  readonly #agentName: string;
 
   constructor(options: SpanMapperOptions) {
     this.#tracer = options.tracer;
     this.#effectOf = options.effectOf ?? (() => undefined);
+    this.#agentName = options.agentName ?? "leash";
   }
 
   /** Turns one record into the spans it opens, annotates or ends. */
@@ -190,7 +194,7 @@ export class SpanMapper {
 
   #openRun(track: RunTrack, record: AuditRecord): void {
     const data = dataOf(record);
-    track.agent = text(data.agent) ?? track.agent ?? "leash";
+    track.agent = text(data.agent) ?? track.agent ?? this.#agentName;
     const opened = openSpan(this.#tracer, {
       name: `${OPERATION.agent} ${track.agent}`,
       kind: "internal",

@@ -23,11 +23,12 @@ import { SpanMapper } from "./span-mapper.js";
  * await agent.run("summarise the report");
  * stopTracing();
  */
-export function traceAgent(agent: Pick<Agent, "on">, options?: TracingOptions): () => void {
+export function traceAgent(agent: Pick<Agent, "on" | "name">, options?: TracingOptions): () => void {
   if (typeof agent !== "object" || agent === null || typeof agent.on !== "function") {
     throw new LeashError("invalid_option", "Expected `agent` to be a leash Agent.");
   }
-  const mapper = new SpanMapper(mapperOptions(options, "traceAgent"));
+  const name = typeof agent.name === "string" ? agent.name : undefined;
+  const mapper = new SpanMapper({ ...mapperOptions(options, "traceAgent"), agentName: name });
   let tracing = true;
   const unsubscribe = agent.on("record", (record: AuditRecord) => {
     if (!tracing) return;

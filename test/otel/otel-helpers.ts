@@ -84,7 +84,9 @@ export function shapeOf(spans: readonly ReadableSpan[]): unknown[] {
       events: span.events.map((event) => [event.name, ms(event.time), event.attributes]),
       links: span.links.length,
     }))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    .map((shape) => ({ key: JSON.stringify(shape), shape }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map(({ shape }) => shape);
 }
 
 /** The record of `runId` with this seq. */
