@@ -31,8 +31,9 @@ export function mapperOptions(options: TracingOptions | undefined, caller: strin
     throw new LeashError("invalid_option", "Expected `tools` to be an array of tools.");
   }
   const effects = new Map<string, string>();
-  for (const item of tools ?? []) {
-    if (typeof item?.name === "string" && typeof item.effect === "string") effects.set(item.name, item.effect);
+  for (const item of (tools ?? []) as readonly unknown[]) {
+    const { name, effect } = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
+    if (typeof name === "string" && typeof effect === "string") effects.set(name, effect);
   }
   return { tracer: tracer ?? trace.getTracer("leash"), effectOf: (name) => effects.get(name) };
 }

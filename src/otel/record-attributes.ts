@@ -4,8 +4,7 @@ import { ERROR_TYPE, GEN_AI, LEASH } from "./span-names.js";
 
 /** A record's `data` as an object: records are read back from stores, so nothing is assumed. */
 export function dataOf(record: AuditRecord): Record<string, unknown> {
-  const { data } = record;
-  return typeof data === "object" && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+  return objectOf(record.data);
 }
 
 /** A field that is a string, or `undefined`. */

@@ -1,11 +1,12 @@
-import type { Context, Link, Tracer } from "@opentelemetry/api";
+import type { Tracer } from "@opentelemetry/api";
 import { context as contexts } from "@opentelemetry/api";
 import type { AuditRecord } from "../audit/audit-record.js";
 import { count, dataOf, defined, endedBy, eventAttributes, objectOf, text } from "./record-attributes.js";
-import { modelAttributes, runEndAttributes, runStartAttributes } from "./record-attributes.js";
-import type { Opened } from "./span-kit.js";
+import { runEndAttributes, runStartAttributes } from "./record-attributes.js";
+import type { RunTrack, StepSpan, Stretch } from "./run-track.js";
 import { addEvent, annotate, endSpan, linkTo, openSpan } from "./span-kit.js";
-import { ERROR_OUTCOMES, GEN_AI, LEASH, OPERATION } from "./span-names.js";
+import { GEN_AI, LEASH, OPERATION } from "./span-names.js";
+import { endStep, endTool, modelSpan, openTool } from "./step-spans.js";
 
 /** What the mapping needs besides records. */
 export interface SpanMapperOptions {
@@ -14,46 +15,6 @@ export interface SpanMapperOptions {
   effectOf?: ((tool: string) => string | undefined) | undefined;
   /** The agent's name for a run first seen after its `run_started` (a resume in another process). */
   agentName?: string | undefined;
-}
-
-interface Stretch extends Opened {
-  last: AuditRecord;
-}
-
-interface StepSpan extends Stretch {
-  index: number;
-  first: AuditRecord;
-  outcome?: string;
-  message?: string;
-  finish?: boolean;
-  tool?: string;
-  callId?: string;
-  approvalDigest?: string;
-  effect?: string;
-}
-
-interface ToolSpan extends Stretch {
-  step: number;
-}
-
-/** What the mapping knows of one run: the open spans of its current stretch, and its first span. */
-interface RunTrack {
-  runId: string;
-  agent?: string;
-  run?: Stretch;
-  step?: StepSpan;
-  tool?: ToolSpan;
-  /** Model calls made before the step they belong to was decided: `model_called` precedes `decision_made`. */
-  models: { record: AuditRecord; start: string }[];
-  /** The first stretch's span, which a resumed stretch links to. */
-  firstLink?: Link;
-  /** Records made while no stretch was open (an answer recorded by a store while the run was paused). */
-  between: AuditRecord[];
-  lastAt?: string;
-  /** The index the next step will have, as far as the records seen tell. */
-  nextStep: number;
-  /** The step a pause ended, whose decision its continuation after the resume carries on. */
-  paused?: StepSpan;
 }
 
 /** Records that never open a stretch of their own: they come after a run's end. */
@@ -84,7 +45,7 @@ export class SpanMapper {
     let track = this.#runs.get(record.run);
     if (track === undefined) {
       if (AFTER_END.has(record.event)) return;
-      track = { runId: record.run, models: [], between: [], nextStep: 0 };
+      track = { runId: record.run, models: [], between: [], nextStep: 0, stretches: 0 };
       this.#runs.set(record.run, track);
       this.#forgetIdle();
     }
@@ -96,7 +57,7 @@ export class SpanMapper {
       return;
     }
     if (track.run === undefined) {
-      if (track.firstLink !== undefined || AFTER_END.has(record.event)) {
+      if (track.stretches > 0 || AFTER_END.has(record.event)) {
         track.between.push(record);
         return;
       }
@@ -120,7 +81,7 @@ export class SpanMapper {
     switch (record.event) {
       case "model_called":
       case "model_failed":
-        if (track.tool !== undefined) this.#modelSpan(track, record, previousAt, track.tool);
+        if (track.tool !== undefined) modelSpan(this.#tracer, track, record, previousAt, track.tool);
         else track.models.push({ record, start: previousAt });
         return;
       case "run_ended":
@@ -160,12 +121,12 @@ export class SpanMapper {
         return;
       }
       case "tool_started":
-        this.#openTool(track, step, record);
+        openTool(this.#tracer, track, step, record, this.#effectOf);
         return;
       case "tool_ended":
         step.outcome = text(data.outcome);
         step.message = text(objectOf(data.error).message);
-        if (track.tool !== undefined) this.#endTool(track, track.tool, record);
+        if (track.tool !== undefined) endTool(track, track.tool, record);
         return;
       case "step_denied":
         step.outcome = text(data.outcome);
@@ -211,6 +172,7 @@ export class SpanMapper {
       ...(track.firstLink !== undefined ? { links: [track.firstLink] } : {}),
     });
     track.run = { ...opened, last: record };
+    track.stretches += 1;
     track.firstLink ??= linkTo(opened);
     for (const earlier of track.between.splice(0))
       addEvent(opened, earlier.event, earlier.at, eventAttributes(earlier));
@@ -223,7 +185,7 @@ export class SpanMapper {
       open.last = record;
       return open;
     }
-    if (open !== undefined) this.#endStep(track, open);
+    if (open !== undefined) endStep(track, open);
     const run = track.run as Stretch;
     const start = track.models[0]?.start ?? previousAt;
     const opened = openSpan(this.#tracer, {
@@ -250,109 +212,15 @@ export class SpanMapper {
     track.paused = undefined;
     track.step = step;
     track.nextStep = Math.max(track.nextStep, index + 1);
-    for (const model of track.models.splice(0)) this.#modelSpan(track, model.record, model.start, step);
+    for (const model of track.models.splice(0)) modelSpan(this.#tracer, track, model.record, model.start, step);
     return step;
-  }
-
-  #modelSpan(track: RunTrack, record: AuditRecord, start: string, parent: Opened & { index?: number }): void {
-    const model = text(dataOf(record).model) ?? "model";
-    const opened = openSpan(this.#tracer, {
-      name: `${OPERATION.chat} ${model}`,
-      kind: "client",
-      start,
-      parent: parent.context,
-      attributes: defined({
-        [GEN_AI.operation]: OPERATION.chat,
-        [GEN_AI.conversationId]: track.runId,
-        [LEASH.runId]: track.runId,
-        [LEASH.step]: parent.index ?? track.step?.index,
-      }),
-    });
-    const failed = record.event === "model_failed";
-    const data = dataOf(record);
-    endSpan(opened, {
-      end: record.at,
-      attributes: { ...modelAttributes(record), ...endedBy(record) },
-      error: failed ? { type: text(data.code) ?? "model_failed", message: text(data.message) } : undefined,
-    });
-  }
-
-  #openTool(track: RunTrack, step: StepSpan, record: AuditRecord): void {
-    if (track.tool !== undefined) this.#endTool(track, track.tool, undefined);
-    const data = dataOf(record);
-    const tool = text(data.tool) ?? step.tool ?? "tool";
-    const effect = step.effect ?? this.#effectOf(tool);
-    const opened = openSpan(this.#tracer, {
-      name: `${OPERATION.tool} ${tool}`,
-      kind: "internal",
-      start: record.at,
-      parent: step.context,
-      attributes: defined({
-        [GEN_AI.operation]: OPERATION.tool,
-        [GEN_AI.toolName]: tool,
-        [GEN_AI.toolCallId]: step.callId,
-        [LEASH.runId]: track.runId,
-        [LEASH.step]: step.index,
-        [LEASH.effect]: effect,
-        [LEASH.approvalDigest]: step.approvalDigest,
-        [LEASH.toolStart]: count(data.start),
-        [LEASH.idempotencyKey]: text(data.idempotencyKey),
-        [LEASH.firstSeq]: record.seq,
-      }),
-    });
-    if (effect !== undefined) step.effect = effect;
-    track.tool = { ...opened, step: step.index, last: record };
-  }
-
-  /** Ends the tool span at `tool_ended`, or (with no record) at its last record, as incomplete. */
-  #endTool(track: RunTrack, tool: ToolSpan, record: AuditRecord | undefined): void {
-    track.tool = undefined;
-    const ending = record ?? tool.last;
-    const data = record === undefined ? {} : dataOf(record);
-    const outcome = text(data.outcome);
-    const error = objectOf(data.error);
-    endSpan(tool, {
-      end: ending.at,
-      attributes: {
-        ...defined({ [LEASH.outcome]: outcome, [LEASH.incomplete]: record === undefined || undefined }),
-        ...endedBy(ending),
-      },
-      error:
-        outcome !== undefined && ERROR_OUTCOMES.has(outcome)
-          ? { type: text(error.code) ?? outcome, message: text(error.message) }
-          : undefined,
-    });
-  }
-
-  #endStep(track: RunTrack, step: StepSpan, incomplete = false): void {
-    track.step = undefined;
-    if (track.tool !== undefined) this.#endTool(track, track.tool, undefined);
-    const paused = step.last.event === "run_paused";
-    if (paused) track.paused = step;
-    endSpan(step, {
-      end: step.last.at,
-      attributes: {
-        ...defined({
-          [LEASH.outcome]: step.outcome ?? (paused ? "awaiting_approval" : undefined),
-          [LEASH.paused]: paused || undefined,
-          [LEASH.effect]: step.effect,
-          [LEASH.approvalDigest]: step.approvalDigest,
-          [LEASH.incomplete]: incomplete || undefined,
-        }),
-        ...endedBy(step.last),
-      },
-      error:
-        step.outcome !== undefined && ERROR_OUTCOMES.has(step.outcome)
-          ? { type: step.outcome, message: step.message }
-          : undefined,
-    });
   }
 
   /** Closes the stretch: its tool, step and run spans; pending model calls go into a step of their own. */
   #closeAll(track: RunTrack, how: "ended" | "paused" | "interrupted" | "incomplete"): void {
     const run = track.run as Stretch;
     if (track.models.length > 0) this.#stepOf(track, track.nextStep, run.last, run.last.at);
-    if (track.step !== undefined) this.#endStep(track, track.step, how === "interrupted" || how === "incomplete");
+    if (track.step !== undefined) endStep(track, track.step, how === "interrupted" || how === "incomplete");
     track.run = undefined;
     const last = run.last;
     const ends = how === "ended" || how === "paused";
