@@ -116,8 +116,14 @@ export class SpanMapper {
         step.finish = decision?.type === "finish";
         step.tool = text(decision?.tool);
         step.callId = text(decision?.callId);
-        annotate(step, defined({ [LEASH.decision]: text(decision?.type), [GEN_AI.toolName]: step.tool }));
-        annotate(step, defined({ [GEN_AI.toolCallId]: step.callId }));
+        annotate(
+          step,
+          defined({
+            [LEASH.decision]: text(decision?.type),
+            [GEN_AI.toolName]: step.tool,
+            [GEN_AI.toolCallId]: step.callId,
+          }),
+        );
         return;
       }
       case "tool_started":
