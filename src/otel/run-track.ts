@@ -40,6 +40,8 @@ export interface RunTrack {
   firstLink?: Link;
   /** Records made while no stretch was open (an answer recorded by a store while the run was paused). */
   between: AuditRecord[];
+  /** Of those, the ones that name a step, kept for that step's span in the next stretch. */
+  early: AuditRecord[];
   lastAt?: string;
   /** The index the next step will have, as far as the records seen tell. */
   nextStep: number;

@@ -45,7 +45,7 @@ export class SpanMapper {
     let track = this.#runs.get(record.run);
     if (track === undefined) {
       if (AFTER_END.has(record.event)) return;
-      track = { runId: record.run, models: [], between: [], nextStep: 0, stretches: 0 };
+      track = { runId: record.run, models: [], between: [], early: [], nextStep: 0, stretches: 0 };
       this.#runs.set(record.run, track);
       this.#forgetIdle();
     }
@@ -180,8 +180,12 @@ export class SpanMapper {
     track.run = { ...opened, last: record };
     track.stretches += 1;
     track.firstLink ??= linkTo(opened);
-    for (const earlier of track.between.splice(0))
-      addEvent(opened, earlier.event, earlier.at, eventAttributes(earlier));
+    // What was recorded while the run waited goes to the step it names (an answer to its approval),
+    // when that step opens in this stretch; anything else is an event of the stretch.
+    for (const earlier of track.between.splice(0)) {
+      if (count(dataOf(earlier).step) !== undefined) track.early.push(earlier);
+      else addEvent(opened, earlier.event, earlier.at, eventAttributes(earlier));
+    }
   }
 
   /** The open span of step `index`, opened (with the model calls that led to it) if it is not. */
@@ -217,6 +221,9 @@ export class SpanMapper {
     }
     track.paused = undefined;
     track.step = step;
+    for (const earlier of track.early.splice(0)) {
+      if (count(dataOf(earlier).step) === index) this.#stepRecord(track, step, earlier);
+    }
     track.nextStep = Math.max(track.nextStep, index + 1);
     for (const model of track.models.splice(0)) modelSpan(this.#tracer, track, model.record, model.start, step);
     return step;
