@@ -7,5 +7,5 @@
 export { traceAgent } from "./trace-agent.js";
 export { spansOfTrail } from "./spans-of-trail.js";
 export type { TrailSpans } from "./spans-of-trail.js";
-export type { TracingOptions } from "./otel-options.js";
+export type { TracingOptions, SpanTracer } from "./tracing-options.js";
 export { GEN_AI, LEASH, OPERATION, ERROR_OUTCOMES } from "./span-names.js";

@@ -1,8 +1,8 @@
 import type { Agent } from "../agent/agent.js";
 import type { AuditRecord } from "../audit/audit-record.js";
 import { LeashError } from "../errors/index.js";
-import type { TracingOptions } from "./otel-options.js";
-import { mapperOptions } from "./otel-options.js";
+import { mapperOptions } from "./mapper-options.js";
+import type { TracingOptions } from "./tracing-options.js";
 import { SpanMapper } from "./span-mapper.js";
 
 /**

@@ -2,18 +2,7 @@ import type { Tracer } from "@opentelemetry/api";
 import { trace } from "@opentelemetry/api";
 import { LeashError } from "../errors/index.js";
 import type { SpanMapperOptions } from "./span-mapper.js";
-
-/** Options of {@link traceAgent} and {@link spansOfTrail}. */
-export interface TracingOptions {
-  /** Where spans go; default `trace.getTracer("leash")`, the global provider's tracer. */
-  tracer?: Tracer;
-  /**
-   * The agent's tools (anything with a `name` and an `effect`), so a tool span names its effect
-   * (`leash.effect`) even when its step asked no approval. Records name a tool's effect only in an
-   * approval request.
-   */
-  tools?: readonly { name: string; effect: string }[];
-}
+import type { TracingOptions } from "./tracing-options.js";
 
 /** Checks and defaults the options once, before anything is subscribed or read. */
 export function mapperOptions(options: TracingOptions | undefined, caller: string): SpanMapperOptions {
@@ -35,5 +24,6 @@ export function mapperOptions(options: TracingOptions | undefined, caller: strin
     const { name, effect } = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
     if (typeof name === "string" && typeof effect === "string") effects.set(name, effect);
   }
-  return { tracer: tracer ?? trace.getTracer("leash"), effectOf: (name) => effects.get(name) };
+  // The structural type was checked above to have `startSpan`; leash calls nothing else of a tracer.
+  return { tracer: (tracer as Tracer | undefined) ?? trace.getTracer("leash"), effectOf: (name) => effects.get(name) };
 }
