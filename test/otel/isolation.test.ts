@@ -127,3 +127,21 @@ test("options are checked when tracing starts, naming the option", () => {
     (error: unknown) => isLeashError(error, "invalid_option"),
   );
 });
+
+test("records that are not what a trail holds never make spansOfTrail throw", () => {
+  const { tracer, spans } = memoryTracer();
+  const base = { v: 1, run: "r", prev: null, digest: "d" } as const;
+  const odd = [
+    { ...base, seq: 0, at: "not a time", event: "run_started", data: null },
+    { ...base, seq: 1, at: "2026-01-05T09:00:00.000Z", event: "decision_made", data: [1, 2] },
+    { ...base, seq: 2, at: "2026-01-05T09:00:00.001Z", event: "tool_started", data: { step: "zero" } },
+    { ...base, seq: 3, at: "2026-01-05T09:00:00.002Z", event: "tool_ended", data: { step: 0, error: 7 } },
+    { ...base, seq: 4, at: "2026-01-05T09:00:00.003Z", event: "model_called", data: { usage: "lots" } },
+    { ...base, seq: 5, at: "2026-01-05T09:00:00.004Z", event: "run_ended", data: { failure: [] } },
+    { ...base, run: "s", seq: 9, at: "2026-01-05T09:00:00.004Z", event: "gave_up", data: {} },
+    null,
+    "a line",
+  ];
+  assert.doesNotThrow(() => spansOfTrail(odd as never, { tracer }));
+  assert.ok(spans().every((span) => span.ended));
+});

@@ -103,3 +103,24 @@ test("a run that reaches a limit is stopped: an outcome and a stop reason, not a
   assert.equal(run.attributes["leash.stop_reason"], state.stopReason);
   assert.equal(run.status.code, SpanStatusCode.UNSET);
 });
+
+test("a skill tried twice is two runs, the retry naming its attempt and the run it retries; giving up adds no span", async () => {
+  const failing: ModelClient = { name: "Flaky", generate: () => Promise.reject(new Error("overloaded")) };
+  const agent = clerk(failing);
+  const { tracer, spans } = memoryTracer();
+  traceAgent(agent, { tracer });
+  const outcome = await agent.do(
+    { name: "summarise", brief: () => "summarise the report", retry: { attempts: 2 } },
+    undefined as never,
+  );
+  assert.equal(outcome.done, false);
+  const runs = named(spans(), "invoke_agent Clerk");
+  assert.equal(runs.length, 2);
+  const [first, second] = runs;
+  assert.equal(first?.attributes["leash.attempt"], 1);
+  assert.equal(second?.attributes["leash.attempt"], 2);
+  assert.equal(second?.attributes["leash.retry_of"], first?.attributes["leash.run_id"]);
+  assert.equal(second?.attributes["leash.skill"], "summarise");
+  assert.ok((agent.audit.records ?? []).some((record) => record.event === "gave_up"));
+  assert.equal(spans().length, 2 + 2 + 2, "two runs, each with one step and its failed model call");
+});
