@@ -1,4 +1,4 @@
-import type { Attributes, Context, Link, Span, Tracer } from "@opentelemetry/api";
+import type { Attributes, Context, Link, Span, SpanOptions, Tracer } from "@opentelemetry/api";
 import { INVALID_SPAN_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 
 /** A span leash opened, with what it needs to be ended from records. */
@@ -32,16 +32,13 @@ export interface EndSpec {
 export function openSpan(tracer: Tracer, spec: OpenSpec): Opened {
   let span: Span;
   try {
-    span = tracer.startSpan(
-      spec.name,
-      {
-        kind: spec.kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL,
-        startTime: timeOf(spec.start),
-        attributes: spec.attributes,
-        ...(spec.links !== undefined && spec.links.length > 0 ? { links: spec.links } : {}),
-      },
-      spec.parent,
-    );
+    const options: SpanOptions = {
+      kind: spec.kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL,
+      startTime: timeOf(spec.start),
+      attributes: spec.attributes,
+    };
+    if (spec.links !== undefined && spec.links.length > 0) options.links = spec.links;
+    span = tracer.startSpan(spec.name, options, spec.parent);
   } catch {
     span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
   }

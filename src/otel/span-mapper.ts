@@ -20,6 +20,10 @@ export interface SpanMapperOptions {
 /** Records that never open a stretch of their own: they come after a run's end. */
 const AFTER_END = new Set(["gave_up"]);
 
+// Empty lists to loop over, so a step with nothing waiting allocates nothing.
+const NONE: readonly AuditRecord[] = [];
+const NONE_MODELS: RunTrack["models"] = [];
+
 /** Runs kept once their stretch closed (paused runs, for the link from their resume). */
 const MAX_IDLE_RUNS = 10_000;
 
@@ -177,12 +181,12 @@ export class SpanMapper {
       },
       ...(track.firstLink !== undefined ? { links: [track.firstLink] } : {}),
     });
-    track.run = { ...opened, last: record };
+    track.run = { span: opened.span, context: opened.context, last: record };
     track.stretches += 1;
     track.firstLink ??= linkTo(opened);
     // What was recorded while the run waited goes to the step it names (an answer to its approval),
     // when that step opens in this stretch; anything else is an event of the stretch.
-    for (const earlier of track.between.splice(0)) {
+    for (const earlier of track.between.length > 0 ? track.between.splice(0) : NONE) {
       if (count(dataOf(earlier).step) !== undefined) track.early.push(earlier);
       else addEvent(opened, earlier.event, earlier.at, eventAttributes(earlier));
     }
@@ -209,7 +213,7 @@ export class SpanMapper {
         [LEASH.firstSeq]: track.models[0]?.record.seq ?? record.seq,
       },
     });
-    const step: StepSpan = { ...opened, index, first: record, last: record };
+    const step: StepSpan = { span: opened.span, context: opened.context, index, first: record, last: record };
     const carried = track.paused?.index === index ? track.paused : undefined;
     if (carried !== undefined) {
       step.finish = carried.finish;
@@ -221,11 +225,12 @@ export class SpanMapper {
     }
     track.paused = undefined;
     track.step = step;
-    for (const earlier of track.early.splice(0)) {
+    for (const earlier of track.early.length > 0 ? track.early.splice(0) : NONE) {
       if (count(dataOf(earlier).step) === index) this.#stepRecord(track, step, earlier);
     }
     track.nextStep = Math.max(track.nextStep, index + 1);
-    for (const model of track.models.splice(0)) modelSpan(this.#tracer, track, model.record, model.start, step);
+    for (const model of track.models.length > 0 ? track.models.splice(0) : NONE_MODELS)
+      modelSpan(this.#tracer, track, model.record, model.start, step);
     return step;
   }
 

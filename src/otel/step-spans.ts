@@ -67,7 +67,7 @@ export function openTool(
     }),
   });
   if (effect !== undefined) step.effect = effect;
-  track.tool = { ...opened, step: step.index, last: record };
+  track.tool = { span: opened.span, context: opened.context, step: step.index, last: record };
 }
 
 /** Ends the tool span at `tool_ended`, or (with no record) at its last record, as incomplete. */
