@@ -1,7 +1,6 @@
 import type { AuditRecord } from "../audit/audit-record.js";
 import type { AuditSink } from "../audit/audit-sink.js";
 import { LeashError, messageOf } from "../errors/index.js";
-import { signCheckpoint } from "../evidence/checkpoint.js";
 import { evidenceLogOf, type EvidenceLogOwner } from "../evidence/evidence-log-of.js";
 import { parseSignerKey } from "../evidence/note-keys.js";
 import type { StoreEvidenceLog } from "../evidence/store-evidence-log.js";
@@ -35,7 +34,8 @@ const invalid = (message: string): never => {
 };
 
 /**
- * Signs and stores an agent's automatic checkpoints, one at a time, after the records that make one
+ * Signs and stores an agent's automatic checkpoints (`StoreEvidenceLog.checkpoint`: only the records
+ * since the latest stored checkpoint have their chains checked), one at a time, after the records that make one
  * due are written (never inside a step's save). A run's driver waits for them before it returns, so
  * a run's end-of-run checkpoint is stored when `agent.run` resolves.
  */
@@ -86,8 +86,7 @@ export class AutoCheckpointer {
 
   async #checkpoint(): Promise<void> {
     try {
-      const note = await signCheckpoint(this.#log, { key: this.#key, origin: this.#origin });
-      await this.#log.saveCheckpoint(note);
+      await this.#log.checkpoint({ key: this.#key, origin: this.#origin });
     } catch (error) {
       const code = error instanceof LeashError ? error.code : "internal_error";
       this.#failed({ code, message: `An automatic checkpoint failed: ${messageOf(error)}` });

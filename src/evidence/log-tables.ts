@@ -45,6 +45,10 @@ export interface LogTables {
    * in its record's text (what the chain check reads), never from the stored subtrees.
    */
   recordLeaves(start: number, end: number): MaybePromise<RecordLeaf[]>;
+  /** The records at leaves [start, end), in leaf order, checked as records (never cast). */
+  recordsBetween(start: number, end: number): MaybePromise<readonly AuditRecord[]>;
+  /** The digest a run's record at `seq` holds (its column, or its text), or null when there is none. */
+  digestOf(runId: string, seq: number): MaybePromise<string | null>;
   /** Every record, each run's in seq order, for the chain check. */
   records(): MaybePromise<readonly AuditRecord[]>;
   /** The leaf index of a run's record, or null when it is not sequenced (or not held). */

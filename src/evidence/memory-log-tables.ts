@@ -43,6 +43,15 @@ export class MemoryLogTables implements LogTables {
       .map((record, offset) => ({ leafIndex: start + offset, hash: recordLeafHash(record.digest) }));
   }
 
+  recordsBetween(start: number, end: number): readonly AuditRecord[] {
+    return this.#records().slice(start, Math.min(end, this.#log.size));
+  }
+
+  digestOf(runId: string, seq: number): string | null {
+    const index = this.#indexes.get(`${seq} ${runId}`);
+    return index === undefined ? null : (this.#records()[index]?.digest ?? null);
+  }
+
   records(): readonly AuditRecord[] {
     return this.#records();
   }

@@ -1,11 +1,12 @@
 import { verifyAudit } from "../audit/verify-audit.js";
 import { LeashError } from "../errors/index.js";
-import { parseCheckpoint } from "./checkpoint.js";
+import { formatCheckpoint, parseCheckpoint } from "./checkpoint.js";
 import type { EvidenceLog } from "./evidence-log.js";
 import type { LogTables, StoredCheckpoint } from "./log-tables.js";
-import type { Hash } from "./merkle.js";
+import { sameHash, type Hash } from "./merkle.js";
 import { MerkleLog } from "./merkle-log.js";
-import { splitNote } from "./signed-note.js";
+import { checkNewChains } from "./new-chains.js";
+import { signNote, splitNote } from "./signed-note.js";
 
 /**
  * A store as one Merkle log: an {@link EvidenceLog} whose leaves are sequenced into a stored tree, so
@@ -39,6 +40,14 @@ export interface StoreEvidenceLog extends EvidenceLog {
   latestCheckpoint(): Promise<StoredCheckpoint | null>;
   /** Every stored checkpoint, in the order stored. */
   checkpoints(): Promise<StoredCheckpoint[]>;
+  /**
+   * Sequences, signs and stores a checkpoint of the whole log, checking only the chains of the
+   * records sequenced since the latest stored checkpoint (whose root the stored tree must still give;
+   * else every record is checked), so that its cost is that of the new records: what an agent's
+   * automatic checkpoints do. `signCheckpoint` checks every chain. Throws `audit_invalid` when a new
+   * record's chain does not hold; nothing is signed then.
+   */
+  checkpoint(options: { key: string; origin: string }): Promise<StoredCheckpoint>;
 }
 
 /**
@@ -69,6 +78,18 @@ export function storeEvidenceLog(tables: LogTables): StoreEvidenceLog {
     saveCheckpoint: async (note) => saveCheckpoint(tables, note),
     latestCheckpoint: async () => publicOf(await tables.latestCheckpointRow()),
     checkpoints: async () => (await tables.checkpointRows()).map((row) => publicOf(row)!),
+    checkpoint: async ({ key, origin }) => {
+      const log = await merkle();
+      let from = 0;
+      const latest = await tables.latestCheckpointRow();
+      if (latest !== null) {
+        const signed = parseCheckpoint(splitNote(latest.note).text);
+        if (signed.size <= log.size && sameHash(await log.root(signed.size), signed.root)) from = signed.size;
+      }
+      await checkNewChains(tables, from, log.size);
+      const text = formatCheckpoint({ origin, size: log.size, root: await log.root(), extensions: [] });
+      return saveCheckpoint(tables, signNote(text, key));
+    },
   };
 }
 

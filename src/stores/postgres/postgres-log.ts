@@ -93,6 +93,26 @@ export class PostgresLogTables implements LogTables {
     return inSeqOrder(result.rows.map((row) => parseStoredRecord(row.record, row.run_id, row.seq)));
   }
 
+  async recordsBetween(start: number, end: number): Promise<AuditRecord[]> {
+    const result = await this.#query(
+      "reading the log's records",
+      `SELECT run_id, seq, record FROM ${this.#tables.audit} WHERE leaf_index >= $1 AND leaf_index < $2 ORDER BY leaf_index`,
+      [start, end],
+    );
+    return result.rows.map((row) => parseStoredRecord(row.record, row.run_id, row.seq));
+  }
+
+  async digestOf(runId: string, seq: number): Promise<string | null> {
+    const result = await this.#query(
+      "reading a record's digest",
+      `SELECT digest, CASE WHEN digest IS NULL THEN record END AS record FROM ${this.#tables.audit} WHERE run_id = $1 AND seq = $2`,
+      [runId, seq],
+    );
+    const row = result.rows[0];
+    if (row === undefined) return null;
+    return typeof row.digest === "string" ? row.digest : digestInText(row.record);
+  }
+
   async leafIndexOf(runId: string, seq: number): Promise<number | null> {
     const result = await this.#query(
       "reading a record's leaf index",

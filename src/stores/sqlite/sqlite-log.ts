@@ -47,9 +47,12 @@ export class SqliteLogTables implements LogTables {
   readonly #pending: Statement<[number], unknown>;
   readonly #unsequenced: Statement<[number, number], Unsequenced>;
   readonly #assign: Statement<[number, number]>;
+  readonly #assignRange: Statement<[number, number, number]>;
   readonly #count: Statement<[], { count: number }>;
   readonly #leaves: Statement<[number, number], { leaf_index: number; record: string }>;
   readonly #leafOf: Statement<[string, number], { leaf_index: number | null }>;
+  readonly #between: Statement<[number, number], { run_id: string; seq: number; record: string }>;
+  readonly #digestOf: Statement<[string, number], { digest: string | null; record: string }>;
   readonly #checkpointsAt: Statement<[number], CheckpointRecord>;
   readonly #checkpoints: Statement<[], CheckpointRecord>;
   readonly #latest: Statement<[], CheckpointRecord>;
@@ -68,11 +71,18 @@ export class SqliteLogTables implements LogTables {
       "SELECT position, digest, CASE WHEN digest IS NULL THEN record END AS record FROM audit WHERE position > ? AND leaf_index IS NULL ORDER BY position LIMIT ?",
     );
     this.#assign = database.prepare("UPDATE audit SET leaf_index = ? WHERE position = ?");
+    this.#assignRange = database.prepare(
+      "UPDATE audit SET leaf_index = position + ? WHERE position BETWEEN ? AND ? AND leaf_index IS NULL",
+    );
     this.#count = database.prepare("SELECT count(*) AS count FROM audit WHERE leaf_index IS NOT NULL");
     this.#leaves = database.prepare(
       "SELECT leaf_index, record FROM audit WHERE leaf_index >= ? AND leaf_index < ? ORDER BY leaf_index",
     );
     this.#leafOf = database.prepare("SELECT leaf_index FROM audit WHERE run_id = ? AND seq = ?");
+    this.#between = database.prepare(
+      "SELECT run_id, seq, record FROM audit WHERE leaf_index >= ? AND leaf_index < ? ORDER BY leaf_index",
+    );
+    this.#digestOf = database.prepare("SELECT digest, record FROM audit WHERE run_id = ? AND seq = ?");
     const columns = "id, tree_size, note, created_at";
     this.#checkpointsAt = database.prepare(`SELECT ${columns} FROM leash_checkpoints WHERE tree_size = ? ORDER BY id`);
     this.#checkpoints = database.prepare(`SELECT ${columns} FROM leash_checkpoints ORDER BY id`);
@@ -108,6 +118,15 @@ export class SqliteLogTables implements LogTables {
     return this.#leaves
       .all(start, end)
       .map((row) => ({ leafIndex: row.leaf_index, hash: recordLeafHash(digestInText(row.record) ?? "") }));
+  }
+
+  recordsBetween(start: number, end: number): AuditRecord[] {
+    return this.#between.all(start, end).map((row) => this.#trail.parse(row));
+  }
+
+  digestOf(runId: string, seq: number): string | null {
+    const row = this.#digestOf.get(runId, seq);
+    return row === undefined ? null : (row.digest ?? digestInText(row.record));
   }
 
   records(): AuditRecord[] {
@@ -152,7 +171,11 @@ export class SqliteLogTables implements LogTables {
     const edge = rangeNodes(0, size);
     const log = MerkleLog.resume(this.nodes, size, edge.length === 0 ? [] : this.nodes.readNodes(edge));
     void log.append(rows.map((row) => recordLeafHash(row.digest ?? digestInText(row.record) ?? "")));
-    rows.forEach((row, offset) => this.#assign.run(size + offset, row.position));
+    const first = rows[0]!.position;
+    const last = rows.at(-1)!.position;
+    // Positions without a gap (as SQLite gives them, unless rows were deleted) take one statement.
+    if (last - first === rows.length - 1) this.#assignRange.run(size - first, first, last);
+    else rows.forEach((row, offset) => this.#assign.run(size + offset, row.position));
     return rows.length === SEQUENCE_BATCH;
   }
 }
@@ -181,6 +204,8 @@ export function sqliteEvidenceLog(tables: SqliteLogTables, path: string): StoreE
     leafCount: guard("leafCount", () => tables.leafCount()),
     recordLeaves: guard("recordLeaves", (start: number, end: number) => tables.recordLeaves(start, end)),
     records: guard("records", () => tables.records()),
+    recordsBetween: guard("recordsBetween", (start: number, end: number) => tables.recordsBetween(start, end)),
+    digestOf: guard("digestOf", (runId: string, seq: number) => tables.digestOf(runId, seq)),
     leafIndexOf: guard("leafIndexOf", (runId: string, seq: number) => tables.leafIndexOf(runId, seq)),
     checkpointsAt: guard("checkpointsAt", (treeSize: number) => tables.checkpointsAt(treeSize)),
     checkpointRows: guard("checkpoints", () => tables.checkpointRows()),

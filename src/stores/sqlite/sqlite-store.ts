@@ -33,8 +33,8 @@ interface Prepared {
   database: Database.Database;
   runs: SqliteRuns;
   trail: SqliteTrail;
-  /** The store's Merkle log (issue 12), over its tables. */
-  log: StoreEvidenceLog;
+  /** The store's Merkle log (issue 12), over its tables: prepared when first asked for. */
+  log?: StoreEvidenceLog;
   /** `null` for a database in memory, which has no log to checkpoint. */
   checkpoints: SqliteCheckpoints | null;
   create: (state: RunState, writes: StepWrites, records: readonly AuditRecord[]) => void;
@@ -70,7 +70,6 @@ function prepare(database: Database.Database, path: string): Prepared {
     database,
     runs,
     trail,
-    log: sqliteEvidenceLog(new SqliteLogTables(database, trail), path),
     checkpoints: database.memory ? null : new SqliteCheckpoints(database),
     create: (state, writes, records) => create.immediate(state, writes, records),
     save: (state, expectedRevision, writes, records) => save.immediate(state, expectedRevision, writes, records),
@@ -240,7 +239,9 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
    */
   evidenceLog(): StoreEvidenceLog {
     try {
-      return this.#open("evidenceLog").log;
+      const prepared = this.#open("evidenceLog");
+      prepared.log ??= sqliteEvidenceLog(new SqliteLogTables(prepared.database, prepared.trail), this.path);
+      return prepared.log;
     } catch (error) {
       throw toLeashError(error, { method: "evidenceLog", path: this.path });
     }
