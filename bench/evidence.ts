@@ -72,7 +72,13 @@ for (let first = 0; first < total; first += 1000) {
   for (let run = first / RUN_LENGTH; run < (first + 1000) / RUN_LENGTH; run++) {
     let head: AuditHead | null = null;
     for (let seq = 0; seq < RUN_LENGTH; seq++) {
-      const record = makeRecord(`run-${run}`, head, seq === 0 ? "run_started" : "tool_ended", { seq }, "2026-01-01T00:00:00.000Z");
+      const record = makeRecord(
+        `run-${run}`,
+        head,
+        seq === 0 ? "run_started" : "tool_ended",
+        { seq },
+        "2026-01-01T00:00:00.000Z",
+      );
       head = { seq, digest: record.digest };
       batch.push(record);
     }
@@ -124,7 +130,9 @@ async function stepMicroseconds(variant: Variant): Promise<number> {
   const agent = new Agent({
     tools: [lookup],
     planner: (state) =>
-      state.steps.length < steps ? Decision.act("lookup", { topic: `t${state.steps.length}` }) : Decision.finish("done"),
+      state.steps.length < steps
+        ? Decision.act("lookup", { topic: `t${state.steps.length}` })
+        : Decision.finish("done"),
     store,
     audit: store,
     ...(variant.checkpoint === undefined ? {} : { checkpoint: variant.checkpoint }),
@@ -183,6 +191,12 @@ const result = {
 process.stdout.write(values.json ? JSON.stringify(result, null, 2) + "\n" : markdown);
 if (!values["no-save"]) {
   const command = `npx tsx bench/evidence.ts ${process.argv.slice(2).join(" ")}`.trim();
-  const written = writeResults("evidence", { title: "Store log benchmark", command, machine: machineInfo(), markdown, json: result });
+  const written = writeResults("evidence", {
+    title: "Store log benchmark",
+    command,
+    machine: machineInfo(),
+    markdown,
+    json: result,
+  });
   process.stderr.write(`Wrote ${written.join(" and ")}.\n`);
 }

@@ -51,7 +51,8 @@ export class AutoCheckpointer {
 
   /** Checks the option (before any side effect) and the sink, which must keep a log (`evidenceLogOf`). */
   constructor(options: unknown, audit: AuditSink, failed: (event: CheckpointFailedEvent) => void) {
-    if (typeof options !== "object" || options === null) invalid("Expected `checkpoint` to be an object { key, origin, every?, atRunEnd? }.");
+    if (typeof options !== "object" || options === null)
+      invalid("Expected `checkpoint` to be an object { key, origin, every?, atRunEnd? }.");
     const { key, origin, every, atRunEnd } = options as Partial<CheckpointOptions>;
     if (typeof key !== "string") invalid("Expected `checkpoint.key` to be a signer key's text.");
     parseSignerKey(key!);
@@ -59,7 +60,8 @@ export class AutoCheckpointer {
       invalid("Expected `checkpoint.origin` to be a non-empty line of text (such as `example.com/leash`).");
     if (every !== undefined && (!Number.isSafeInteger(every) || every < 1))
       invalid("Expected `checkpoint.every` to be a positive integer of records.");
-    if (atRunEnd !== undefined && typeof atRunEnd !== "boolean") invalid("Expected `checkpoint.atRunEnd` to be a boolean.");
+    if (atRunEnd !== undefined && typeof atRunEnd !== "boolean")
+      invalid("Expected `checkpoint.atRunEnd` to be a boolean.");
     this.#log = evidenceLogOf(audit as unknown as EvidenceLogOwner);
     this.#key = key!;
     this.#origin = origin!;

@@ -63,7 +63,10 @@ export class MerkleLog {
     checkSize(size, "size");
     const edge = rangeNodes(0, size);
     if (edgeHashes.length !== edge.length) {
-      throw new LeashError("store_failed", `The right edge of a log of ${size} leaves is ${edge.length} nodes, not ${edgeHashes.length}.`);
+      throw new LeashError(
+        "store_failed",
+        `The right edge of a log of ${size} leaves is ${edge.length} nodes, not ${edgeHashes.length}.`,
+      );
     }
     const log = new MerkleLog(nodes);
     edge.forEach(({ level }, position) => {

@@ -36,7 +36,8 @@ export async function recomputeTree(log: EvidenceLog, treeSize: number, size: nu
   const end = stored === undefined ? treeSize : Math.max(treeSize, size);
   try {
     while (merkle.size < end) {
-      const stop = merkle.size < treeSize ? Math.min(treeSize, merkle.size + CHUNK) : Math.min(end, merkle.size + CHUNK);
+      const stop =
+        merkle.size < treeSize ? Math.min(treeSize, merkle.size + CHUNK) : Math.min(end, merkle.size + CHUNK);
       await merkle.append(await log.leafHashes(merkle.size, stop));
       if (merkle.size === treeSize) root = await merkle.root();
     }

@@ -52,9 +52,13 @@ async function checkStoredCheckpoints(store: RunStore & AuditSink): Promise<numb
   for (let index = 1; index < checkpoints.length; index++) {
     const [older, newer] = [checkpoints[index - 1]!, checkpoints[index]!];
     const proof = await log.consistencyProof(older.size, newer.size);
-    assert.ok(specVerifyConsistency(older.size, newer.size, older.root, newer.root, proof), `${older.size} → ${newer.size}`);
+    assert.ok(
+      specVerifyConsistency(older.size, newer.size, older.root, newer.root, proof),
+      `${older.size} → ${newer.size}`,
+    );
   }
-  for (const { note } of stored) assert.deepEqual(await verifyCheckpoint(store as SqliteStore, note, { key: verifierKey }), []);
+  for (const { note } of stored)
+    assert.deepEqual(await verifyCheckpoint(store as SqliteStore, note, { key: verifierKey }), []);
   return checkpoints.map((checkpoint) => checkpoint.size);
 }
 
@@ -80,7 +84,10 @@ test("an agent told to checkpoint every 4 records stores a checkpoint each time 
     await agent.run("another goal");
     const sizes = await checkStoredCheckpoints(store);
     const records = store.records.length;
-    assert.ok(sizes.length >= Math.floor(records / 4) - 1 && sizes.length <= Math.ceil(records / 4), `${sizes} of ${records}`);
+    assert.ok(
+      sizes.length >= Math.floor(records / 4) - 1 && sizes.length <= Math.ceil(records / 4),
+      `${sizes.join(", ")} of ${records}`,
+    );
     assert.ok(sizes.every((size, index) => index === 0 || size > sizes[index - 1]!));
   } finally {
     await store.close();

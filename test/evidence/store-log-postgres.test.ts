@@ -100,7 +100,10 @@ withPostgres("PostgresStore as one Merkle log", (url) => {
           continue;
         }
         const proof = await log.consistencyProof(older.size, newer.size);
-        assert.ok(specVerifyConsistency(older.size, newer.size, older.root, newer.root, proof), `${older.size} → ${newer.size}`);
+        assert.ok(
+          specVerifyConsistency(older.size, newer.size, older.root, newer.root, proof),
+          `${older.size} → ${newer.size}`,
+        );
       }
       for (const note of notes) assert.deepEqual(await verifyCheckpoint(store, note, { key: verifierKey }), []);
       const tables = postgresTables(schema);

@@ -21,7 +21,12 @@ storeLogSuite({
   tamper: (store, sql) => {
     const database = new Database((store as SqliteStore).path);
     try {
-      database.exec(sql.replaceAll("{audit}", "audit").replaceAll("{nodes}", "leash_log_nodes").replaceAll("{zeros}", "zeroblob(32)"));
+      database.exec(
+        sql
+          .replaceAll("{audit}", "audit")
+          .replaceAll("{nodes}", "leash_log_nodes")
+          .replaceAll("{zeros}", "zeroblob(32)"),
+      );
     } finally {
       database.close();
     }

@@ -152,11 +152,17 @@ export function storeLogSuite(kind: LogStoreKind): void {
       assert.equal(specCheckpoint(specOpenNote(first.note, verifierKey)!).size, 12);
       await store.append(runsOf("two", 3));
       // A new record rewritten behind the store's back: its digest no longer matches, so nothing is signed.
-      await kind.tamper(store, `UPDATE {audit} SET record = replace(record, '"at":"2', '"at":"1') WHERE run_id = 'two-b' AND seq = 1`);
+      await kind.tamper(
+        store,
+        `UPDATE {audit} SET record = replace(record, '"at":"2', '"at":"1') WHERE run_id = 'two-b' AND seq = 1`,
+      );
       await assert.rejects(log.checkpoint({ key: signerKey, origin }), { code: "audit_invalid" });
       assert.equal((await log.checkpoints()).length, 1);
       await store.append(runsOf("three", 1));
-      await kind.tamper(store, `UPDATE {audit} SET record = replace(record, '"at":"1', '"at":"2') WHERE run_id = 'two-b' AND seq = 1`);
+      await kind.tamper(
+        store,
+        `UPDATE {audit} SET record = replace(record, '"at":"1', '"at":"2') WHERE run_id = 'two-b' AND seq = 1`,
+      );
       const second = await log.checkpoint({ key: signerKey, origin });
       assert.equal(second.treeSize, 24);
       assert.deepEqual(await verifyCheckpoint(store, second.note, { key: verifierKey }), []);

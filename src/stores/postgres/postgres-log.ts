@@ -188,7 +188,9 @@ export class PostgresLogTables implements LogTables {
     const nodes = new PostgresNodeStore(() => Promise.resolve(client), this.#tables);
     const log = await MerkleLog.open(nodes, size);
     await log.append(
-      rows.rows.map((row) => recordLeafHash(typeof row.digest === "string" ? row.digest : (digestInText(row.record) ?? ""))),
+      rows.rows.map((row) =>
+        recordLeafHash(typeof row.digest === "string" ? row.digest : (digestInText(row.record) ?? "")),
+      ),
     );
     await client.query(
       `UPDATE ${audit} SET leaf_index = assigned.leaf_index

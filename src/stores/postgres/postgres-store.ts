@@ -271,11 +271,7 @@ export class PostgresStore implements RunStore, AuditSink {
     await releaseLeases(await this.#open(), this.#tables, holder);
   }
 
-  /**
-   * The store as one Merkle log: every record a leaf, in the order sequenced (under a lock, so
-   * concurrent writers never reorder a signed prefix), with its stored subtrees and signed
-   * checkpoints (what `evidenceLogOf(store)` returns). Connects when first used.
-   */
+  /** The store as one Merkle log, sequenced under a lock (what `evidenceLogOf(store)` returns). */
   evidenceLog(): StoreEvidenceLog {
     this.#log ??= storeEvidenceLog(new PostgresLogTables(() => this.#open(), this.#tables));
     return this.#log;

@@ -210,7 +210,9 @@ export function sqliteEvidenceLog(tables: SqliteLogTables, path: string): StoreE
     checkpointsAt: guard("checkpointsAt", (treeSize: number) => tables.checkpointsAt(treeSize)),
     checkpointRows: guard("checkpoints", () => tables.checkpointRows()),
     latestCheckpointRow: guard("latestCheckpoint", () => tables.latestCheckpointRow()),
-    insertCheckpoint: guard("saveCheckpoint", (treeSize: number, note: string) => tables.insertCheckpoint(treeSize, note)),
+    insertCheckpoint: guard("saveCheckpoint", (treeSize: number, note: string) =>
+      tables.insertCheckpoint(treeSize, note),
+    ),
     updateCheckpoint: guard("saveCheckpoint", (id: number, note: string) => tables.updateCheckpoint(id, note)),
   });
 }
