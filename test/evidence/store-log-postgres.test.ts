@@ -10,7 +10,7 @@ import { postgresTables } from "../../src/stores/postgres/postgres-tables.js";
 import { dropSchema, freshSchemaName, sql, withPostgres } from "../postgres/database.js";
 import { startFixture } from "../stores/fixture-process.js";
 import { nodeStoreContract } from "./node-store-contract.js";
-import { specCheckpoint, specOpenNote, specVerifyConsistency } from "./spec-checker.js";
+import { specCheckpoint, specLeaf, specOpenNote, specRoot, specVerifyConsistency } from "./spec-checker.js";
 import { origin, signerKey, storeLogSuite, verifierKey } from "./store-log-suite.js";
 
 withPostgres("PostgresStore as one Merkle log", (url) => {
@@ -63,7 +63,7 @@ withPostgres("PostgresStore as one Merkle log", (url) => {
     });
   });
 
-  test("four writer processes append while checkpoints are taken: each checkpoint is consistent with the next, and no leaf index is given twice", async () => {
+  test("four writer processes append while checkpoints are taken: each checkpoint is consistent with the next, no leaf index is given twice, and read() gives the log's order", async () => {
     const schema = freshSchemaName();
     const store = new PostgresStore({ connectionString: url, schema });
     try {
@@ -106,6 +106,9 @@ withPostgres("PostgresStore as one Merkle log", (url) => {
         );
       }
       for (const note of notes) assert.deepEqual(await verifyCheckpoint(store, note, { key: verifierKey }), []);
+      // read() gives every record in the log's order, whatever order the writers' positions committed in.
+      const logOrder = (await store.read()).map((record) => specLeaf(Buffer.from(record.digest, "hex")));
+      assert.deepEqual(specRoot(logOrder), checkpoints.at(-1)!.root);
       const tables = postgresTables(schema);
       const counts = await sql(
         url,

@@ -88,7 +88,7 @@ export class PostgresLogTables implements LogTables {
   async records(): Promise<AuditRecord[]> {
     const result = await this.#query(
       "reading the trail",
-      `SELECT run_id, seq, record FROM ${this.#tables.audit} ORDER BY position`,
+      `SELECT run_id, seq, record FROM ${this.#tables.audit} ORDER BY leaf_index NULLS LAST, position`,
     );
     return inSeqOrder(result.rows.map((row) => parseStoredRecord(row.record, row.run_id, row.seq)));
   }

@@ -243,10 +243,11 @@ export class PostgresStore implements RunStore, AuditSink {
       );
       return result.rows.map((row) => parseStoredRecord(row.record, row.run_id, row.seq));
     }
+    // The log's order: the sequenced records by leaf index, then the rest as they will be sequenced.
     const result = await queryOnce(
       pool,
       "reading the trail",
-      `SELECT run_id, seq, record FROM ${this.#tables.audit} ORDER BY position`,
+      `SELECT run_id, seq, record FROM ${this.#tables.audit} ORDER BY leaf_index NULLS LAST, position`,
     );
     return inSeqOrder(result.rows.map((row) => parseStoredRecord(row.record, row.run_id, row.seq)));
   }
