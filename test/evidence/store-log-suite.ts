@@ -193,6 +193,12 @@ export function storeLogSuite(kind: LogStoreKind): void {
       expect: ["log_shorter"],
     },
     {
+      what: "two records' places in the log swapped",
+      sql: () =>
+        "UPDATE {audit} SET leaf_index = -1 WHERE leaf_index = 3; UPDATE {audit} SET leaf_index = 3 WHERE leaf_index = 4; UPDATE {audit} SET leaf_index = 4 WHERE leaf_index = -1",
+      expect: ["root_mismatch"],
+    },
+    {
       what: "a rebuilt chain (a record changed and every record after it rebuilt)",
       sql: (records) => rebuildSql(records, "one-a", 2),
       expect: ["root_mismatch"],
