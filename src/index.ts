@@ -5,6 +5,7 @@
 export { Agent } from "./agent/agent.js";
 export type { SkillOutcome } from "./agent/agent.js";
 export type { AgentOptions } from "./agent/agent-options.js";
+export type { CheckpointOptions, CheckpointFailedEvent } from "./agent/auto-checkpoint.js";
 export type { AgentEvents, RunFailedEvent, GaveUpEvent, TextEvent } from "./agent/agent-events.js";
 export type { RunOptions } from "./run/start-run.js";
 export type { ResumeOptions } from "./run/resume-run.js";
@@ -75,6 +76,8 @@ export {
   verifyConsistency,
   jsonlEvidenceLog,
   recordsEvidenceLog,
+  evidenceLogOf,
+  storeEvidenceLog,
   EMPTY_ROOT,
 } from "./evidence/index.js";
 export type {
@@ -92,6 +95,14 @@ export type {
   Checkpoint,
   CheckpointProblem,
   CheckpointProblemKind,
+  StoreEvidenceLog,
+  StoredCheckpoint,
+  CheckpointRow,
+  LogTables,
+  RecordLeaf,
+  EvidenceLogOwner,
+  EvidenceStore,
+  RecordsHolder,
 } from "./evidence/index.js";
 
 export { allow, block } from "./guards/guard.js";

@@ -1,5 +1,6 @@
 import type { AuditRecord } from "../audit/audit-record.js";
 import type { Failure } from "../state/run-state.js";
+import type { CheckpointFailedEvent } from "./auto-checkpoint.js";
 
 /** What `text` carries: one delta of a model's text while it writes (a streaming adapter). */
 export interface TextEvent {
@@ -30,9 +31,11 @@ export interface AgentEvents {
   text: TextEvent;
   /** Every audit record, once it is written: a copy of what the sink got. */
   record: AuditRecord;
+  /** An automatic checkpoint (the `checkpoint` option) that was not signed or stored; the run went on. */
+  checkpoint_failed: CheckpointFailedEvent;
 }
 
-const EVENTS: readonly (keyof AgentEvents)[] = ["run_failed", "gave_up", "text", "record"];
+const EVENTS: readonly (keyof AgentEvents)[] = ["run_failed", "gave_up", "text", "record", "checkpoint_failed"];
 
 /** A tiny synchronous emitter whose handlers can never break the run that emits. */
 export class AgentEmitter {

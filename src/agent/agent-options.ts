@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Approver } from "../approvals/approval.js";
+import type { CheckpointOptions } from "./auto-checkpoint.js";
 import type { AuditSink } from "../audit/audit-sink.js";
 import { MemoryAuditSink } from "../audit/memory-audit-sink.js";
 import { LeashError } from "../errors/index.js";
@@ -47,6 +48,14 @@ export interface AgentOptions {
   maxResultSize?: number;
   /** Whether `model_called` records carry the full request and response. Default false (digests only). */
   recordModelText?: boolean;
+  /**
+   * Automatic checkpoints of the audit sink's Merkle log (the sink must keep one: a SQLite,
+   * PostgreSQL or memory store or sink): signed with `key` for `origin` and stored in the log, every
+   * `every` records this agent writes and/or at each run's end (`atRunEnd`, the default when `every`
+   * is not given). A failed checkpoint never fails the run; it is reported to
+   * `agent.on("checkpoint_failed")`.
+   */
+  checkpoint?: CheckpointOptions;
 }
 
 const fail = (message: string): never => {

@@ -20,6 +20,7 @@ import { endedByCancel, withdrawCall } from "../run/withdrawn-call.js";
 import { AgentEmitter } from "./agent-events.js";
 import type { AgentOptions } from "./agent-options.js";
 import { buildCore, compileSkill } from "./agent-options.js";
+import { AutoCheckpointer } from "./auto-checkpoint.js";
 
 /**
  * What a resume works on, read once: a run id as given, or a parsed copy of a state (its `toJSON()`
@@ -84,16 +85,26 @@ export class Agent {
   /** The cancels under way, by run id: a second cancel of a run waits for the first. */
   readonly #cancelling = new Map<string, Promise<RunState>>();
 
+  /** The automatic checkpoints of the `checkpoint` option, when it is given. */
+  readonly #checkpoints: AutoCheckpointer | undefined;
+
   constructor(options: AgentOptions) {
     const events = this.#events;
+    const core = buildCore(options);
+    const checkpoints =
+      options.checkpoint === undefined
+        ? undefined
+        : new AutoCheckpointer(options.checkpoint, core.audit, (event) => events.emit("checkpoint_failed", event));
+    this.#checkpoints = checkpoints;
     this.#core = {
-      ...buildCore(options),
+      ...core,
       feed: {
         wantsText: () => events.listens("text"),
         text: (event) => events.emit("text", event),
-        wantsRecords: () => events.listens("record"),
+        wantsRecords: () => checkpoints !== undefined || events.listens("record"),
         records: (records) => {
           for (const record of records) events.emit("record", record);
+          checkpoints?.written(records);
         },
       },
     };
@@ -167,6 +178,8 @@ export class Agent {
       return await done;
     } finally {
       if (this.#active.get(runId)?.run === run) this.#active.delete(runId);
+      // The checkpoints the run made due are stored (or reported) before its driver returns.
+      await this.#checkpoints?.settled();
     }
   }
 

@@ -201,22 +201,30 @@ test("signCheckpoint refuses broken chains (audit_invalid), a bad origin and a k
   );
 });
 
-test("any EvidenceLog can be checkpointed: records in memory, or a log whose roots come from stored subtrees", async () => {
+test("any EvidenceLog can be checkpointed: signing takes the root from stored subtrees, verifying recomputes it from the leaves", async () => {
   const records = interleavedTrail();
   const inMemory = recordsEvidenceLog(records);
   const note = await signCheckpoint(inMemory, { key: signerKey, origin });
   const merkle = new MerkleLog(new MemoryNodeStore());
-  await merkle.append(records.map((record) => recordLeafHash(record.digest)));
+  const leaves = records.map((record) => recordLeafHash(record.digest));
+  await merkle.append(leaves);
+  const reads = { leaves: 0, roots: 0 };
   const stored: EvidenceLog = {
     size: () => merkle.size,
-    leafHashes: () => {
-      throw new Error("a log with stored subtrees is not read leaf by leaf");
+    leafHashes: (start, end) => {
+      reads.leaves++;
+      return leaves.slice(start, end);
     },
     verifyChains: () => verifyAudit(records),
-    root: (size) => merkle.root(size),
+    root: (size) => {
+      reads.roots++;
+      return merkle.root(size);
+    },
   };
   assert.equal(await signCheckpoint(stored, { key: signerKey, origin }), note);
+  assert.deepEqual(reads, { leaves: 0, roots: 1 }, "signing reads the stored root, not the leaves");
   assert.deepEqual(await verifyCheckpoint(stored, note, { key: verifierKey }), []);
+  assert.deepEqual(reads, { leaves: 1, roots: 1 }, "verifying trusts the leaves, not a stored root");
   assert.deepEqual(await verifyCheckpoint(await trailFile(records), note, { key: verifierKey }), []);
   const empty = await signCheckpoint(recordsEvidenceLog([]), { key: signerKey, origin });
   assert.equal(parseCheckpoint(empty.split("\n\n")[0]! + "\n").size, 0);

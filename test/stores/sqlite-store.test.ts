@@ -77,7 +77,11 @@ describe("SqliteStore", () => {
       await first.close();
       // As a version 1 database holds them: no digest column, so none in the rows.
       const raw = new Database(path);
-      raw.exec("ALTER TABLE audit DROP COLUMN digest; UPDATE leash_meta SET value = '1' WHERE key = 'schema_version'");
+      // And without what later versions added (the log's column, index and tables).
+      raw.exec(
+        "DROP INDEX audit_by_leaf; ALTER TABLE audit DROP COLUMN leaf_index; DROP TABLE leash_log_nodes; DROP TABLE leash_checkpoints;" +
+          "ALTER TABLE audit DROP COLUMN digest; UPDATE leash_meta SET value = '1' WHERE key = 'schema_version'",
+      );
       raw.close();
       const second = new SqliteStore(path);
       const next = chain("old", 1, records[1] ?? null);

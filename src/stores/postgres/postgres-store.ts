@@ -17,6 +17,8 @@ import { leaseRuns, releaseLeases, renewLeases } from "./postgres-lease.js";
 import { inTransaction, queryOnce } from "./postgres-pool.js";
 import { assembleRun, insertRun, listFilter, runRows, selectRuns, updateRun } from "./postgres-runs.js";
 import { migrate } from "./postgres-schema.js";
+import { storeEvidenceLog, type StoreEvidenceLog } from "../../evidence/store-evidence-log.js";
+import { PostgresLogTables } from "./postgres-log.js";
 import { postgresTables } from "./postgres-tables.js";
 import type { PostgresTables } from "./postgres-tables.js";
 import { openPool, resolveTimeouts } from "./open-pool.js";
@@ -99,6 +101,7 @@ export class PostgresStore implements RunStore, AuditSink {
   #pool: PostgresPool | undefined;
   #ready: Promise<PostgresPool> | undefined;
   #closed = false;
+  #log: StoreEvidenceLog | undefined;
   /** The step rows this store object last wrote, per run, so that a save writes only the steps that may have changed. */
   readonly #written = new WrittenSteps();
 
@@ -239,10 +242,11 @@ export class PostgresStore implements RunStore, AuditSink {
       );
       return result.rows.map((row) => parseStoredRecord(row.record, row.run_id, row.seq));
     }
+    // The log's order: the sequenced records by leaf index, then the rest as they will be sequenced.
     const result = await queryOnce(
       pool,
       "reading the trail",
-      `SELECT run_id, seq, record FROM ${this.#tables.audit} ORDER BY position`,
+      `SELECT run_id, seq, record FROM ${this.#tables.audit} ORDER BY leaf_index NULLS LAST, position`,
     );
     return inSeqOrder(result.rows.map((row) => parseStoredRecord(row.record, row.run_id, row.seq)));
   }
@@ -265,6 +269,12 @@ export class PostgresStore implements RunStore, AuditSink {
   /** Gives a worker's leases back at once. */
   async releaseLease(holder: LeaseHolder): Promise<void> {
     await releaseLeases(await this.#open(), this.#tables, holder);
+  }
+
+  /** The store as one Merkle log, sequenced under a lock (what `evidenceLogOf(store)` returns). */
+  evidenceLog(): StoreEvidenceLog {
+    this.#log ??= storeEvidenceLog(new PostgresLogTables(() => this.#open(), this.#tables));
+    return this.#log;
   }
 
   /** Ends the pool the store made from a connection string; a pool given to it is left open for its owner. */

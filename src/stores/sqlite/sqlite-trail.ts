@@ -75,7 +75,7 @@ export class SqliteTrail {
   /** One run's records in seq order, or every record in the order written. */
   read(runId?: string): AuditRecord[] {
     const rows = runId === undefined ? this.#all.all() : this.#ofRun.all(runId);
-    return rows.map((row) => this.#parse(row));
+    return rows.map((row) => this.parse(row));
   }
 
   #storedHead(runId: string): AuditHead | null {
@@ -96,7 +96,8 @@ export class SqliteTrail {
     return { seq: row.seq, digest };
   }
 
-  #parse(row: TrailRow): AuditRecord {
+  /** A stored row as a record, checked (never cast): `audit_corrupt` naming it when it is not one. */
+  parse(row: TrailRow): AuditRecord {
     const corrupt = (problem: string): LeashError =>
       new LeashError(
         "audit_corrupt",
