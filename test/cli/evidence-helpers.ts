@@ -21,7 +21,9 @@ export async function runInto(sink: AuditSink, steps: readonly number[]): Promis
     const agent = new Agent({
       tools: [echo],
       planner: (state) =>
-        state.steps.length < count ? Decision.act("echo", { text: `hi ${state.steps.length}` }) : Decision.finish("done"),
+        state.steps.length < count
+          ? Decision.act("echo", { text: `hi ${state.steps.length}` })
+          : Decision.finish("done"),
       audit: sink,
     });
     runs.push((await agent.run("say hi")).runId);
@@ -73,8 +75,12 @@ export function rebuildFrom(
 }
 
 /** Makes a key pair with the real bin in `cwd`: the signer key's file and the verifier key. */
-export function makeKeys(cwd: string, name = "example.com/leash"): { keyFile: string; verifierKey: string } {
-  const result = leash(["keygen", "--name", name, "--out", "signer.key", "--json"], { cwd });
+export function makeKeys(
+  cwd: string,
+  name = "example.com/leash",
+  out = "signer.key",
+): { keyFile: string; verifierKey: string } {
+  const result = leash(["keygen", "--name", name, "--out", out, "--json"], { cwd });
   assert.equal(result.status, 0, result.stderr);
   const { verifierKey, keyFile } = JSON.parse(result.stdout) as { verifierKey: string; keyFile: string };
   return { keyFile, verifierKey };

@@ -17,7 +17,10 @@ test("keygen writes the signer key to a file of mode 0600 and prints only the ve
   assert.match(signerKey, /^PRIVATE\+KEY\+example\.com\/leash\+[0-9a-f]{8}\+/);
   const verifierKey = result.stdout.trimEnd();
   assert.equal(verifierKey, parseSignerKey(signerKey).text);
-  assert.ok(!result.stdout.includes("PRIVATE") && !result.stderr.includes("PRIVATE"), "the signer key is never printed");
+  assert.ok(
+    !result.stdout.includes("PRIVATE") && !result.stderr.includes("PRIVATE"),
+    "the signer key is never printed",
+  );
   assert.ok(!result.stdout.includes(signerKey.split("+").slice(4).join("+")));
   // A note signed with the file's key verifies under the printed key, by the checker written from the spec.
   const note = signNote("example.com/leash\n0\n47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\n", signerKey);

@@ -65,7 +65,9 @@ function writeSecret(path: string, text: string, force: boolean): void {
  */
 export function keygenCommand(): Command {
   return new Command("keygen")
-    .description("make a key pair for signing checkpoints: write the signer key to a file (0600), print the verifier key")
+    .description(
+      "make a key pair for signing checkpoints: write the signer key to a file (0600), print the verifier key",
+    )
     .requiredOption("--name <name>", "the key's name, such as example.com/leash (no space, no +)")
     .option("--out <file>", "the file for the signer key (default: the name made safe, then .key)")
     .option("--force", "replace the file if it exists")

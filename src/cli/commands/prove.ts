@@ -29,13 +29,16 @@ const base64 = (hash: Uint8Array): string => Buffer.from(hash).toString("base64"
 async function proveRun(evidence: CliEvidence, runId: string, size: number, root: Uint8Array): Promise<RunProof> {
   const logSize = await evidence.size();
   const mismatch = (why: string): CliError =>
-    new CliError("checkpoint_mismatch", `${evidence.label} ${why}: run leash verify --checkpoint to see why.`, EXIT_FAILURE);
+    new CliError(
+      "checkpoint_mismatch",
+      `${evidence.label} ${why}: run leash verify --checkpoint to see why.`,
+      EXIT_FAILURE,
+    );
   if (logSize < size) throw mismatch(`holds ${logSize} records, fewer than the checkpoint's ${size}`);
   if (!Buffer.from(await evidence.root(size)).equals(Buffer.from(root)))
     throw mismatch(`does not give the root the checkpoint signed for its first ${size} records`);
   const last = await evidence.lastLeafOf(runId);
-  if (last === undefined)
-    throw new CliError("run_not_found", `${evidence.label} holds no record of the run ${runId}.`);
+  if (last === undefined) throw new CliError("run_not_found", `${evidence.label} holds no record of the run ${runId}.`);
   if (last.leafIndex === null || last.leafIndex >= size) {
     throw new CliError(
       "not_in_checkpoint",

@@ -4,7 +4,8 @@ import { storeLocation, type CommonOptions, type StoreLocation } from "../common
 import { isSqliteFile } from "../open-store.js";
 
 /** What an evidence command works on: a JSONL trail, or a store (a SQLite file or a PostgreSQL schema). */
-export type EvidenceTarget = { kind: "jsonl"; path: string; label: string } | { kind: "store"; location: StoreLocation };
+export type EvidenceTarget =
+  { kind: "jsonl"; path: string; label: string } | { kind: "store"; location: StoreLocation };
 
 function isFile(path: string): boolean {
   try {
@@ -24,7 +25,8 @@ export function evidenceTarget(path: string | undefined, options: CommonOptions)
     throw new CliError("invalid_option", "Give either a PATH or --db, not both.");
   const location = storeLocation(path === undefined ? options : { ...options, db: path });
   if (location.kind === "postgres") return { kind: "store", location };
-  if (!isFile(location.db)) throw new CliError("trail_not_found", `There is no trail or database at ${location.label}.`);
+  if (!isFile(location.db))
+    throw new CliError("trail_not_found", `There is no trail or database at ${location.label}.`);
   if (isSqliteFile(location.db)) return { kind: "store", location };
   return { kind: "jsonl", path: location.db, label: location.db };
 }

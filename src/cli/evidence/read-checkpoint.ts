@@ -25,7 +25,10 @@ export function readCheckpointFile(path: string): string {
 export function unverifiedCheckpoint(note: string): Checkpoint {
   const split = note.lastIndexOf("\n\n");
   if (split === -1) {
-    throw new LeashError("malformed_checkpoint", "The checkpoint is malformed: it has no blank line before its signatures.");
+    throw new LeashError(
+      "malformed_checkpoint",
+      "The checkpoint is malformed: it has no blank line before its signatures.",
+    );
   }
   return parseCheckpoint(note.slice(0, split + 1));
 }

@@ -20,7 +20,9 @@ export function readKeyFile(path: string): string {
     const code = (error as { code?: unknown }).code;
     throw new CliError(
       "key_not_found",
-      code === "ENOENT" ? `There is no key file at ${path}.` : `Could not read the key file ${path}: ${(error as Error).message}`,
+      code === "ENOENT"
+        ? `There is no key file at ${path}.`
+        : `Could not read the key file ${path}: ${(error as Error).message}`,
     );
   }
   return text.replace(/\r?\n$/, "");

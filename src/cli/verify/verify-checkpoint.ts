@@ -73,7 +73,10 @@ async function checkTarget(
  * @example
  * await verifyAgainstCheckpoint("audit.jsonl", { checkpoint: "cp.note", key: verifierKey });
  */
-export async function verifyAgainstCheckpoint(path: string | undefined, options: CheckpointVerifyOptions): Promise<void> {
+export async function verifyAgainstCheckpoint(
+  path: string | undefined,
+  options: CheckpointVerifyOptions,
+): Promise<void> {
   if (options.head !== undefined || options.run !== undefined)
     throw new CliError("invalid_option", "--head and --run do not go with --checkpoint: the checkpoint is the head.");
   const key = verifierKeyOf(options);
