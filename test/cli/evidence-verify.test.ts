@@ -154,7 +154,7 @@ test("verify --checkpoint names a broken chain with its run and seq, beside the 
   assert.equal(checked.status, 1);
   assert.deepEqual(
     checked.problems.map(({ problem, run, seq }) => ({ problem, run, seq })),
-    [{ problem: "changed", run: records[1]!.run, seq: records[1]!.seq }],
+    [{ problem: "changed", run: records[1].run, seq: records[1].seq }],
   );
 });
 
