@@ -45,7 +45,7 @@ export function checkpointCommand(): Command {
     const target = evidenceTarget(path, options);
     const note = await withEvidence(target, async (evidence) => {
       await evidence.sequence();
-      const signed = await signCheckpoint(evidence.log, { key, origin: options.origin });
+      const signed = await signCheckpoint(evidence.source, { key, origin: options.origin });
       await evidence.saveCheckpoint?.(signed);
       return signed;
     });
