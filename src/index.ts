@@ -75,6 +75,8 @@ export {
   verifyConsistency,
   jsonlEvidenceLog,
   recordsEvidenceLog,
+  evidenceLogOf,
+  storeEvidenceLog,
   EMPTY_ROOT,
 } from "./evidence/index.js";
 export type {
@@ -92,6 +94,14 @@ export type {
   Checkpoint,
   CheckpointProblem,
   CheckpointProblemKind,
+  StoreEvidenceLog,
+  StoredCheckpoint,
+  CheckpointRow,
+  LogTables,
+  RecordLeaf,
+  EvidenceLogOwner,
+  EvidenceStore,
+  RecordsHolder,
 } from "./evidence/index.js";
 
 export { allow, block } from "./guards/guard.js";

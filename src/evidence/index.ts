@@ -37,3 +37,13 @@ export {
   type CheckpointProblemKind,
   type EvidenceSource,
 } from "./checkpoint.js";
+export { storeEvidenceLog, type StoreEvidenceLog } from "./store-evidence-log.js";
+export {
+  evidenceLogOf,
+  isEvidenceLog,
+  type EvidenceLogOwner,
+  type EvidenceStore,
+  type RecordsHolder,
+} from "./evidence-log-of.js";
+export type { CheckpointRow, LogTables, RecordLeaf, StoredCheckpoint } from "./log-tables.js";
+export { MemoryLogTables } from "./memory-log-tables.js";
