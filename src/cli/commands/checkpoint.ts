@@ -7,7 +7,7 @@ import { evidenceTarget } from "../evidence/evidence-target.js";
 import { withEvidence } from "../evidence/open-evidence.js";
 import { unverifiedCheckpoint } from "../evidence/read-checkpoint.js";
 import { signerKeyOf, type KeyOptions } from "../evidence/read-key.js";
-import { printJson } from "../print.js";
+import { printJson, printLines } from "../print.js";
 
 interface CheckpointOptions extends CommonOptions, KeyOptions {
   origin: string;
@@ -50,12 +50,15 @@ export function checkpointCommand(): Command {
       return signed;
     });
     if (options.out !== undefined) writeWhole(options.out, note);
+    const { origin, size, root } = unverifiedCheckpoint(note);
+    const rootHash = Buffer.from(root).toString("base64");
     if (options.json) {
-      const { origin, size, root } = unverifiedCheckpoint(note);
-      printJson({ origin, treeSize: size, rootHash: Buffer.from(root).toString("base64"), note });
+      printJson({ origin, treeSize: size, rootHash, note });
     } else if (options.out === undefined) {
       // The note as signed, byte for byte, so that `> FILE` keeps a checkpoint that verifies.
       process.stdout.write(note);
+    } else {
+      printLines([`Signed the tree of ${size} records of ${origin} (root ${rootHash}) into ${options.out}.`]);
     }
   });
 }
