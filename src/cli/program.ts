@@ -10,6 +10,9 @@ import { runsCommand } from "./commands/runs.js";
 import { serveCommand } from "./commands/serve.js";
 import { showCommand } from "./commands/show.js";
 import { verifyCommand } from "./commands/verify.js";
+import { checkpointCommand } from "./commands/checkpoint.js";
+import { keygenCommand } from "./commands/keygen.js";
+import { proveCommand } from "./commands/prove.js";
 import { workerCommand } from "./commands/worker.js";
 
 function packageVersion(): string {
@@ -53,6 +56,9 @@ export function createProgram(): Command {
     .addCommand(workerCommand())
     .addCommand(verifyCommand())
     .addCommand(serveCommand())
+    .addCommand(keygenCommand())
+    .addCommand(checkpointCommand())
+    .addCommand(proveCommand())
     .addCommand(approversCommand())
     .addCommand(benchCommand())
     .addCommand(mcpCommand(packageVersion()));
