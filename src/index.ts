@@ -76,6 +76,10 @@ export {
   jsonlEvidenceLog,
   recordsEvidenceLog,
   EMPTY_ROOT,
+  cosignerKeygen,
+  cosignCheckpoint,
+  verifyCosignature,
+  addCosignatures,
 } from "./evidence/index.js";
 export type {
   Hash,
@@ -92,6 +96,7 @@ export type {
   Checkpoint,
   CheckpointProblem,
   CheckpointProblemKind,
+  VerifiedCosignature,
 } from "./evidence/index.js";
 
 export { allow, block } from "./guards/guard.js";

@@ -9,6 +9,7 @@ import { resumeCommand } from "./commands/resume.js";
 import { runsCommand } from "./commands/runs.js";
 import { showCommand } from "./commands/show.js";
 import { verifyCommand } from "./commands/verify.js";
+import { witnessCommand } from "./commands/witness.js";
 import { workerCommand } from "./commands/worker.js";
 
 function packageVersion(): string {
@@ -52,6 +53,7 @@ export function createProgram(): Command {
     .addCommand(workerCommand())
     .addCommand(verifyCommand())
     .addCommand(approversCommand())
+    .addCommand(witnessCommand())
     .addCommand(benchCommand())
     .addCommand(mcpCommand(packageVersion()));
   program.addHelpText(

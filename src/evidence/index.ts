@@ -37,3 +37,18 @@ export {
   type CheckpointProblemKind,
   type EvidenceSource,
 } from "./checkpoint.js";
+export {
+  COSIGNATURE_ED25519,
+  cosignerKeygen,
+  parseCosignerKey,
+  parseCosignerSigner,
+  type CosignerKey,
+  type CosignerSigner,
+} from "./cosigner-keys.js";
+export {
+  addCosignatures,
+  cosignatureMessage,
+  cosignCheckpoint,
+  verifyCosignature,
+  type VerifiedCosignature,
+} from "./cosignature.js";
