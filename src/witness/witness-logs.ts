@@ -28,12 +28,18 @@ export function witnessLogs(entries: readonly string[], configFile?: string): Ma
     // `=` that is followed by a key's `name+id+` form.
     const match = /^(.*?)=([^=+\s]+\+[0-9a-f]{8}\+.*)$/s.exec(entry);
     if (match === null) {
-      throw new LeashError("invalid_option", "Expected --log ORIGIN=VERIFIERKEY (the log's origin, `=`, its verifier key).");
+      throw new LeashError(
+        "invalid_option",
+        "Expected --log ORIGIN=VERIFIERKEY (the log's origin, `=`, its verifier key).",
+      );
     }
     add(match[1]!, match[2]!);
   }
   if (logs.size === 0) {
-    throw new LeashError("invalid_option", "Expected at least one log to witness (--log ORIGIN=VERIFIERKEY or --config).");
+    throw new LeashError(
+      "invalid_option",
+      "Expected at least one log to witness (--log ORIGIN=VERIFIERKEY or --config).",
+    );
   }
   return logs;
 }

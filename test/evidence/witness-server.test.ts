@@ -5,7 +5,14 @@ import { join } from "node:path";
 import { keygen } from "../../src/index.js";
 import { specVerifyCosignature } from "./spec-cosignature.js";
 import { specOpenNote } from "./spec-checker.js";
-import { post, startWitnessProcess, stopWitness, TestLog, witnessFolder, type WitnessProcess } from "./witness-support.js";
+import {
+  post,
+  startWitnessProcess,
+  stopWitness,
+  TestLog,
+  witnessFolder,
+  type WitnessProcess,
+} from "./witness-support.js";
 
 /** A witness of `log` in another process, its state in `db`; stopped and its folder removed after the test. */
 async function witnessOf(
@@ -182,7 +189,12 @@ test("exits 0 on SIGTERM", async () => {
   const log = new TestLog().grow(1);
   const folder = witnessFolder();
   try {
-    const witness = await startWitnessProcess(["--key-file", folder.keyFile, "--log", `${log.origin}=${log.keys.verifierKey}`]);
+    const witness = await startWitnessProcess([
+      "--key-file",
+      folder.keyFile,
+      "--log",
+      `${log.origin}=${log.keys.verifierKey}`,
+    ]);
     assert.equal((await post(witness.url, log.body(0))).status, 200);
     assert.equal(await stopWitness(witness), 0);
   } finally {

@@ -46,7 +46,8 @@ export class TestLog {
 
   /** The `add-checkpoint` body from `oldSize` to the checkpoint of `size` (no proof when there is none). */
   body(oldSize: number, size = this.leaves.length, note = this.checkpoint(size)): string {
-    const lines = oldSize === 0 || oldSize >= size ? [] : this.proof(oldSize, size).map((hash) => `${hash.toString("base64")}\n`);
+    const lines =
+      oldSize === 0 || oldSize >= size ? [] : this.proof(oldSize, size).map((hash) => `${hash.toString("base64")}\n`);
     return `old ${oldSize}\n${lines.join("")}\n${note}`;
   }
 }

@@ -39,7 +39,10 @@ export function witnessCommand(): Command {
     .requiredOption("--port <port>", "the port to listen on (0: any free port)")
     .option("--host <address>", "the address to listen on", "127.0.0.1")
     .requiredOption("--key-file <file>", "the witness's signer key (from `leash keygen`): it signs the cosignatures")
-    .option("--db <file>", "the SQLite file of the latest checkpoint cosigned per log (default: in memory, lost on exit)")
+    .option(
+      "--db <file>",
+      "the SQLite file of the latest checkpoint cosigned per log (default: in memory, lost on exit)",
+    )
     .option(
       "--log <origin=key>",
       "a log to witness: its origin, `=`, its verifier key (repeat for each log or key)",
