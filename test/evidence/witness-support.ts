@@ -80,8 +80,8 @@ export async function startWitnessProcess(args: string[]): Promise<WitnessProces
     child.once("exit", (code, signal) => resolve(code ?? signal ?? -1)),
   );
   let stderr = "";
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const lines = createInterface({ input: child.stdout! });
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines = createInterface({ input: child.stdout });
   let url: string | undefined;
   let verifierKey: string | undefined;
   for await (const line of lines) {
