@@ -9,6 +9,9 @@ import { resumeCommand } from "./commands/resume.js";
 import { runsCommand } from "./commands/runs.js";
 import { showCommand } from "./commands/show.js";
 import { verifyCommand } from "./commands/verify.js";
+import { checkpointCommand } from "./commands/checkpoint.js";
+import { keygenCommand } from "./commands/keygen.js";
+import { proveCommand } from "./commands/prove.js";
 import { witnessCommand } from "./commands/witness.js";
 import { workerCommand } from "./commands/worker.js";
 
@@ -52,6 +55,9 @@ export function createProgram(): Command {
     .addCommand(resumeCommand())
     .addCommand(workerCommand())
     .addCommand(verifyCommand())
+    .addCommand(keygenCommand())
+    .addCommand(checkpointCommand())
+    .addCommand(proveCommand())
     .addCommand(approversCommand())
     .addCommand(witnessCommand())
     .addCommand(benchCommand())

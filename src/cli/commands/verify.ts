@@ -9,10 +9,13 @@ import { reportLines } from "../verify/trail-report.js";
 import type { TrailReport } from "../verify/trail-report.js";
 import { verifyJsonl } from "../verify/verify-jsonl.js";
 import { verifyStore } from "../verify/verify-store.js";
+import { verifyAgainstCheckpoint } from "../verify/verify-checkpoint.js";
+import type { KeyOptions } from "../evidence/read-key.js";
 
-interface VerifyOptions extends CommonOptions {
+interface VerifyOptions extends CommonOptions, KeyOptions {
   head?: string;
   run?: string;
+  checkpoint?: string;
 }
 
 function isFile(path: string): boolean {
@@ -35,14 +38,24 @@ function verifyAt(location: StoreLocation, options: VerifyOptions): Promise<Trai
  * a PostgreSQL URL; default `--db`) and exits 1 naming every problem by run, seq and kind: a run whose
  * state cannot be read is one, and so is a file that holds no trail. A store's runs are checked
  * against their states' `auditHead`s; `--head SEQ:DIGEST` checks a run against a head kept elsewhere.
+ * `--checkpoint FILE --key KEY` checks a signed checkpoint against the log instead.
  */
 export function verifyCommand(): Command {
   const command = new Command("verify")
     .description("check a JSONL trail or a store's trail (default: --db); exit 1 naming every problem")
     .argument("[path]", "a JSONL audit trail, a SQLite store or a postgres:// URL (default: the --db store)")
     .option("--head <seq:digest>", "a head kept outside the trail: the run's trail must hold it")
-    .option("--run <run>", "the run --head is for (needed when the trail holds several runs)");
+    .option("--run <run>", "the run --head is for (needed when the trail holds several runs)")
+    .option("--checkpoint <file>", "a signed checkpoint: the log must hold exactly what it signed, and may extend it")
+    .option("--key <key>", "the checkpoint's verifier key (leash keygen prints it)")
+    .option("--key-file <file>", "a file holding the checkpoint's verifier key");
   return withCommonOptions(command).action(async (path: string | undefined, options: VerifyOptions) => {
+    if (options.checkpoint !== undefined) {
+      await verifyAgainstCheckpoint(path, { ...options, checkpoint: options.checkpoint });
+      return;
+    }
+    if (options.key !== undefined || options.keyFile !== undefined)
+      throw new CliError("invalid_option", "--key and --key-file go with --checkpoint FILE.");
     if (path !== undefined && options.db !== undefined)
       throw new CliError("invalid_option", "Give either a PATH or --db, not both.");
     const location = storeLocation(path === undefined ? options : { ...options, db: path });
