@@ -29,7 +29,7 @@ function writeWhole(path: string, text: string): void {
 }
 
 /** The size of the last checkpoint kept: the store's, else the `--out` file's (which this one replaces), else 0. */
-async function lastSize(latest: string | undefined, out: string | undefined): Promise<number> {
+function lastSize(latest: string | undefined, out: string | undefined): number {
   try {
     const note = latest ?? (out !== undefined && existsSync(out) ? readCheckpointFile(out) : undefined);
     return note === undefined ? 0 : unverifiedCheckpoint(note).size;
