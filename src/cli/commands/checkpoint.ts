@@ -91,7 +91,7 @@ export function checkpointCommand(): Command {
               signed,
               options.witness,
               evidence,
-              await lastSize(await evidence.latestCheckpoint?.(), options.out),
+              lastSize(await evidence.latestCheckpoint?.(), options.out),
             );
       await evidence.saveCheckpoint?.(witnessed.note);
       return witnessed;
