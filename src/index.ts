@@ -75,6 +75,8 @@ export {
   verifyConsistency,
   jsonlEvidenceLog,
   recordsEvidenceLog,
+  evidenceLogOf,
+  storeEvidenceLog,
   EMPTY_ROOT,
   cosignerKeygen,
   cosignCheckpoint,
@@ -97,6 +99,14 @@ export type {
   CheckpointProblem,
   CheckpointProblemKind,
   VerifiedCosignature,
+  StoreEvidenceLog,
+  StoredCheckpoint,
+  CheckpointRow,
+  LogTables,
+  RecordLeaf,
+  EvidenceLogOwner,
+  EvidenceStore,
+  RecordsHolder,
 } from "./evidence/index.js";
 
 export { allow, block } from "./guards/guard.js";

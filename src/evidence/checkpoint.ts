@@ -1,6 +1,8 @@
 import type { AuditProblemKind } from "../audit/verify-audit.js";
 import { isLeashError, LeashError, messageOf } from "../errors/index.js";
 import { jsonlEvidenceLog, rootOfLog, type EvidenceLog } from "./evidence-log.js";
+import { evidenceLogOf, isEvidenceLog, type EvidenceLogOwner } from "./evidence-log-of.js";
+import { recomputeTree } from "./recompute-tree.js";
 import { HASH_SIZE, sameHash, type Hash } from "./merkle.js";
 import { hasControlCharacter, parseVerifierKey } from "./note-keys.js";
 import { openNoteWith, signNote } from "./signed-note.js";
@@ -17,8 +19,17 @@ export interface Checkpoint {
   extensions: string[];
 }
 
-/** What a log is, for {@link signCheckpoint} and {@link verifyCheckpoint}: a JSONL trail's path, or an {@link EvidenceLog}. */
-export type EvidenceSource = string | EvidenceLog;
+/**
+ * What a log is, for {@link signCheckpoint} and {@link verifyCheckpoint}: a JSONL trail's path, an
+ * {@link EvidenceLog}, or a store (`SqliteStore`, `PostgresStore`, `MemoryStore`, `MemoryAuditSink`),
+ * whose log is `evidenceLogOf(store)`.
+ */
+export type EvidenceSource = string | EvidenceLog | EvidenceLogOwner;
+
+function logOf(source: EvidenceSource): EvidenceLog {
+  if (typeof source === "string") return jsonlEvidenceLog(source);
+  return isEvidenceLog(source) ? source : evidenceLogOf(source);
+}
 
 /** What kind of problem {@link verifyCheckpoint} found: its own, or one of `verifyAudit`'s. */
 export type CheckpointProblemKind =
@@ -91,7 +102,9 @@ export async function signCheckpoint(
     );
   }
   if (typeof key !== "string") throw new LeashError("invalid_key", "Expected `key` to be a signer key's text.");
-  const log = typeof source === "string" ? jsonlEvidenceLog(source) : source;
+  const log = logOf(source);
+  // A store's log sequences what it holds first, so the checkpoint signs every record committed.
+  if ("sequence" in log && typeof log.sequence === "function") await (log.sequence as () => Promise<number>)();
   const problems = await log.verifyChains();
   if (problems.length > 0) {
     throw new LeashError(
@@ -130,7 +143,7 @@ export async function verifyCheckpoint(
   }
   const problems: CheckpointProblem[] = [];
   try {
-    const log = typeof source === "string" ? jsonlEvidenceLog(source) : source;
+    const log = logOf(source);
     for (const { problem, message, run, seq } of await log.verifyChains()) {
       problems.push({ problem, message, ...(run === null ? {} : { run }), ...(seq === null ? {} : { seq }) });
     }
@@ -142,8 +155,10 @@ export async function verifyCheckpoint(
       });
       return problems;
     }
-    const root = await rootOfLog(log, checkpoint.size);
-    if (!sameHash(root, checkpoint.root)) {
+    // From the leaves, never from stored subtrees: a verifier trusts the records it checked, not a
+    // tree that whoever can write the store could have rebuilt to match.
+    const { root, problem } = await recomputeTree(log, checkpoint.size, size);
+    if (root === null || !sameHash(root, checkpoint.root)) {
       problems.push({
         problem: "root_mismatch",
         message:
@@ -151,6 +166,7 @@ export async function verifyCheckpoint(
           "a record was changed, removed or reordered since.",
       });
     }
+    if (problem !== null) problems.push({ problem: "root_mismatch", message: problem });
   } catch (error) {
     problems.push({ problem: "malformed", message: `The log could not be read: ${messageOf(error)}` });
   }

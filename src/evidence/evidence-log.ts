@@ -19,6 +19,12 @@ export interface EvidenceLog extends LeafSource {
    * it the root is computed from the leaves, which reads them all.
    */
   root?(size: number): Promise<Hash>;
+  /**
+   * The stored complete subtrees, when the log keeps them: `verifyCheckpoint` recomputes the tree
+   * from the leaves and checks every stored node it covers against it, so a changed stored node is
+   * found rather than trusted.
+   */
+  storedNodes?: NodeStore;
 }
 
 /**

@@ -52,3 +52,13 @@ export {
   verifyCosignature,
   type VerifiedCosignature,
 } from "./cosignature.js";
+export { storeEvidenceLog, type StoreEvidenceLog } from "./store-evidence-log.js";
+export {
+  evidenceLogOf,
+  isEvidenceLog,
+  type EvidenceLogOwner,
+  type EvidenceStore,
+  type RecordsHolder,
+} from "./evidence-log-of.js";
+export type { CheckpointRow, LogTables, RecordLeaf, StoredCheckpoint } from "./log-tables.js";
+export { MemoryLogTables } from "./memory-log-tables.js";

@@ -47,11 +47,27 @@ export class MerkleLog {
    */
   static async open(nodes: NodeStore, size: number): Promise<MerkleLog> {
     checkSize(size, "size");
-    const log = new MerkleLog(nodes);
     const edge = rangeNodes(0, size);
-    const hashes = edge.length === 0 ? [] : await nodes.readNodes(edge);
+    return MerkleLog.resume(nodes, size, edge.length === 0 ? [] : await nodes.readNodes(edge));
+  }
+
+  /**
+   * Reopens a log of `size` leaves from its right edge read already (the hashes of
+   * `rangeNodes(0, size)`, in that order), without reading: what a synchronous store does inside a
+   * transaction, where it cannot wait on a promise.
+   *
+   * @example
+   * const log = MerkleLog.resume(nodes, size, nodes.readNodes(rangeNodes(0, size)));
+   */
+  static resume(nodes: NodeStore, size: number, edgeHashes: readonly Hash[]): MerkleLog {
+    checkSize(size, "size");
+    const edge = rangeNodes(0, size);
+    if (edgeHashes.length !== edge.length) {
+      throw new LeashError("store_failed", `The right edge of a log of ${size} leaves is ${edge.length} nodes, not ${edgeHashes.length}.`);
+    }
+    const log = new MerkleLog(nodes);
     edge.forEach(({ level }, position) => {
-      log.#edge[level] = hashes[position];
+      log.#edge[level] = edgeHashes[position];
     });
     log.#size = size;
     return log;

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Agent, Decision, JsonlAuditSink, recordDigest, tool } from "../../src/index.js";
-import type { AuditRecord, AuditSink } from "../../src/index.js";
+import type { AuditRecord, AuditSink, RunStore } from "../../src/index.js";
 import { specCheckpoint, specLeaf, specOpenNote, specVerifyInclusion } from "../evidence/spec-checker.js";
 import { leash } from "./cli-helpers.js";
 
@@ -14,8 +14,11 @@ const echo = tool({
   execute: ({ text }) => text ?? "",
 });
 
-/** Runs one run per entry of `steps` into `sink`, the run of entry i taking steps[i] tool calls. */
-export async function runInto(sink: AuditSink, steps: readonly number[]): Promise<string[]> {
+/**
+ * Runs one run per entry of `steps`, the run of entry i taking steps[i] tool calls, with its records in
+ * `sink` (a JSONL sink, or a store, which then keeps the runs' states too).
+ */
+export async function runInto(sink: AuditSink | (AuditSink & RunStore), steps: readonly number[]): Promise<string[]> {
   const runs: string[] = [];
   for (const count of steps) {
     const agent = new Agent({
@@ -24,7 +27,7 @@ export async function runInto(sink: AuditSink, steps: readonly number[]): Promis
         state.steps.length < count
           ? Decision.act("echo", { text: `hi ${state.steps.length}` })
           : Decision.finish("done"),
-      audit: sink,
+      ...("save" in sink ? { store: sink } : { audit: sink }),
     });
     runs.push((await agent.run("say hi")).runId);
   }

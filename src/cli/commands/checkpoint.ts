@@ -83,7 +83,7 @@ export function checkpointCommand(): Command {
     const target = evidenceTarget(path, options);
     const { note, outcomes } = await withEvidence(target, async (evidence) => {
       await evidence.sequence();
-      const signed = await signCheckpoint(evidence.log, { key, origin: options.origin });
+      const signed = await signCheckpoint(evidence.source, { key, origin: options.origin });
       const witnessed =
         options.witness.length === 0
           ? { note: signed, outcomes: [] }

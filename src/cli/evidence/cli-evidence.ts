@@ -1,4 +1,4 @@
-import type { EvidenceLog, Hash } from "../../index.js";
+import type { EvidenceSource, Hash } from "../../index.js";
 import { MemoryNodeStore, MerkleLog, readAudit, recordLeafHash, recordsEvidenceLog } from "../../index.js";
 import { isLeashError } from "../../index.js";
 import { CliError } from "../cli-error.js";
@@ -18,8 +18,12 @@ export interface RunLeaf {
 export interface CliEvidence {
   /** What is checked, for messages: a path, or a store's label. */
   label: string;
-  /** The log for `signCheckpoint` and `verifyCheckpoint`. */
-  log: EvidenceLog;
+  /**
+   * What `signCheckpoint` and `verifyCheckpoint` are given: the log itself (a store, not its stored
+   * subtrees), so that a check recomputes the root from the records rather than trusting what the
+   * log's own tables say.
+   */
+  source: EvidenceSource;
   /** Sequences what is not in the tree yet (a store's new records); a JSONL trail has nothing to do. */
   sequence(): Promise<void>;
   /** How many leaves the tree holds. */
@@ -64,7 +68,7 @@ export async function jsonlEvidence(path: string): Promise<CliEvidence> {
   records.forEach((record, index) => last.set(record.run, { seq: record.seq, leafIndex: index }));
   return {
     label: path,
-    log: recordsEvidenceLog(records),
+    source: recordsEvidenceLog(records),
     sequence: () => Promise.resolve(),
     size: () => Promise.resolve(tree.size),
     root: (size) => tree.root(size),

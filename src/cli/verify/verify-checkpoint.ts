@@ -54,7 +54,7 @@ async function checkTarget(
     return await withEvidence(target, async (evidence) => ({
       label: evidence.label,
       size: await evidence.size(),
-      problems: await verifyCheckpoint(evidence.log, note, { key }),
+      problems: await verifyCheckpoint(evidence.source, note, { key }),
     }));
   } catch (error) {
     if (target.kind !== "jsonl" || !(isLeashError(error, "audit_torn") || isLeashError(error, "audit_corrupt"))) {

@@ -5,7 +5,7 @@ import { inTransaction } from "./postgres-pool.js";
 import type { PostgresTables } from "./postgres-tables.js";
 
 /** The schema version this leash writes and reads; recorded in the `leash_meta` table. */
-export const POSTGRES_SCHEMA_VERSION = 2;
+export const POSTGRES_SCHEMA_VERSION = 3;
 
 // The first key of the advisory lock that serializes migrations ("leas" in ASCII); the second is a
 // hash of the schema name, so stores in different schemas of one database do not wait on each other.
@@ -58,6 +58,29 @@ function migrations(tables: PostgresTables): readonly string[] {
     // text, parsed outside SQL.
     `
     ALTER TABLE ${tables.audit} ADD COLUMN digest text;
+    `,
+    // Version 3. The store is one Merkle log (issue 12): `leaf_index` is a record's place in it, given
+    // once by the sequencer under a lock and never changed (NULL until then). Positions of concurrent
+    // writers commit out of order, so the sequencer takes the committed rows still NULL, through the
+    // partial index on position; the unique partial index on leaf_index refuses an index given twice.
+    // `leash_log_nodes` keeps the complete subtrees (level 0: the leaves); `leash_checkpoints` the
+    // signed notes, whole.
+    `
+    ALTER TABLE ${tables.audit} ADD COLUMN leaf_index bigint;
+    CREATE UNIQUE INDEX leash_audit_by_leaf ON ${tables.audit} (leaf_index) WHERE leaf_index IS NOT NULL;
+    CREATE INDEX leash_audit_unsequenced ON ${tables.audit} (position) WHERE leaf_index IS NULL;
+    CREATE TABLE ${tables.logNodes} (
+      level integer NOT NULL,
+      idx bigint NOT NULL,
+      hash bytea NOT NULL,
+      PRIMARY KEY (level, idx)
+    );
+    CREATE TABLE ${tables.checkpoints} (
+      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      tree_size bigint NOT NULL,
+      note text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+    );
     `,
   ];
 }

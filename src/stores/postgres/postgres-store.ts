@@ -17,6 +17,8 @@ import { leaseRuns, releaseLeases, renewLeases } from "./postgres-lease.js";
 import { inTransaction, queryOnce } from "./postgres-pool.js";
 import { assembleRun, insertRun, runRows, selectRuns, updateRun } from "./postgres-runs.js";
 import { migrate } from "./postgres-schema.js";
+import { storeEvidenceLog, type StoreEvidenceLog } from "../../evidence/store-evidence-log.js";
+import { PostgresLogTables } from "./postgres-log.js";
 import { postgresTables } from "./postgres-tables.js";
 import type { PostgresTables } from "./postgres-tables.js";
 import { openPool, resolveTimeouts } from "./open-pool.js";
@@ -99,6 +101,7 @@ export class PostgresStore implements RunStore, AuditSink {
   #pool: PostgresPool | undefined;
   #ready: Promise<PostgresPool> | undefined;
   #closed = false;
+  #log: StoreEvidenceLog | undefined;
   /** The step rows this store object last wrote, per run, so that a save writes only the steps that may have changed. */
   readonly #written = new WrittenSteps();
 
@@ -266,6 +269,16 @@ export class PostgresStore implements RunStore, AuditSink {
   /** Gives a worker's leases back at once. */
   async releaseLease(holder: LeaseHolder): Promise<void> {
     await releaseLeases(await this.#open(), this.#tables, holder);
+  }
+
+  /**
+   * The store as one Merkle log: every record a leaf, in the order sequenced (under a lock, so
+   * concurrent writers never reorder a signed prefix), with its stored subtrees and signed
+   * checkpoints (what `evidenceLogOf(store)` returns). Connects when first used.
+   */
+  evidenceLog(): StoreEvidenceLog {
+    this.#log ??= storeEvidenceLog(new PostgresLogTables(() => this.#open(), this.#tables));
+    return this.#log;
   }
 
   /** Ends the pool the store made from a connection string; a pool given to it is left open for its owner. */

@@ -25,6 +25,10 @@ export interface PostgresTables {
   audit: string;
   /** `"schema".leash_meta`: the schema version. */
   meta: string;
+  /** `"schema".leash_log_nodes`: the complete subtrees of the store's Merkle log, keyed on (level, idx). */
+  logNodes: string;
+  /** `"schema".leash_checkpoints`: the signed checkpoints of the log, whole notes with every signature. */
+  checkpoints: string;
 }
 
 /**
@@ -54,5 +58,7 @@ export function postgresTables(schema: string): PostgresTables {
     steps: `${quotedSchema}.leash_steps`,
     audit: `${quotedSchema}.leash_audit`,
     meta: `${quotedSchema}.leash_meta`,
+    logNodes: `${quotedSchema}.leash_log_nodes`,
+    checkpoints: `${quotedSchema}.leash_checkpoints`,
   };
 }

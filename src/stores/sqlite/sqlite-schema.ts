@@ -45,6 +45,27 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE audit ADD COLUMN digest TEXT;
   `,
+  // Version 3. The store is one Merkle log (issue 12): `leaf_index` is a record's place in it, given
+  // once by the sequencer and never changed (NULL until then; a migrated database's records are
+  // sequenced in `position` order). The index is partial, so a step's insert (NULL) writes no entry
+  // to it, and unique, so no index is ever given twice. `leash_log_nodes` keeps the complete subtrees
+  // (level 0: the leaves) that a root or a proof reads; `leash_checkpoints` the signed notes, whole.
+  `
+  ALTER TABLE audit ADD COLUMN leaf_index INTEGER;
+  CREATE UNIQUE INDEX audit_by_leaf ON audit (leaf_index) WHERE leaf_index IS NOT NULL;
+  CREATE TABLE leash_log_nodes (
+    level INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    hash BLOB NOT NULL,
+    PRIMARY KEY (level, idx)
+  ) WITHOUT ROWID;
+  CREATE TABLE leash_checkpoints (
+    id INTEGER PRIMARY KEY,
+    tree_size INTEGER NOT NULL,
+    note TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  `,
 ];
 
 /**

@@ -10,7 +10,9 @@ import { checkListOptions, reportUnreadable } from "../list-runs.js";
 import type { AnswerOptions, ListOptions, RunStore, SaveOptions } from "../run-store.js";
 import { WrittenSteps } from "../written-steps.js";
 import type { StepWrites } from "../written-steps.js";
+import type { StoreEvidenceLog } from "../../evidence/store-evidence-log.js";
 import { SqliteCheckpoints } from "./sqlite-checkpoints.js";
+import { SqliteLogTables, sqliteEvidenceLog } from "./sqlite-log.js";
 import { isBusy, toLeashError } from "./sqlite-errors.js";
 import type { SqliteOperation } from "./sqlite-errors.js";
 import { SqliteRuns } from "./sqlite-runs.js";
@@ -31,6 +33,8 @@ interface Prepared {
   database: Database.Database;
   runs: SqliteRuns;
   trail: SqliteTrail;
+  /** The store's Merkle log (issue 12), over its tables. */
+  log: StoreEvidenceLog;
   /** `null` for a database in memory, which has no log to checkpoint. */
   checkpoints: SqliteCheckpoints | null;
   create: (state: RunState, writes: StepWrites, records: readonly AuditRecord[]) => void;
@@ -66,6 +70,7 @@ function prepare(database: Database.Database, path: string): Prepared {
     database,
     runs,
     trail,
+    log: sqliteEvidenceLog(new SqliteLogTables(database, trail), path),
     checkpoints: database.memory ? null : new SqliteCheckpoints(database),
     create: (state, writes, records) => create.immediate(state, writes, records),
     save: (state, expectedRevision, writes, records) => save.immediate(state, expectedRevision, writes, records),
@@ -226,6 +231,18 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
       return this.#open("records").trail.read();
     } catch (error) {
       throw toLeashError(error, { method: "records", path: this.path });
+    }
+  }
+
+  /**
+   * The store as one Merkle log: every record a leaf, in the order sequenced, with its stored subtrees
+   * and signed checkpoints (what `evidenceLogOf(store)` returns).
+   */
+  evidenceLog(): StoreEvidenceLog {
+    try {
+      return this.#open("evidenceLog").log;
+    } catch (error) {
+      throw toLeashError(error, { method: "evidenceLog", path: this.path });
     }
   }
 

@@ -1,0 +1,122 @@
+import { verifyAudit } from "../audit/verify-audit.js";
+import { LeashError } from "../errors/index.js";
+import { parseCheckpoint } from "./checkpoint.js";
+import type { EvidenceLog } from "./evidence-log.js";
+import type { LogTables, StoredCheckpoint } from "./log-tables.js";
+import type { Hash } from "./merkle.js";
+import { MerkleLog } from "./merkle-log.js";
+import { splitNote } from "./signed-note.js";
+
+/**
+ * A store as one Merkle log: an {@link EvidenceLog} whose leaves are sequenced into a stored tree, so
+ * that roots and proofs read O(log n) stored subtrees, and that keeps its signed checkpoints.
+ * `evidenceLogOf(store)` gives one for a `SqliteStore`, a `PostgresStore`, a `MemoryStore` or a
+ * `MemoryAuditSink`.
+ */
+export interface StoreEvidenceLog extends EvidenceLog {
+  /**
+   * Sequences the records not sequenced yet (in the order they were committed: a sequenced prefix
+   * never changes) and returns the log's size. Signing, proofs and `saveCheckpoint` need no call
+   * first; this is for a caller that wants the tree to catch up now.
+   */
+  sequence(): Promise<number>;
+  /** The root of the tree of the first `size` leaves, from stored subtrees. */
+  root(size: number): Promise<Hash>;
+  /** The RFC 6962 inclusion proof of leaf `leafIndex` in the tree of `treeSize` leaves (sequenced first). */
+  inclusionProof(leafIndex: number, treeSize: number): Promise<Hash[]>;
+  /** The RFC 6962 consistency proof from the tree of `m` leaves to that of `n` (sequenced first). */
+  consistencyProof(m: number, n: number): Promise<Hash[]>;
+  /** The leaf index of a run's record at `seq` (sequenced first), or null when the store holds no such record. */
+  leafIndexOf(runId: string, seq: number): Promise<number | null>;
+  /**
+   * Stores a signed checkpoint of this log, whole. Storing the same checkpoint again with more
+   * signature lines (a witness's cosignatures) adds them to the stored note. Refuses a note that is
+   * not a checkpoint (`malformed_note`, `malformed_checkpoint`) or that signs more leaves than the log
+   * holds (`invalid_option`). The signature is not checked here: `verifyCheckpoint` does that.
+   */
+  saveCheckpoint(note: string): Promise<StoredCheckpoint>;
+  /** The stored checkpoint of the largest tree (of several, the last stored), or null. */
+  latestCheckpoint(): Promise<StoredCheckpoint | null>;
+  /** Every stored checkpoint, in the order stored. */
+  checkpoints(): Promise<StoredCheckpoint[]>;
+}
+
+/**
+ * Makes a store's {@link LogTables} one {@link StoreEvidenceLog}. Its `size` and `leafHashes` are
+ * read from the records (their digests, by leaf index), and its `storedNodes` are the stored
+ * subtrees, so that `verifyCheckpoint` recomputes the tree from the records and checks the stored
+ * one against it rather than trusting it.
+ *
+ * @example
+ * const log = storeEvidenceLog(sqliteLogTables(database));
+ * const note = await signCheckpoint(log, { key, origin });
+ */
+export function storeEvidenceLog(tables: LogTables): StoreEvidenceLog {
+  const merkle = async (): Promise<MerkleLog> => MerkleLog.open(tables.nodes, await tables.sequence());
+  return {
+    size: () => tables.leafCount(),
+    leafHashes: async (start, end) => leafHashesOf(tables, start, end),
+    verifyChains: async () => verifyAudit(await tables.records()),
+    storedNodes: tables.nodes,
+    root: async (size) => (await merkle()).root(size),
+    sequence: async () => tables.sequence(),
+    inclusionProof: async (leafIndex, treeSize) => (await merkle()).inclusionProof(leafIndex, treeSize),
+    consistencyProof: async (m, n) => (await merkle()).consistencyProof(m, n),
+    leafIndexOf: async (runId, seq) => {
+      await tables.sequence();
+      return tables.leafIndexOf(runId, seq);
+    },
+    saveCheckpoint: async (note) => saveCheckpoint(tables, note),
+    latestCheckpoint: async () => publicOf(await tables.latestCheckpointRow()),
+    checkpoints: async () => (await tables.checkpointRows()).map((row) => publicOf(row)!),
+  };
+}
+
+/** The leaves [start, end) from the records; a missing leaf (a sequenced record deleted) throws. */
+async function leafHashesOf(tables: LogTables, start: number, end: number): Promise<Hash[]> {
+  const leaves = await tables.recordLeaves(start, end);
+  const hashes: Hash[] = [];
+  for (const [offset, leaf] of leaves.entries()) {
+    if (leaf.leafIndex !== start + offset) break;
+    hashes.push(leaf.hash);
+  }
+  if (hashes.length !== end - start) {
+    const missing = start + hashes.length;
+    throw new LeashError("audit_corrupt", `The log has no record at leaf ${missing}: a sequenced record was removed.`, {
+      details: { missingLeaf: missing },
+    });
+  }
+  return hashes;
+}
+
+async function saveCheckpoint(tables: LogTables, note: string): Promise<StoredCheckpoint> {
+  const { text } = splitNote(note);
+  const { size } = parseCheckpoint(text);
+  const held = await tables.sequence();
+  if (size > held) {
+    throw new LeashError(
+      "invalid_option",
+      `The checkpoint signs ${size} leaves, but this log holds ${held}: it is not a checkpoint of this log.`,
+      { details: { treeSize: size, logSize: held } },
+    );
+  }
+  for (const row of await tables.checkpointsAt(size)) {
+    if (splitNote(row.note).text !== text) continue;
+    const merged = mergeSignatures(row.note, note, text.length);
+    if (merged !== row.note) await tables.updateCheckpoint(row.id, merged);
+    return { treeSize: row.treeSize, note: merged, createdAt: row.createdAt };
+  }
+  return publicOf(await tables.insertCheckpoint(size, note))!;
+}
+
+/** The stored note with the signature lines of `added` it lacks appended, in their order. */
+function mergeSignatures(stored: string, added: string, textLength: number): string {
+  const lines = (note: string): string[] => note.slice(textLength + 1, -1).split("\n");
+  const have = lines(stored);
+  const extra = lines(added).filter((line) => !have.includes(line));
+  return extra.length === 0 ? stored : `${stored}${extra.join("\n")}\n`;
+}
+
+function publicOf(row: StoredCheckpoint | null): StoredCheckpoint | null {
+  return row === null ? null : { treeSize: row.treeSize, note: row.note, createdAt: row.createdAt };
+}
