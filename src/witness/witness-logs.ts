@@ -1,22 +1,24 @@
 import { readFileSync } from "node:fs";
 import { LeashError, messageOf } from "../errors/index.js";
-import { parseVerifierKey, type VerifierKey } from "../evidence/note-keys.js";
+import { parseVerifierKey } from "../evidence/note-keys.js";
 
 /**
  * The logs a witness witnesses, from `ORIGIN=VERIFIERKEY` entries (an origin may be given several
- * times, one key each) and from a JSON config `{ "logs": { "<origin>": ["<verifier key>", ...] } }`.
- * Throws `invalid_option` for an entry or a config of another form, `invalid_key` for a bad key.
+ * times, one key each) and from a JSON config `{ "logs": { "<origin>": ["<verifier key>", ...] } }`,
+ * as `startWitness` takes them. Throws `invalid_option` for an entry or a config of another form,
+ * `invalid_key` for a bad key.
  *
  * @example
  * const logs = witnessLogs(["example.com/leash=example.com/leash+1a2b3c4d+AfU..."]);
  */
-export function witnessLogs(entries: readonly string[], configFile?: string): Map<string, VerifierKey[]> {
-  const logs = new Map<string, VerifierKey[]>();
+export function witnessLogs(entries: readonly string[], configFile?: string): Record<string, string[]> {
+  const logs = new Map<string, string[]>();
   const add = (origin: string, key: string): void => {
     if (origin.length === 0 || /[\n\r]/.test(origin)) {
       throw new LeashError("invalid_option", "Expected each log's origin to be a non-empty line of text.");
     }
-    logs.set(origin, [...(logs.get(origin) ?? []), parseVerifierKey(key.trim())]);
+    parseVerifierKey(key.trim());
+    logs.set(origin, [...(logs.get(origin) ?? []), key.trim()]);
   };
   if (configFile !== undefined) {
     for (const [origin, keys] of Object.entries(readConfig(configFile))) {
@@ -41,7 +43,7 @@ export function witnessLogs(entries: readonly string[], configFile?: string): Ma
       "Expected at least one log to witness (--log ORIGIN=VERIFIERKEY or --config).",
     );
   }
-  return logs;
+  return Object.fromEntries(logs);
 }
 
 function readConfig(file: string): Record<string, string[]> {

@@ -2,7 +2,7 @@ import { hash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { isLeashError, messageOf } from "../errors/index.js";
 import { parseCosignerSigner } from "../evidence/cosigner-keys.js";
-import type { VerifierKey } from "../evidence/note-keys.js";
+import { parseVerifierKey } from "../evidence/note-keys.js";
 import { MAX_NOTE_BYTES } from "../evidence/signed-note.js";
 import { addCheckpoint, type WitnessAnswer, type WitnessContext } from "./add-checkpoint.js";
 import { WitnessState } from "./witness-state.js";
@@ -12,8 +12,8 @@ const MAX_BODY_BYTES = MAX_NOTE_BYTES + 64 * 1024;
 
 /** How to start a witness. */
 export interface WitnessOptions {
-  /** The logs witnessed: origin → the verifier keys trusted for it. */
-  logs: ReadonlyMap<string, readonly VerifierKey[]>;
+  /** The logs witnessed: origin → the verifier keys (their text) trusted for its checkpoints. */
+  logs: Readonly<Record<string, readonly string[]>>;
   /** The witness's cosigner signer key (a `cosignerKeygen` key, or a `keygen` one used as a cosigner). */
   signerKey: string;
   /** The SQLite file of its state; absent, in memory (forgotten on restart). */
@@ -40,13 +40,14 @@ export interface RunningWitness {
  * checkpoint with its cosignature. Resolves once listening.
  *
  * @example
- * const witness = await startWitness({ logs: new Map([[origin, [parseVerifierKey(logKey)]]]), signerKey, db: "w.db" });
+ * const witness = await startWitness({ logs: { "example.com/leash": [logVerifierKey] }, signerKey, db: "w.db" });
  * console.log(witness.url, witness.verifierKey);
  */
 export async function startWitness(options: WitnessOptions): Promise<RunningWitness> {
   const signer = parseCosignerSigner(options.signerKey);
+  const logs = new Map(Object.entries(options.logs).map(([origin, keys]) => [origin, keys.map(parseVerifierKey)]));
   const state = WitnessState.open(options.db);
-  const context: WitnessContext = { logs: options.logs, signerKey: options.signerKey, state };
+  const context: WitnessContext = { logs, signerKey: options.signerKey, state };
   const server = createServer((request, response) => {
     answer(context, request)
       .then((result) => send(response, result))

@@ -63,7 +63,7 @@ export function witnessCommand(): Command {
         host: options.host,
         ...(options.db === undefined ? {} : { db: options.db }),
       });
-      const origins = [...logs.keys()];
+      const origins = Object.keys(logs);
       if (options.json) {
         printJsonLine({ url: witness.url, verifierKey: witness.verifierKey, logs: origins, db: options.db ?? null });
       } else {
