@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { messageOf } from "../../errors/index.js";
 import { CliError } from "../cli-error.js";
+import { readKeyFile } from "../evidence/read-key.js";
 import { printJsonLine, printLines } from "../print.js";
 
 interface WitnessCommandOptions {
@@ -18,14 +18,6 @@ function portOf(text: string): number {
   const port = Number(text);
   if (!/^\d+$/.test(text) || port > 65535) throw new CliError("invalid_option", "Expected --port to be 0 to 65535.");
   return port;
-}
-
-function readKey(file: string): string {
-  try {
-    return readFileSync(file, "utf8").trim();
-  } catch (error) {
-    throw new CliError("key_not_found", `The key file ${file} could not be read: ${messageOf(error)}`);
-  }
 }
 
 /**
@@ -53,7 +45,7 @@ export function witnessCommand(): Command {
     .option("--json", "print the start line as one JSON document")
     .action(async (options: WitnessCommandOptions) => {
       const port = portOf(options.port);
-      const signerKey = readKey(options.keyFile);
+      const signerKey = readKeyFile(options.keyFile);
       const { startWitness, witnessLogs } = await import("../../witness/index.js");
       const logs = witnessLogs(options.log, options.config);
       const witness = await startWitness({
@@ -62,6 +54,12 @@ export function witnessCommand(): Command {
         port,
         host: options.host,
         ...(options.db === undefined ? {} : { db: options.db }),
+      }).catch((error: unknown) => {
+        const code = (error as { code?: unknown }).code;
+        if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+          throw new CliError("invalid_option", `Could not listen on ${options.host}:${port}: ${messageOf(error)}`);
+        }
+        throw error;
       });
       const origins = Object.keys(logs);
       if (options.json) {
