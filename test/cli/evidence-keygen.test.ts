@@ -65,3 +65,15 @@ test("keygen refuses a key name with a space or a plus, and writes nothing", (t)
     assert.throws(() => statSync(join(folder.path, "k.key")));
   }
 });
+
+test("--help lists keygen, checkpoint and prove, and verify's help names --checkpoint and --key", (t) => {
+  const folder = tempFolder();
+  t.after(folder.remove);
+  const help = leash(["--help"], { cwd: folder.path });
+  assert.equal(help.status, 0);
+  for (const command of ["keygen", "checkpoint", "prove"]) assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`));
+  const verify = leash(["verify", "--help"], { cwd: folder.path });
+  assert.match(verify.stdout, /--checkpoint <file>/);
+  assert.match(verify.stdout, /--key <key>/);
+  assert.match(verify.stdout, /--key-file <file>/);
+});

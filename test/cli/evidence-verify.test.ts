@@ -25,6 +25,10 @@ async function checkpointed(folder: string) {
     { cwd: folder },
   );
   assert.equal(signed.status, 0, signed.stderr);
+  assert.match(
+    signed.stdout,
+    /^Signed the tree of \d+ records of example\.com\/leash \(root [A-Za-z0-9+/=]{44}\) into cp\.note\.\n$/,
+  );
   return { ...trail, ...keys, note: join(folder, "cp.note") };
 }
 

@@ -2,7 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { JsonlAuditSink } from "../../src/index.js";
+import { JsonlAuditSink, evidenceLogOf, type EvidenceLogOwner } from "../../src/index.js";
+import { eachStore } from "../cli/cli-stores.js";
 import { errorLine, leash, tempFolder } from "../cli/cli-helpers.js";
 import { jsonlTrail, makeKeys, rebuildFrom, runInto, trailRecords, writeTrail } from "../cli/evidence-helpers.js";
 import { specVerifyCosignature } from "./spec-cosignature.js";
@@ -130,3 +131,24 @@ test("checkpoint --witness exits 3 when a witness cannot be reached", async (t) 
   assert.equal(result.status, 3, result.stderr);
   assert.equal(errorLine(result).code, "witness_unavailable");
 });
+
+eachStore(
+  "checkpoint --witness on a store keeps the cosigned note beside the log, and cosigns its extension",
+  async (t, target) => {
+    await runInto(target.store, [1, 2]);
+    const { keyFile, verifierKey } = makeKeys(target.cwd);
+    const witnesses = await twoWitnesses(t, verifierKey);
+    const urls = witnesses.flatMap((witness) => ["--witness", witness.url]);
+    const args = ["checkpoint", ...target.args, "--key-file", keyFile, "--origin", ORIGIN, "--json", ...urls];
+    const log = evidenceLogOf(target.store as unknown as EvidenceLogOwner);
+    for (const more of [[], [3], [1, 1]]) {
+      await runInto(target.store, more);
+      const result = leash(args, { cwd: target.cwd });
+      assert.equal(result.status, 0, result.stderr);
+      const { note } = JSON.parse(result.stdout) as { note: string };
+      assert.ok(cosignedByAll(note, verifierKey, witnesses), note);
+      assert.equal(specCheckpoint(specOpenNote(note, verifierKey)!).size, (await target.store.read()).length);
+      assert.equal((await log.latestCheckpoint())?.note, note, "the store keeps the note with the cosignatures");
+    }
+  },
+);

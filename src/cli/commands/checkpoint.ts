@@ -8,7 +8,7 @@ import { withEvidence } from "../evidence/open-evidence.js";
 import { readCheckpointFile, unverifiedCheckpoint } from "../evidence/read-checkpoint.js";
 import { signerKeyOf, type KeyOptions } from "../evidence/read-key.js";
 import { cosignByWitnesses, type WitnessOutcome } from "../evidence/witness-cosign.js";
-import { printErrorLines, printJson } from "../print.js";
+import { printErrorLines, printJson, printLines } from "../print.js";
 
 interface CheckpointOptions extends CommonOptions, KeyOptions {
   origin: string;
@@ -97,14 +97,16 @@ export function checkpointCommand(): Command {
       return witnessed;
     });
     if (options.out !== undefined) writeWhole(options.out, note);
+    const { origin, size, root } = unverifiedCheckpoint(note);
+    const rootHash = Buffer.from(root).toString("base64");
     if (options.json) {
-      const { origin, size, root } = unverifiedCheckpoint(note);
       const witnesses = outcomes.map(({ url, error }) => ({ url, cosigned: error === undefined, ...(error ?? {}) }));
-      const rootHash = Buffer.from(root).toString("base64");
       printJson({ origin, treeSize: size, rootHash, note, ...(witnesses.length === 0 ? {} : { witnesses }) });
     } else if (options.out === undefined) {
       // The note as signed, byte for byte, so that `> FILE` keeps a checkpoint that verifies.
       process.stdout.write(note);
+    } else {
+      printLines([`Signed the tree of ${size} records of ${origin} (root ${rootHash}) into ${options.out}.`]);
     }
     reportWitnesses(outcomes, options.json);
   });
