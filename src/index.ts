@@ -79,6 +79,10 @@ export {
   evidenceLogOf,
   storeEvidenceLog,
   EMPTY_ROOT,
+  cosignerKeygen,
+  cosignCheckpoint,
+  verifyCosignature,
+  addCosignatures,
 } from "./evidence/index.js";
 export type {
   Hash,
@@ -95,6 +99,7 @@ export type {
   Checkpoint,
   CheckpointProblem,
   CheckpointProblemKind,
+  VerifiedCosignature,
   StoreEvidenceLog,
   StoredCheckpoint,
   CheckpointRow,

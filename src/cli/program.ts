@@ -13,6 +13,7 @@ import { verifyCommand } from "./commands/verify.js";
 import { checkpointCommand } from "./commands/checkpoint.js";
 import { keygenCommand } from "./commands/keygen.js";
 import { proveCommand } from "./commands/prove.js";
+import { witnessCommand } from "./commands/witness.js";
 import { workerCommand } from "./commands/worker.js";
 
 function packageVersion(): string {
@@ -60,6 +61,7 @@ export function createProgram(): Command {
     .addCommand(checkpointCommand())
     .addCommand(proveCommand())
     .addCommand(approversCommand())
+    .addCommand(witnessCommand())
     .addCommand(benchCommand())
     .addCommand(mcpCommand(packageVersion()));
   program.addHelpText(

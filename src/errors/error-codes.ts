@@ -50,6 +50,9 @@ export const ERROR_CODES = [
   "bad_signature",
   "malformed_checkpoint",
   "audit_invalid",
+  // Witnesses (C2SP tlog-witness).
+  "witness_refused",
+  "witness_unavailable",
 ] as const;
 
 /** A code of a {@link LeashError}: a snake_case wire value. */

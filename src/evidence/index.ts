@@ -37,6 +37,21 @@ export {
   type CheckpointProblemKind,
   type EvidenceSource,
 } from "./checkpoint.js";
+export {
+  COSIGNATURE_ED25519,
+  cosignerKeygen,
+  parseCosignerKey,
+  parseCosignerSigner,
+  type CosignerKey,
+  type CosignerSigner,
+} from "./cosigner-keys.js";
+export {
+  addCosignatures,
+  cosignatureMessage,
+  cosignCheckpoint,
+  verifyCosignature,
+  type VerifiedCosignature,
+} from "./cosignature.js";
 export { storeEvidenceLog, type StoreEvidenceLog } from "./store-evidence-log.js";
 export {
   evidenceLogOf,

@@ -34,8 +34,12 @@ export interface CliEvidence {
   leafHash(index: number): Promise<Hash>;
   /** The inclusion proof of leaf `index` in the tree of `size` leaves. */
   inclusionProof(index: number, size: number): Promise<Hash[]>;
+  /** The consistency proof from the tree of `oldSize` leaves to the tree of `size` (for witnesses). */
+  consistencyProof(oldSize: number, size: number): Promise<Hash[]>;
   /** The run's last record and its leaf, or `undefined` when the log holds no record of the run. */
   lastLeafOf(runId: string): Promise<RunLeaf | undefined>;
+  /** The last checkpoint kept beside the log (a store), whose size witnesses are first asked from. */
+  latestCheckpoint?(): Promise<string | undefined>;
   /** Keeps a signed checkpoint beside the log (a store); absent for a JSONL trail. */
   saveCheckpoint?(note: string): Promise<void>;
 }
@@ -70,6 +74,7 @@ export async function jsonlEvidence(path: string): Promise<CliEvidence> {
     root: (size) => tree.root(size),
     leafHash: (index) => Promise.resolve(leaves[index]!),
     inclusionProof: (index, size) => tree.inclusionProof(index, size),
+    consistencyProof: (oldSize, size) => tree.consistencyProof(oldSize, size),
     lastLeafOf: (runId) => Promise.resolve(last.get(runId)),
   };
 }

@@ -27,11 +27,13 @@ export function storeEvidence(store: CliStore, label: string): Promise<CliEviden
     root: (size) => log.root(size),
     leafHash: async (index) => (await log.leafHashes(index, index + 1))[0]!,
     inclusionProof: (index, size) => log.inclusionProof(index, size),
+    consistencyProof: (oldSize, size) => log.consistencyProof(oldSize, size),
     lastLeafOf: async (runId) => {
       const last = (await store.read(runId)).at(-1);
       if (last === undefined) return undefined;
       return { seq: last.seq, leafIndex: await log.leafIndexOf(runId, last.seq) };
     },
+    latestCheckpoint: async () => (await log.latestCheckpoint())?.note,
     saveCheckpoint: async (note) => {
       await log.saveCheckpoint(note);
     },

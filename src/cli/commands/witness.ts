@@ -1,0 +1,80 @@
+import { Command } from "commander";
+import { messageOf } from "../../errors/index.js";
+import { CliError } from "../cli-error.js";
+import { readKeyFile } from "../evidence/read-key.js";
+import { printJsonLine, printLines } from "../print.js";
+
+interface WitnessCommandOptions {
+  port: string;
+  host: string;
+  keyFile: string;
+  db?: string;
+  log: string[];
+  config?: string;
+  json?: boolean;
+}
+
+function portOf(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new CliError("invalid_option", "Expected --port to be 0 to 65535.");
+  return port;
+}
+
+/**
+ * `leash witness --port P --key-file FILE [--db FILE] --log ORIGIN=VERIFIERKEY…`: a C2SP tlog-witness
+ * that cosigns the checkpoints of the logs given, keeping the latest per log in the SQLite file `--db`.
+ * It prints its URL and its cosigner verifier key, and serves until SIGTERM or SIGINT (exit 0).
+ */
+export function witnessCommand(): Command {
+  return new Command("witness")
+    .description("serve a C2SP tlog-witness: cosign the checkpoints of the logs given, refusing rollbacks and forks")
+    .requiredOption("--port <port>", "the port to listen on (0: any free port)")
+    .option("--host <address>", "the address to listen on", "127.0.0.1")
+    .requiredOption("--key-file <file>", "the witness's signer key (from `leash keygen`): it signs the cosignatures")
+    .option(
+      "--db <file>",
+      "the SQLite file of the latest checkpoint cosigned per log (default: in memory, lost on exit)",
+    )
+    .option(
+      "--log <origin=key>",
+      "a log to witness: its origin, `=`, its verifier key (repeat for each log or key)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option("--config <file>", 'a JSON file { "logs": { "<origin>": ["<verifier key>", ...] } }')
+    .option("--json", "print the start line as one JSON document")
+    .action(async (options: WitnessCommandOptions) => {
+      const port = portOf(options.port);
+      const signerKey = readKeyFile(options.keyFile);
+      const { startWitness, witnessLogs } = await import("../../witness/index.js");
+      const logs = witnessLogs(options.log, options.config);
+      const witness = await startWitness({
+        logs,
+        signerKey,
+        port,
+        host: options.host,
+        ...(options.db === undefined ? {} : { db: options.db }),
+      }).catch((error: unknown) => {
+        const code = (error as { code?: unknown }).code;
+        if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+          throw new CliError("invalid_option", `Could not listen on ${options.host}:${port}: ${messageOf(error)}`);
+        }
+        throw error;
+      });
+      const origins = Object.keys(logs);
+      if (options.json) {
+        printJsonLine({ url: witness.url, verifierKey: witness.verifierKey, logs: origins, db: options.db ?? null });
+      } else {
+        printLines([
+          `Witness listening on ${witness.url}`,
+          `Verifier key: ${witness.verifierKey}`,
+          `Witnessing ${origins.length} log(s): ${origins.join(", ")}; state in ${options.db ?? "memory (lost on exit: give --db FILE)"}.`,
+        ]);
+      }
+      await new Promise<void>((done) => {
+        process.once("SIGTERM", done);
+        process.once("SIGINT", done);
+      });
+      await witness.close();
+    });
+}
