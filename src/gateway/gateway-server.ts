@@ -47,15 +47,35 @@ export function gatewayServer(gateway: Gateway, listed: Map<string, Map<string, 
           };
     const args = (request.params.arguments ?? {}) as Record<string, Json>;
     const canAsk = server.getClientCapabilities()?.elicitation !== undefined;
-    return gateway.call(request.params.name, args, {
-      signal: extra.signal,
-      ...(progress === undefined ? {} : { progress }),
-      ...(canAsk
-        ? { ask: (question: string, signal: AbortSignal) => askClient(extra.sendRequest, question, signal) }
-        : {}),
-    });
+    const deadline = clientDeadline(request.params._meta?.[WAIT_META], extra.signal);
+    try {
+      return await gateway.call(request.params.name, args, {
+        signal: deadline.signal,
+        ...(progress === undefined ? {} : { progress }),
+        ...(canAsk
+          ? { ask: (question: string, signal: AbortSignal) => askClient(extra.sendRequest, question, signal) }
+          : {}),
+      });
+    } finally {
+      deadline.clear();
+    }
   });
   return server;
+}
+
+/**
+ * The `_meta` key with which a client says how long it waits for this call, in ms: a call that waits
+ * for a person answers with the run to approve before then (when it is under `approval.waitMs`).
+ */
+export const WAIT_META = "leash/waitMs";
+
+/** The client's signal, also aborted after the wait the client gave in `_meta`, if it gave a usable one. */
+function clientDeadline(given: unknown, signal: AbortSignal): { signal: AbortSignal; clear: () => void } {
+  if (typeof given !== "number" || !Number.isInteger(given) || given <= 0 || given > 2 ** 31 - 1)
+    return { signal, clear: () => undefined };
+  const ended = new AbortController();
+  const timer = setTimeout(() => ended.abort(), given);
+  return { signal: AbortSignal.any([signal, ended.signal]), clear: () => clearTimeout(timer) };
 }
 
 /** Asks the person at the client to approve or deny (MCP elicitation); declining is a denial. */
