@@ -6,6 +6,7 @@ import { CliError } from "./cli-error.js";
 import type { StoreLocation } from "./common-options.js";
 import { findRun } from "./find-run.js";
 import { fullJsonLines, shortJson } from "./print.js";
+import { RUN_PREFIX } from "../gateway/gateway-runs.js";
 
 /** The shortest digest prefix `--digest` takes: 12 hex digits, 48 bits, too many to match by chance. */
 export const MIN_DIGEST_PREFIX = 12;
@@ -98,6 +99,19 @@ export function originText(origin: AnswerOrigin): string {
   return `origin: via ${origin.via}, ${origin.via === "cli" ? "os user" : "user"} ${JSON.stringify(origin.user)}, host ${JSON.stringify(origin.host)}`;
 }
 
+/** What happens next: a gateway's run runs when its client calls again; any other, when the app resumes it. */
+function nextLines(runId: string, location: StoreLocation): string[] {
+  if (runId.startsWith(RUN_PREFIX))
+    return [
+      "Nothing ran yet: this is a call through `leash mcp serve`; its gateway's policy decides who may approve.",
+      "Next: the gateway runs it when the client makes the same call again (same tool, same arguments).",
+    ];
+  return [
+    "Nothing ran yet: the app acts on the answer when it resumes the run, and its policy decides there who may approve.",
+    `Next: leash resume ${runId} --agent PATH ${location.args} (or let your worker pick it up).`,
+  ];
+}
+
 /** The lines `leash approve` and `leash deny` print once an answer is recorded. */
 export function answerLines(recorded: RecordedAnswer, location: StoreLocation): string[] {
   const { request, approval, origin, state } = recorded;
@@ -106,8 +120,7 @@ export function answerLines(recorded: RecordedAnswer, location: StoreLocation): 
     `${verb} step ${request.step} of run ${state.runId}: ${request.tool} (effect ${request.effect}) with these arguments, in full:`,
     ...fullJsonLines(request.args, "  "),
     `Recorded as ${JSON.stringify(approval.approver)}; ${originText(origin)}${approval.note === undefined ? "" : `; note ${JSON.stringify(approval.note)}`}; for request digest ${request.digest}.`,
-    "Nothing ran yet: the app acts on the answer when it resumes the run, and its policy decides there who may approve.",
-    `Next: leash resume ${state.runId} --agent PATH ${location.args} (or let your worker pick it up).`,
+    ...nextLines(state.runId, location),
   ];
 }
 

@@ -74,7 +74,9 @@ function pendingLines(state: RunState): string[] {
   lines.push(
     state.answers.length === 0
       ? `  answer with: leash approve ${state.runId} --as NAME ${pin} (or leash deny ${state.runId} --as NAME ${pin})`
-      : `  the next resume acts on it: leash resume ${state.runId} --agent PATH (or the app's worker)`,
+      : state.runId.startsWith("mcp-")
+        ? "  the gateway acts on it when the client makes the same call again"
+        : `  the next resume acts on it: leash resume ${state.runId} --agent PATH (or the app's worker)`,
   );
   return lines;
 }

@@ -15,6 +15,8 @@ export interface UpstreamConfig {
   overrides?: Record<string, McpToolOverride>;
   scopes?: string[];
   timeoutMs?: number;
+  /** Whether the server's annotations are believed (`trust`); the gateway's default is `"trusted"`. */
+  trust?: "trusted" | "untrusted";
 }
 
 /** The gateway's configuration, checked. */
@@ -33,6 +35,8 @@ export interface GatewayConfig {
   elicitAs?: string;
   /** Origins a browser page may call `--http` from (`http.allowedOrigins`); none by default. */
   allowedOrigins: string[];
+  /** How long an `--http` session may stay idle before the gateway closes it, in ms (`http.sessionIdleMs`). */
+  sessionIdleMs: number;
   /** The largest request body `--http` reads, and the largest stdio message, in bytes (`maxMessageBytes`). */
   maxMessageBytes: number;
   /**
@@ -48,8 +52,14 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** How long a stopping gateway lets calls in flight finish when the config does not say: 10 s. */
 export const DEFAULT_SHUTDOWN_MS = 10_000;
 
-/** How long a call waits for an answer when the config does not say. */
-export const DEFAULT_WAIT_MS = 60_000;
+/**
+ * How long a call waits for an answer when the config does not say: 50 s, under the 60 s an SDK
+ * Client waits for a request by default, so the client hears which run to approve before it gives up.
+ */
+export const DEFAULT_WAIT_MS = 50_000;
+
+/** How long an `--http` session may stay idle when the config does not say: 30 minutes. */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 const DEFAULT_POLL_MS = 500;
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
@@ -139,6 +149,7 @@ const SERVER_FIELDS = [
   "overrides",
   "scopes",
   "timeoutMs",
+  "trust",
 ];
 
 function serverOf(file: string, name: string, value: unknown, base: string): UpstreamConfig {
@@ -154,6 +165,11 @@ function serverOf(file: string, name: string, value: unknown, base: string): Ups
   if (exclude !== undefined) server.exclude = exclude;
   if (scopes !== undefined) server.scopes = scopes;
   if (fields.overrides !== undefined) server.overrides = object(file, fields.overrides, `${where}.overrides`) as never;
+  if (fields.trust !== undefined) {
+    if (fields.trust !== "trusted" && fields.trust !== "untrusted")
+      fail(file, `${where}.trust must be "trusted" or "untrusted".`);
+    server.trust = fields.trust;
+  }
   if (fields.timeoutMs !== undefined) server.timeoutMs = positive(file, fields.timeoutMs, `${where}.timeoutMs`, 1);
   return server;
 }
@@ -182,7 +198,7 @@ export function checkGatewayConfig(value: unknown, file: string, base: string): 
     "shutdownMs",
   ]);
   const http = object(file, fields.http ?? {}, "`http`");
-  only(file, http, "http", ["allowedOrigins"]);
+  only(file, http, "http", ["allowedOrigins", "sessionIdleMs"]);
   const allowedOrigins = strings(file, http.allowedOrigins, "http.allowedOrigins") ?? [];
   const servers = object(file, fields.servers, "`servers`");
   const names = Object.keys(servers);
@@ -209,6 +225,7 @@ export function checkGatewayConfig(value: unknown, file: string, base: string): 
     pollMs: positive(file, approval.pollMs, "approval.pollMs", DEFAULT_POLL_MS),
     ...(approval.elicitAs === undefined ? {} : { elicitAs: approval.elicitAs }),
     allowedOrigins,
+    sessionIdleMs: timerMs(file, http.sessionIdleMs, "http.sessionIdleMs", DEFAULT_SESSION_IDLE_MS),
     maxMessageBytes: positive(file, fields.maxMessageBytes, "maxMessageBytes", DEFAULT_MAX_MESSAGE_BYTES),
     shutdownMs: timerMs(file, fields.shutdownMs, "shutdownMs", DEFAULT_SHUTDOWN_MS),
   };

@@ -133,6 +133,9 @@ export class Gateway {
   call(tool: string, given: Record<string, unknown>, context: CallContext = {}): Promise<CallResult> {
     if (this.#shutdown.stopping) return Promise.resolve(errorResult(SHUTTING_DOWN));
     if (!this.#tools.has(tool)) return Promise.resolve(errorResult(`leash: there is no tool \`${tool}\` here.`));
+    // A tool its upstream no longer lists is refused before a run asks anyone to approve it.
+    if (this.#changes?.refused.has(tool) === true)
+      return Promise.resolve(errorResult(`leash: the call did not run: the upstream no longer lists \`${tool}\`.`));
     let args: Record<string, Json>;
     let size: number;
     try {

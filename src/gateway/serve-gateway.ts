@@ -6,7 +6,8 @@ import type { AuditSink, Guard, RunStore } from "../index.js";
 import { SqliteStore } from "../stores/sqlite/index.js";
 import { Gateway } from "./gateway.js";
 import type { GatewayConfig } from "./gateway-config.js";
-import { gatewayServer, serveHttp } from "./gateway-server.js";
+import { serveHttp } from "./gateway-http.js";
+import { gatewayServer } from "./gateway-server.js";
 import { StdioLines } from "./stdio-lines.js";
 import { startUpstreams } from "./upstreams.js";
 import type { Upstreams } from "./upstreams.js";
@@ -72,7 +73,7 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
   const store = await openStore(options.location);
   let upstreams: Upstreams | undefined;
   try {
-    upstreams = await startUpstreams(options.config.servers);
+    upstreams = await startUpstreams(options.config.servers, say);
     const gateway = new Gateway(options.config, store, upstreams.tools, guards, options.location.args, upstreams);
     void gateway
       .recover((state) => say(`recovered run ${state.runId} after a stop: it is now ${state.status}.`))

@@ -1,9 +1,11 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { CliError, EXIT_OPERATIONAL } from "../cli/cli-error.js";
-import { mcpTools } from "../mcp/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpClient, McpTools } from "../mcp/index.js";
 import { connect } from "../mcp/mcp-connect.js";
+import { baseName } from "../mcp/mcp-names.js";
+import { toolsOver } from "../mcp/mcp-tools.js";
 import type { UpstreamConfig } from "./gateway-config.js";
 
 /** Where the upstream's own answer to a call lands, for the call being answered in this async context. */
@@ -67,14 +69,40 @@ function keeping(client: McpClient, listed: Map<string, McpTool>): McpClient {
   };
 }
 
-/** Starts every upstream server of the config, trusted; one that cannot be started stops them all. */
-export async function startUpstreams(servers: UpstreamConfig[]): Promise<Upstreams> {
+/** Says on stderr which tools of a server are left out at the start, and which were renamed to stay unique. */
+function tellStart(say: (line: string) => void, name: string, started: McpTools, owners: Map<string, string>): void {
+  for (const tool of started.skipped)
+    say(`servers.${name}: left out the tool \`${tool}\`: ${started.skippedReasons[tool] ?? "not usable"}`);
+  for (const tool of started.tools) {
+    const mcpName = String((tool.definition as Record<string, unknown> | undefined)?.name);
+    const base = baseName(name, mcpName);
+    const owner = owners.get(base);
+    if (tool.name !== base && owner !== undefined && !owner.startsWith(`servers.${name} `))
+      say(
+        `${owner} and servers.${name} tool \`${mcpName}\` both make the name \`${base}\`: the second is offered as \`${tool.name}\`.`,
+      );
+    owners.set(tool.name, `servers.${name} tool \`${mcpName}\``);
+  }
+}
+
+/**
+ * Starts every upstream server of the config (trusted unless its `trust` says otherwise); one that
+ * cannot be started stops them all. Each is connected again when its connection is lost (see
+ * `mcpTools`). Tool names are unique across servers (a numbered suffix, in config order); the
+ * tools left out or renamed are told to `say`.
+ */
+export async function startUpstreams(
+  servers: UpstreamConfig[],
+  say: (line: string) => void = () => undefined,
+): Promise<Upstreams> {
   const closers: (() => Promise<void>)[] = [];
   const close = async (): Promise<void> => {
     for (const closer of closers.reverse()) await closer().catch(() => undefined);
   };
   const listed = new Map<string, Map<string, McpTool>>();
   const tools: McpTools["tools"] = [];
+  const taken = new Set<string>();
+  const owners = new Map<string, string>();
   const refusedBy = new Map<string, string[]>();
   const refused = new Set<string>();
   const listeners = new Set<() => void>();
@@ -87,18 +115,22 @@ export async function startUpstreams(servers: UpstreamConfig[]): Promise<Upstrea
   try {
     for (const server of servers) {
       const { name, source, ...rest } = server;
-      const connection = await connect(source, name, Math.max(rest.timeoutMs ?? 60_000, 60_000));
-      closers.push(() => connection.close());
       const byName = new Map<string, McpTool>();
       listed.set(name, byName);
-      const started = await mcpTools(keeping(connection.client, byName), {
-        server: name,
-        trust: "trusted",
-        ...rest,
-        onChange: (change) => changed(name, change.refused),
-      });
+      // Each connection (the first, and each one after a loss) keeps what the server lists and answers.
+      const open = async () => {
+        const connection = await connect(source, name, Math.max(rest.timeoutMs ?? 60_000, 60_000));
+        return { ...connection, client: keeping(connection.client, byName) as unknown as Client };
+      };
+      const started = await toolsOver(
+        open,
+        "opened",
+        { server: name, trust: "trusted", ...rest, onChange: (change) => changed(name, change.refused) },
+        taken,
+      );
       closers.push(() => started.close());
       tools.push(...started.tools);
+      tellStart(say, name, started, owners);
     }
   } catch (error) {
     await close();

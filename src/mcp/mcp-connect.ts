@@ -7,8 +7,23 @@ import type { McpClient, McpSource } from "./mcp-options.js";
 /** A connected client and how to let it go. */
 export interface Connection {
   client: Client;
+  /**
+   * Aborted, with the reason, once the connection is lost for good: the stdio server exited or sent a
+   * message over the SDK's size cap, or the HTTP server no longer knows the session. Never for a
+   * Client the app passed in (its connection is the app's).
+   */
+  lost: AbortSignal;
   /** Closes what was started here; a Client the app passed in stays open. */
   close(): Promise<void>;
+}
+
+/** Whether an error the transport reports means the connection cannot be used again. */
+function losesConnection(error: unknown): boolean {
+  const { message, code } = error as { message?: unknown; code?: unknown };
+  if (typeof message === "string" && message.includes("ReadBuffer exceeded maximum size")) return true;
+  // A Streamable HTTP server that restarted answers 404 to the session it no longer knows.
+  if (code === 404 && typeof message === "string" && message.startsWith("Streamable HTTP error")) return true;
+  return false;
 }
 
 const STDERR_KEPT = 4096;
@@ -24,7 +39,9 @@ async function bounded(work: Promise<unknown>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-function isClient(source: McpSource): source is McpClient {
+/** Whether a source is a connected SDK Client (of any copy of the SDK). */
+export function isClient(source: McpSource): source is McpClient {
+  if (typeof source !== "object" || source === null) return false;
   const client = source as Partial<McpClient>;
   return typeof client.callTool === "function" && typeof client.listTools === "function";
 }
@@ -38,7 +55,8 @@ export async function connect(source: McpSource, server: string, timeoutMs: numb
     throw new LeashError("invalid_option", "mcpTools: Expected a source: { command }, { url } or an SDK Client.");
   }
   // An SDK Client, whatever the copy of the SDK that made it: only the methods above are used.
-  if (isClient(source)) return { client: source as unknown as Client, close: async () => {} };
+  if (isClient(source))
+    return { client: source as unknown as Client, lost: new AbortController().signal, close: async () => {} };
   let stderr = "";
   let transport: StdioClientTransport | StreamableHTTPClientTransport;
   if ("command" in source && typeof source.command === "string") {
@@ -76,11 +94,16 @@ export async function connect(source: McpSource, server: string, timeoutMs: numb
       },
     );
   }
+  const lost = new AbortController();
+  client.onclose = () => lost.abort(new Error("the connection closed"));
+  client.onerror = (error) => {
+    if (losesConnection(error)) lost.abort(error);
+  };
   const close = async (): Promise<void> => {
     // A Streamable HTTP session is ended on the server too; a stdio server is stopped by closing.
     // Bounded: a server that never answers the DELETE does not keep close() waiting.
     if (transport instanceof StreamableHTTPClientTransport) await bounded(transport.terminateSession(), CLOSE_WAIT_MS);
     await client.close();
   };
-  return { client, close };
+  return { client, lost: lost.signal, close };
 }

@@ -77,8 +77,8 @@ export interface McpToolsOptions {
    */
   timeoutMs?: number;
   /**
-   * Called after a `tools/list_changed` re-read changed the tools: a tool redefined in place, one that
-   * refuses calls now, or one usable again. A gateway uses it to tell its own clients; an error it
+   * Called after a `tools/list_changed` re-read (or the listing of a connection opened again after a
+   * loss) changed the tools: a tool redefined in place, one that refuses calls now, or one usable again. A gateway uses it to tell its own clients; an error it
    * throws is ignored.
    */
   onChange?: (change: McpToolsChange) => void;

@@ -1,23 +1,23 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { LeashError, messageOf } from "../errors/index.js";
-import type { Json } from "../json/index.js";
 import { digestOfJson, toJson } from "../json/index.js";
-import type { ToolContext } from "../tools/tool-context.js";
 import type { ToolDefinition, ToolSpec } from "../tools/tool.js";
 import { Tool, redefineTool } from "../tools/tool.js";
 import { compileSchema } from "../tools/schema-validator.js";
-import { connect } from "./mcp-connect.js";
+import { callTool } from "./mcp-call.js";
+import type { Entry } from "./mcp-call.js";
+import { connect, isClient } from "./mcp-connect.js";
+import type { Connection } from "./mcp-connect.js";
+import { Link } from "./mcp-link.js";
 import { toolEffect } from "./mcp-effects.js";
 import type { ListedTool, Listing } from "./mcp-listing.js";
 import { listTools } from "./mcp-listing.js";
 import { leashNames } from "./mcp-names.js";
-import type { CheckedOptions, McpSource, McpToolsOptions } from "./mcp-options.js";
+import type { McpSource, McpToolsOptions } from "./mcp-options.js";
 import { checkOptions } from "./mcp-options.js";
 import { safeSchema } from "./mcp-patterns.js";
 import { Rereader } from "./mcp-reread.js";
 import { onToolsChanged } from "./mcp-subscribers.js";
-import { callResult, errorText, malformedResult } from "./mcp-result.js";
 
 /** What {@link mcpTools} returns. */
 export interface McpTools {
@@ -31,14 +31,7 @@ export interface McpTools {
   close(): Promise<void>;
 }
 
-/** One tool of the server as leash holds it. */
-export interface Entry {
-  mcpName: string;
-  tool: Tool;
-  key: string;
-  /** Why calls are refused now (no longer listed, or its new definition did not compile), if they are. */
-  refused: string | undefined;
-}
+export type { Entry } from "./mcp-call.js";
 
 function definitionOf(server: string, listed: ListedTool): ToolDefinition {
   return toJson(
@@ -81,7 +74,13 @@ function setReason(target: Record<string, string>, name: string, reason: string)
  * (an approval asked before is then stale), a tool no longer listed refuses every call, and new tools
  * are not added. Argument `pattern`s that are not provably safe from catastrophic backtracking are
  * not checked by leash (the server checks its own input). On a Client passed in, one notification
- * handler serves every `mcpTools` on it, and a handler the app set before is still called.
+ * handler serves every `mcpTools` on it, and a handler the app set before is still called. A connection
+ * leash opened (a command, a URL) that is lost (the server exited, sent a message over the SDK's
+ * 10 MiB stdio cap, or no longer knows the HTTP session) fails the call in flight at once
+ * (`mcp_failed`); the next call connects again, lists the tools again (redefining changed ones, as
+ * on `list_changed`), then runs; while the server cannot be reached, calls fail at once with
+ * `mcp_unavailable` and attempts back off (250 ms, doubling up to 30 s). A Client passed in is not
+ * reconnected.
  *
  * @example
  * const fs = await mcpTools(
@@ -94,14 +93,30 @@ function setReason(target: Record<string, string>, name: string, reason: string)
  */
 export async function mcpTools(source: McpSource, options: McpToolsOptions): Promise<McpTools> {
   const checked = checkOptions(options);
-  const connection = await connect(source, checked.server, checked.setupTimeoutMs);
+  const open = () => connect(source, checked.server, checked.setupTimeoutMs);
+  return toolsOver(open, isClient(source) ? "given" : "opened", options);
+}
+
+/**
+ * {@link mcpTools} over connections that `open` makes: `"opened"` when each call of `open` starts a
+ * new one (reconnected when lost), `"given"` when it hands back a Client the app connected. `taken`
+ * holds the leash names other tool sets use (these tools' names are made unique against them and added).
+ */
+export async function toolsOver(
+  open: () => Promise<Connection>,
+  kind: "opened" | "given",
+  options: McpToolsOptions,
+  taken?: Set<string>,
+): Promise<McpTools> {
+  const checked = checkOptions(options);
+  const connection = await open();
   const { client } = connection;
   let closed = false;
   let listed = false;
   let changedEarly = false;
   const entries = new Map<string, Entry>();
   const rereader = new Rereader<Listing>({
-    list: () => listTools(client, checked.setupTimeoutMs),
+    list: () => listTools(link.client, checked.setupTimeoutMs),
     apply: (result) => apply(result.tools, result.bad),
     fail: (error) => {
       const before = refusedNames();
@@ -111,10 +126,22 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
     },
     isClosed: () => closed,
   });
-  // Subscribed before the first listing, so a change announced while it runs is not lost.
-  const unsubscribe = onToolsChanged(client, () => {
+  const heard = (): void => {
     if (listed) void rereader.request();
     else changedEarly = true;
+  };
+  // Subscribed before the first listing, so a change announced while it runs is not lost.
+  let unsubscribe = onToolsChanged(client, heard);
+  const link = new Link(connection, {
+    server: checked.server,
+    open: kind === "opened" ? open : undefined,
+    // A new connection: subscribed again, then its listing applied as a re-read's is.
+    connected: async (next: Client) => {
+      unsubscribe();
+      unsubscribe = onToolsChanged(next, heard);
+      const again = await listTools(next, checked.setupTimeoutMs);
+      apply(again.tools, again.bad);
+    },
   });
   let listing: Listing;
   try {
@@ -134,6 +161,7 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
   const names = leashNames(
     checked.server,
     chosen.map((item) => item.name),
+    taken,
   );
   const skipped: string[] = [];
   const skippedReasons: Record<string, string> = {};
@@ -143,6 +171,7 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
     setReason(skippedReasons, name, reason);
   }
 
+  const callSet = { checked, link, rereader, isClosed: () => closed };
   const specOf = (item: ListedTool, entry: () => Entry | undefined): ToolSpec => {
     const definition = definitionOf(checked.server, item);
     const { effect, idempotent } = toolEffect(item.annotations, checked.trusted, checked.overrides[item.name]);
@@ -157,7 +186,7 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
       // A backstop only: the call's own timeout below ends it first, as `mcp_failed`.
       timeoutMs: Math.min(checked.timeoutMs + 5_000, 2 ** 31 - 1),
       definition,
-      execute: (args, context) => call(checked, client, mcpName, entry, () => closed, rereader, args, context),
+      execute: (args, context) => callTool(callSet, mcpName, entry, args, context),
     };
   };
 
@@ -224,49 +253,7 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions): Pro
       closed = true;
       unsubscribe();
       rereader.stop();
-      await connection.close();
+      await link.close();
     },
   };
-}
-
-async function call(
-  checked: CheckedOptions,
-  client: Client,
-  mcpName: string,
-  entryOf: () => Entry | undefined,
-  isClosed: () => boolean,
-  rereader: Rereader<Listing>,
-  args: Record<string, Json>,
-  context: ToolContext,
-): Promise<unknown> {
-  const { server, timeoutMs } = checked;
-  if (isClosed()) throw new LeashError("mcp_failed", `The tools of the MCP server \`${server}\` were closed.`);
-  // The last re-read failed: this call asks for one more before it is refused.
-  if (rereader.failed) await rereader.request();
-  const entry = entryOf();
-  if (entry?.refused !== undefined) {
-    throw new Error(`The MCP server \`${server}\` refuses \`${mcpName}\`: ${entry.refused}.`);
-  }
-  let result: Record<string, unknown>;
-  try {
-    // A lenient result schema: content parts of a kind leash does not know are described, not refused.
-    const params = { name: mcpName, arguments: args, _meta: { "leash/idempotencyKey": context.idempotencyKey } };
-    result = await client.request({ method: "tools/call", params }, ResultSchema, {
-      signal: context.signal,
-      timeout: timeoutMs,
-    });
-  } catch (error) {
-    throw new LeashError("mcp_failed", `The MCP server \`${server}\` failed on \`${mcpName}\`: ${messageOf(error)}`, {
-      cause: error,
-    });
-  }
-  const malformed = malformedResult(result);
-  if (malformed !== undefined) {
-    throw new LeashError(
-      "mcp_failed",
-      `The MCP server \`${server}\` answered \`${mcpName}\` with a malformed result: ${malformed}.`,
-    );
-  }
-  if (result.isError === true) throw new Error(errorText(result));
-  return callResult(result);
 }
