@@ -1,11 +1,12 @@
 import { Hono } from "hono";
 import { escapeText } from "../cli/escape-text.js";
 import { addApiRoutes } from "./api-routes.js";
+import { limitBodies } from "./body-limits.js";
 import { INBOX_CSS } from "./assets/inbox-css.js";
 import { INBOX_JS } from "./assets/inbox-js.js";
 import { problemResponse } from "./inbox-context.js";
 import type { InboxEnv, InboxParts } from "./inbox-context.js";
-import { checkHost, requireApprover, withSecurityHeaders } from "./inbox-guards.js";
+import { checkHost, requireApprover, stillSignedIn, withSecurityHeaders } from "./inbox-guards.js";
 import { inboxProblem } from "./inbox-problem.js";
 import { addPageRoutes } from "./page-routes.js";
 import { secureHeaders } from "./security-headers.js";
@@ -18,6 +19,7 @@ export function inboxApp(parts: InboxParts): Hono<InboxEnv> {
   const app = new Hono<InboxEnv>();
   app.use("*", withSecurityHeaders());
   app.use("*", checkHost(parts));
+  app.use("*", limitBodies());
   app.use("*", requireApprover(parts));
 
   app.get("/assets/inbox.css", (c) => c.body(INBOX_CSS, 200, { "Content-Type": "text/css; charset=utf-8" }));
@@ -26,9 +28,16 @@ export function inboxApp(parts: InboxParts): Hono<InboxEnv> {
   // Browsers ask for it on their own; an empty answer keeps a 404 out of their console.
   app.get("/favicon.ico", (c) => c.body(null, 204));
 
-  app.get("/events", (c) => {
+  app.on(["GET", "HEAD"], "/events", (c) => {
+    const headers = { "Content-Type": "text/event-stream; charset=utf-8" };
+    // A HEAD gets the headers only: it never subscribes, since no body would ever be read to end it.
+    if (c.req.method === "HEAD") return c.body(null, 200, headers);
     const runId = c.req.query("run");
-    const response = parts.streams.response(runId === "" ? undefined : runId, c.req.raw.signal);
+    const response = parts.streams.response(
+      runId === "" ? undefined : runId,
+      c.req.raw.signal,
+      stillSignedIn(parts, c.get("approver"), c.get("session")?.id, c.req.header("authorization")),
+    );
     secureHeaders(response.headers);
     return response;
   });

@@ -65,7 +65,7 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
       return c.html(signInPage("That token does not sign anyone in. Check it, or ask for a new one.").toString(), 401);
     }
     parts.throttle.succeeded(address);
-    const session = parts.sessions.create(name, token);
+    const session = parts.sessions.create(name, token, c.req.header("user-agent") ?? "");
     c.header("Set-Cookie", sessionCookie(session.id));
     return c.redirect("/", 303);
   });
@@ -104,6 +104,9 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     } catch (error) {
       return refusedAnswer(c, runId, error);
     }
+    // Spent: a copy of the page this form came from can post nothing more.
+    const session = c.get("session");
+    if (session !== undefined) parts.sessions.rotateCsrf(session);
     const answered = form.decision === "approve" ? "approved" : "denied";
     return c.redirect(`/runs/${pathSegment(runId)}?answered=${answered}`, 303);
   });
