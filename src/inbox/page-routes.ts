@@ -32,6 +32,15 @@ async function showRun(c: InboxContext, parts: InboxParts, runId: string, notice
   return c.html(runPage(state, chain, viewerOf(c), notice).toString());
 }
 
+/** The notice the session keeps for this run's page, taken (shown once). */
+function takeFlash(c: InboxContext, runId: string): RunNotice {
+  const session = c.get("session");
+  const flash = session?.flash;
+  if (session === undefined || flash === undefined || flash.runId !== runId) return undefined;
+  delete session.flash;
+  return flash.notice;
+}
+
 /** The answer of a refused form post, with a way back to the run. */
 function refusedAnswer(c: InboxContext, runId: string, error: unknown): Response {
   const problem = inboxProblem(error);
@@ -56,18 +65,27 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
 
   app.post("/signin", async (c) => {
     const address = c.get("address");
-    await wait(parts.throttle.delayFor(address));
     const form = await c.req.parseBody();
     const token = typeof form.token === "string" ? form.token.trim() : "";
     const name = token === "" ? undefined : await parts.registry.nameOf(token);
-    if (name === undefined) {
-      parts.throttle.failed(address);
-      return c.html(signInPage("That token does not sign anyone in. Check it, or ask for a new one.").toString(), 401);
+    if (name !== undefined) {
+      // A good token is never made to wait for the failures before it (another's guesses from the same
+      // address, say): it signs in at once.
+      parts.throttle.succeeded(address);
+      const session = parts.sessions.create(name, token, c.req.header("user-agent") ?? "");
+      c.header("Set-Cookie", sessionCookie(session.id));
+      return c.redirect("/", 303);
     }
-    parts.throttle.succeeded(address);
-    const session = parts.sessions.create(name, token, c.req.header("user-agent") ?? "");
-    c.header("Set-Cookie", sessionCookie(session.id));
-    return c.redirect("/", 303);
+    // One failed attempt per address is answered at a time, after its wait; others are refused at once.
+    if (!parts.throttle.begin(address))
+      return c.html(signInPage("Too many sign-in attempts at once from your address; try again in a moment.").toString(), 429);
+    try {
+      await wait(parts.throttle.delayFor(address));
+      parts.throttle.failed(address);
+    } finally {
+      parts.throttle.release(address);
+    }
+    return c.html(signInPage("That token does not sign anyone in. Check it, or ask for a new one.").toString(), 401);
   });
 
   app.post("/signout", (c) => {
@@ -85,9 +103,7 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
   app.get("/gave-up", async (c) => c.html(gaveUpPage(await listGaveUp(parts.store), viewerOf(c)).toString()));
 
   app.get("/runs/:id", async (c) => {
-    const answered = c.req.query("answered");
-    const notice: RunNotice = answered === "approved" || answered === "denied" ? answered : undefined;
-    return showRun(c, parts, c.req.param("id"), notice);
+    return showRun(c, parts, c.req.param("id"), takeFlash(c, c.req.param("id")));
   });
 
   app.post("/runs/:id/answer", async (c) => {
@@ -106,9 +122,12 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     }
     // Spent: a copy of the page this form came from can post nothing more.
     const session = c.get("session");
-    if (session !== undefined) parts.sessions.rotateCsrf(session);
-    const answered = form.decision === "approve" ? "approved" : "denied";
-    return c.redirect(`/runs/${pathSegment(runId)}?answered=${answered}`, 303);
+    if (session !== undefined) {
+      parts.sessions.rotateCsrf(session);
+      // Said once, by the session itself: no link can make a page claim an answer was recorded.
+      session.flash = { runId, notice: form.decision === "approve" ? "approved" : "denied" };
+    }
+    return c.redirect(`/runs/${pathSegment(runId)}`, 303);
   });
 
   app.notFound((c) => problemResponse(c, { status: 404, code: "not_found", message: "There is no such page." }));

@@ -23,6 +23,8 @@ export interface Session {
    * signed in (a cookie replayed by another program must at least copy it).
    */
   userAgent: string;
+  /** A notice shown once, on the next view of that run's page: the answer this session just recorded. */
+  flash?: { runId: string; notice: "approved" | "denied" };
 }
 
 function randomId(): string {
