@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { escapeText } from "../cli/escape-text.js";
+import { maskPasswords } from "../cli/mask-password.js";
 import { addApiRoutes } from "./api-routes.js";
 import { limitBodies } from "./body-limits.js";
 import { INBOX_CSS } from "./assets/inbox-css.js";
@@ -46,12 +47,17 @@ export function inboxApp(parts: InboxParts): Hono<InboxEnv> {
   addPageRoutes(app, parts);
 
   app.onError((error, c) => {
-    const problem = inboxProblem(error);
-    // The line may quote run data (a run id in the path): escaped, as every line the CLI prints.
-    if (problem.status === 500)
+    let problem = inboxProblem(error);
+    const signedIn = (c.get("approver") as string | undefined) !== undefined;
+    // The line may quote run data (a run id in the path): escaped, as every line the CLI prints, with
+    // any password in a connection string masked.
+    if (problem.status === 500 || (problem.status === 503 && !signedIn))
       process.stderr.write(
-        `${escapeText(`leash serve: ${c.req.method} ${c.req.path} failed: ${error.stack ?? error.message}`)}\n`,
+        `${escapeText(maskPasswords(`leash serve: ${c.req.method} ${c.req.path} failed: ${error.stack ?? error.message}`))}\n`,
       );
+    // Someone not signed in learns only that the store is out of reach, never where it is or why.
+    if (problem.status === 503 && !signedIn)
+      problem = { status: 503, code: "store_unavailable", message: "The inbox cannot reach its store." };
     const response = problemResponse(c, problem);
     secureHeaders(response.headers);
     return response;

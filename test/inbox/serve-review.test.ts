@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { root } from "../cli/cli-helpers.js";
+import { sql } from "../postgres/database.js";
 import { eachStore } from "../cli/cli-stores.js";
 import { addApprover, answersOf, pausedRun, postAnswer, serve, signIn } from "./serve-helpers.js";
 import type { Served } from "./serve-helpers.js";
@@ -81,5 +83,32 @@ eachStore(
       assert.deepEqual(await answersOf(target, run.runId), [], mode);
       assert.equal(await served.stop(), 0);
     }
+  },
+);
+
+eachStore(
+  "a store failure tells a visitor who is not signed in only that the store is out of reach",
+  async (t, target) => {
+    await target.store.list();
+    // A registry table the inbox cannot read: every look-up of a token fails in the store.
+    if (target.kind === "sqlite") {
+      const database = new Database(target.args[1] as string);
+      database.exec("CREATE TABLE leash_approvers (name TEXT)");
+      database.close();
+    } else await sql(target.args[1] as string, `CREATE TABLE "${target.args[3]}".leash_approvers (name TEXT)`);
+    const served = await serve(t, target);
+    const api = await fetch(new URL("/api/runs", served.url), {
+      headers: { Authorization: `Bearer leash_at_${"a".repeat(43)}` },
+    });
+    assert.equal(api.status, 503);
+    assert.deepEqual(await api.json(), {
+      error: { code: "store_unavailable", message: "The inbox cannot reach its store." },
+    });
+    const page = await signInAttempt(served, `leash_at_${"b".repeat(43)}`);
+    assert.equal(page.status, 503);
+    const text = await page.text();
+    assert.match(text, /cannot reach its store/);
+    assert.doesNotMatch(text, /token_sha256|leash_approvers|runs\.db|postgres/);
+    assert.match(served.stderr(), /token_sha256/, "the details are in the server's log");
   },
 );
