@@ -73,3 +73,21 @@ export function joinHtml(parts: readonly Html[], separator: string): Html {
 export function pathSegment(value: string): string {
   return encodeURIComponent(value);
 }
+
+/** Whether a browser would resolve this path segment away (`.` and `..`, in any spelling it reads as one). */
+function normalizedAway(runId: string): boolean {
+  return /^(\.|%2e){1,2}$/i.test(runId);
+}
+
+/**
+ * The address of a run's page: `/runs/ID`, or `/run?id=ID` for an id a browser would resolve away in
+ * a path (`.`, `..`), which the query keeps as it is. Both routes take every id.
+ */
+export function runHref(runId: string): string {
+  return normalizedAway(runId) ? `/run?id=${encodeURIComponent(runId)}` : `/runs/${pathSegment(runId)}`;
+}
+
+/** Where a run's answer form posts: `/runs/ID/answer`, or `/run/answer?id=ID` as for {@link runHref}. */
+export function answerAction(runId: string): string {
+  return normalizedAway(runId) ? `/run/answer?id=${encodeURIComponent(runId)}` : `/runs/${pathSegment(runId)}/answer`;
+}

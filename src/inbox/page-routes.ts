@@ -2,7 +2,7 @@ import type { Hono } from "hono";
 import { CliError } from "../cli/cli-error.js";
 import { answerFromInbox } from "./answer-from-inbox.js";
 import { listGaveUp } from "./gave-up.js";
-import { pathSegment } from "./html.js";
+import { runHref } from "./html.js";
 import { inboxProblem } from "./inbox-problem.js";
 import { problemResponse, viewerOf } from "./inbox-context.js";
 import type { InboxContext, InboxEnv, InboxParts } from "./inbox-context.js";
@@ -32,6 +32,13 @@ async function showRun(c: InboxContext, parts: InboxParts, runId: string, notice
   return c.html(runPage(state, chain, viewerOf(c), notice).toString());
 }
 
+/** The run id of `?id=`, required. */
+function idQuery(c: InboxContext): string {
+  const runId = c.req.query("id");
+  if (runId === undefined || runId === "") throw new CliError("invalid_option", "Expected ?id= to name a run.");
+  return runId;
+}
+
 /** The notice the session keeps for this run's page, taken (shown once). */
 function takeFlash(c: InboxContext, runId: string): RunNotice {
   const session = c.get("session");
@@ -53,7 +60,7 @@ function refusedAnswer(c: InboxContext, runId: string, error: unknown): Response
       code: problem.code,
       message: problem.message,
       viewer: viewerOf(c),
-      back: { href: `/runs/${pathSegment(runId)}`, label: "Back to the run, to read it again" },
+      back: { href: runHref(runId), label: "Back to the run, to read it again" },
     }).toString(),
     problem.status,
   );
@@ -102,12 +109,14 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
 
   app.get("/gave-up", async (c) => c.html(gaveUpPage(await listGaveUp(parts.store), viewerOf(c)).toString()));
 
-  app.get("/runs/:id", async (c) => {
-    return showRun(c, parts, c.req.param("id"), takeFlash(c, c.req.param("id")));
+  app.get("/runs/:id", (c) => showRun(c, parts, c.req.param("id"), takeFlash(c, c.req.param("id"))));
+  // For every id, and the only way to the ids a browser resolves away in a path (`.`, `..`).
+  app.get("/run", (c) => {
+    const runId = idQuery(c);
+    return showRun(c, parts, runId, takeFlash(c, runId));
   });
 
-  app.post("/runs/:id/answer", async (c) => {
-    const runId = c.req.param("id");
+  const answer = async (c: InboxContext, runId: string): Promise<Response> => {
     const form = await c.req.parseBody();
     try {
       await answerFromInbox(
@@ -127,8 +136,10 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
       // Said once, by the session itself: no link can make a page claim an answer was recorded.
       session.flash = { runId, notice: form.decision === "approve" ? "approved" : "denied" };
     }
-    return c.redirect(`/runs/${pathSegment(runId)}`, 303);
-  });
+    return c.redirect(runHref(runId), 303);
+  };
+  app.post("/runs/:id/answer", (c) => answer(c, c.req.param("id")));
+  app.post("/run/answer", (c) => answer(c, idQuery(c)));
 
   app.notFound((c) => problemResponse(c, { status: 404, code: "not_found", message: "There is no such page." }));
 }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { root } from "../cli/cli-helpers.js";
+import { payAgent } from "../cli/pay-agent.js";
 import { sql } from "../postgres/database.js";
 import { eachStore } from "../cli/cli-stores.js";
 import { addApprover, answersOf, pausedRun, postAnswer, serve, signIn } from "./serve-helpers.js";
@@ -110,5 +111,39 @@ eachStore(
     assert.match(text, /cannot reach its store/);
     assert.doesNotMatch(text, /token_sha256|leash_approvers|runs\.db|postgres/);
     assert.match(served.stderr(), /token_sha256/, "the details are in the server's log");
+  },
+);
+
+eachStore(
+  "runs whose ids a browser would resolve away (. and ..) are linked and answered through ?id=",
+  async (t, target) => {
+    const plain = await pausedRun(target);
+    for (const runId of [".", ".."]) {
+      const state = await payAgent(target.store).run("pay the odd bill", { runId });
+      assert.equal(state.status, "awaiting_approval");
+    }
+    const served = await serve(t, target);
+    const session = await signIn(served, await addApprover(target, "noor"));
+    const get = async (path: string) =>
+      (await fetch(new URL(path, served.url), { headers: { Cookie: session.cookie } })).text();
+    const list = await get("/");
+    assert.match(list, /<a href="\/run\?id=\.\.">/);
+    assert.match(list, /<a href="\/run\?id=\.">/);
+    assert.match(list, new RegExp(`<a href="/runs/${plain.runId}">`), "other ids keep /runs/ID");
+    for (const runId of [".", ".."]) {
+      const page = await get(`/run?id=${encodeURIComponent(runId)}`);
+      assert.match(page, new RegExp(`action="/run/answer\\?id=${runId.replace(/\./g, "\\.")}"`));
+      const digest = /data-digest="([0-9a-f]{64})"/.exec(page)?.[1] ?? "";
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
+      const answered = await fetch(new URL(`/run/answer?id=${encodeURIComponent(runId)}`, served.url), {
+        method: "POST",
+        body: new URLSearchParams({ _csrf: csrf, digest, decision: "deny" }),
+        headers: { Cookie: session.cookie, Origin: served.origin, "Sec-Fetch-Site": "same-origin" },
+        redirect: "manual",
+      });
+      assert.equal(answered.status, 303, runId);
+      assert.equal(answered.headers.get("location"), `/run?id=${encodeURIComponent(runId)}`);
+      assert.equal((await answersOf(target, runId))[0]?.approver, "noor");
+    }
   },
 );

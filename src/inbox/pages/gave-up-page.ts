@@ -1,4 +1,4 @@
-import { html, pathSegment } from "../html.js";
+import { html, runHref } from "../html.js";
 import type { Html } from "../html.js";
 import type { GaveUpWork } from "../gave-up.js";
 import { page } from "./layout.js";
@@ -9,7 +9,7 @@ export function gaveUpPage(work: readonly GaveUpWork[], viewer: Viewer): Html {
   const rows = work.map(
     (item) =>
       html`<tr data-run-id="${item.runId}">
-        <td class="run-id"><a href="/runs/${pathSegment(item.runId)}">${item.runId}</a></td>
+        <td class="run-id"><a href="${runHref(item.runId)}">${item.runId}</a></td>
         <td class="goal">
           ${item.skill === null ? null : html`<span class="skill">${item.skill}</span> `}${item.goal}
         </td>

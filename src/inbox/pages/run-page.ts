@@ -3,7 +3,7 @@ import type { ApprovalRequest, RunState, Step } from "../../index.js";
 import { answeredBy, stepLines } from "../../cli/describe-run.js";
 import { problemLines } from "../../cli/check-trail.js";
 import { escapeJsonText } from "../../cli/escape-text.js";
-import { html, joinHtml, pathSegment } from "../html.js";
+import { answerAction, html, joinHtml } from "../html.js";
 import type { Html } from "../html.js";
 import type { RunChain } from "../run-chain.js";
 import { page, statusBadge } from "./layout.js";
@@ -69,7 +69,7 @@ function pendingSection(state: RunState, viewer: Viewer): Html | null {
   const form =
     viewer.csrf === undefined
       ? html`<p>Signed in with a token: answer through <code>POST /api/runs/ID/answer</code>.</p>`
-      : html`<form id="answer" method="post" action="/runs/${pathSegment(state.runId)}/answer" class="answer">
+      : html`<form id="answer" method="post" action="${answerAction(state.runId)}" class="answer">
           <input type="hidden" name="_csrf" value="${viewer.csrf}" />
           <input type="hidden" name="digest" value="${request.digest}" />
           <label for="note">Note (kept with your answer)</label>
