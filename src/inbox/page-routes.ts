@@ -6,7 +6,7 @@ import { runHref } from "./html.js";
 import { inboxProblem } from "./inbox-problem.js";
 import { problemResponse, viewerOf } from "./inbox-context.js";
 import type { InboxContext, InboxEnv, InboxParts } from "./inbox-context.js";
-import { listQuery, listRuns } from "./list-runs.js";
+import { listQuery, listRuns, pageQuery, RUNS_PER_PAGE } from "./list-runs.js";
 import { gaveUpPage } from "./pages/gave-up-page.js";
 import { messagePage } from "./pages/message-page.js";
 import { runPage } from "./pages/run-page.js";
@@ -107,7 +107,14 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     return c.html(runsPage(await listRuns(parts.store, query), viewerOf(c)).toString());
   });
 
-  app.get("/gave-up", async (c) => c.html(gaveUpPage(await listGaveUp(parts.store), viewerOf(c)).toString()));
+  app.get("/gave-up", async (c) => {
+    const page = pageQuery(c.req.query("page"));
+    const work = await listGaveUp(parts.store);
+    const pages = Math.max(1, Math.ceil(work.length / RUNS_PER_PAGE));
+    const start = (page - 1) * RUNS_PER_PAGE;
+    const shown = { work: work.slice(start, start + RUNS_PER_PAGE), page, pages };
+    return c.html(gaveUpPage(shown, viewerOf(c)).toString());
+  });
 
   app.get("/runs/:id", (c) => showRun(c, parts, c.req.param("id"), takeFlash(c, c.req.param("id"))));
   // For every id, and the only way to the ids a browser resolves away in a path (`.`, `..`).
