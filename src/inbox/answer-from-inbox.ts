@@ -18,7 +18,10 @@ export interface ApproverCheck {
  */
 export function policyAllows(policy: ApproverCheck, approver: string, request: ApprovalRequest): boolean {
   try {
-    if (typeof policy.checkApprover === "function" && policy.checkApprover(approver, structuredClone(request)) !== "allowed")
+    if (
+      typeof policy.checkApprover === "function" &&
+      policy.checkApprover(approver, structuredClone(request)) !== "allowed"
+    )
       return false;
     const answer = policy.mayApprove(approver, structuredClone(request));
     if (answer instanceof Promise) answer.catch(() => undefined);

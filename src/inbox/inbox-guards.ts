@@ -107,7 +107,8 @@ export function requireApprover(parts: InboxParts): Guard {
         return problemResponse(c, {
           status: 403,
           code: "csrf_refused",
-          message: "A signed-in form must come from the inbox's own page in a browser (Sec-Fetch-Site: same-origin); nothing was done.",
+          message:
+            "A signed-in form must come from the inbox's own page in a browser (Sec-Fetch-Site: same-origin); nothing was done.",
         });
       const given = isApiPath(path)
         ? c.req.header("x-csrf-token")

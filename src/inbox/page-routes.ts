@@ -85,7 +85,10 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     }
     // One failed attempt per address is answered at a time, after its wait; others are refused at once.
     if (!parts.throttle.begin(address))
-      return c.html(signInPage("Too many sign-in attempts at once from your address; try again in a moment.").toString(), 429);
+      return c.html(
+        signInPage("Too many sign-in attempts at once from your address; try again in a moment.").toString(),
+        429,
+      );
     try {
       await wait(parts.throttle.delayFor(address));
       parts.throttle.failed(address);

@@ -24,7 +24,10 @@ test("escapeHtml shows terminal escapes, bidirectional overrides and invisible c
   assert.equal(escapeHtml("abc\u202edef\u200b"), `abc${ctl("\\u202e")}def${ctl("\\u200b")}`);
   assert.equal(escapeHtml("line\nbreak"), `line${ctl("\\n")}break`);
   for (const invisible of ["\u115f", "\u1160", "\u3164", "\uffa0", "\u034f", "\u2800"])
-    assert.equal(escapeHtml(`a${invisible}b`), `a${ctl(`\\u${invisible.codePointAt(0)?.toString(16).padStart(4, "0")}`)}b`);
+    assert.equal(
+      escapeHtml(`a${invisible}b`),
+      `a${ctl(`\\u${invisible.codePointAt(0)?.toString(16).padStart(4, "0")}`)}b`,
+    );
   // The text of an escape, typed by a model, stays plain text: only a real character gets the mark.
   assert.equal(escapeHtml("\\u202e"), "\\u202e");
   // In an attribute, the escape without the mark.

@@ -65,7 +65,13 @@ function chunkedBody(served: Served, path: string, headers: Record<string, strin
   return new Promise<number>((resolve, reject) => {
     const target = new URL(path, served.url);
     const outgoing = request(
-      { host: target.hostname, port: target.port, path, method: "POST", headers: { Origin: served.origin, ...headers } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path,
+        method: "POST",
+        headers: { Origin: served.origin, ...headers },
+      },
       (incoming) => {
         incoming.resume();
         resolve(incoming.statusCode ?? 0);

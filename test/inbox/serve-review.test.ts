@@ -21,23 +21,26 @@ function signInAttempt(served: Served, token: string): Promise<Response> {
   });
 }
 
-eachStore("the notice that an answer was recorded comes from the session, once, never from a link", async (t, target) => {
-  const run = await pausedRun(target);
-  const served = await serve(t, target);
-  const session = await signIn(served, await addApprover(target, "noor"));
-  const view = async (query = "") =>
-    (await fetch(new URL(`/runs/${run.runId}${query}`, served.url), { headers: { Cookie: session.cookie } })).text();
-  assert.doesNotMatch(await view("?answered=approved"), NOTICE, "a link cannot claim an approval");
-  const answered = await postAnswer(served, session, run.runId, {
-    _csrf: session.csrf,
-    digest: run.pending?.digest ?? "",
-    decision: "approve",
-  });
-  assert.equal(answered.status, 303);
-  assert.equal(answered.headers.get("location"), `/runs/${run.runId}`);
-  assert.match(await view(), NOTICE);
-  assert.doesNotMatch(await view(), NOTICE, "shown once");
-});
+eachStore(
+  "the notice that an answer was recorded comes from the session, once, never from a link",
+  async (t, target) => {
+    const run = await pausedRun(target);
+    const served = await serve(t, target);
+    const session = await signIn(served, await addApprover(target, "noor"));
+    const view = async (query = "") =>
+      (await fetch(new URL(`/runs/${run.runId}${query}`, served.url), { headers: { Cookie: session.cookie } })).text();
+    assert.doesNotMatch(await view("?answered=approved"), NOTICE, "a link cannot claim an approval");
+    const answered = await postAnswer(served, session, run.runId, {
+      _csrf: session.csrf,
+      digest: run.pending?.digest ?? "",
+      decision: "approve",
+    });
+    assert.equal(answered.status, 303);
+    assert.equal(answered.headers.get("location"), `/runs/${run.runId}`);
+    assert.match(await view(), NOTICE);
+    assert.doesNotMatch(await view(), NOTICE, "shown once");
+  },
+);
 
 eachStore(
   "failed sign-ins from an address are answered one at a time, and a good token is never kept waiting",
@@ -53,7 +56,9 @@ eachStore(
       return response.status;
     });
     // Sent while that one waits: every other wrong guess is refused at once, the good token signs in.
-    const parallel = await Promise.all(Array.from({ length: 10 }, (_, index) => signInAttempt(served, wrong(index + 10))));
+    const parallel = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => signInAttempt(served, wrong(index + 10))),
+    );
     order.push("the parallel guesses");
     assert.deepEqual(
       parallel.map((response) => response.status),
@@ -93,7 +98,7 @@ eachStore(
     await target.store.list();
     // A registry table the inbox cannot read: every look-up of a token fails in the store.
     if (target.kind === "sqlite") {
-      const database = new Database(target.args[1] as string);
+      const database = new Database(target.args[1]);
       database.exec("CREATE TABLE leash_approvers (name TEXT)");
       database.close();
     } else await sql(target.args[1] as string, `CREATE TABLE "${target.args[3]}".leash_approvers (name TEXT)`);

@@ -1,7 +1,10 @@
 /**
  * The inbox's only script, served as `/assets/inbox.js` (the content security policy allows no other):
  * it listens to the page's event stream and, on a `change`, fetches the page again and swaps in its
- * `<main>`, unless the person is writing a note; then it only says the run changed, with a link.
+ * `<main>`, unless the person is writing a note (then it only says the run changed, with a link), or
+ * the answer form is shown and the run now waits on another request, or on none while this one had no
+ * answer: then it keeps the request on the page with its buttons disabled and says so, with a button
+ * that shows the new one. A different request never lands under the person's pointer unasked.
  */
 export const INBOX_JS = `"use strict";
 (function () {
@@ -21,9 +24,13 @@ export const INBOX_JS = `"use strict";
   }
   // The answer form is shown and the fresh page waits on another request (or on none): swapping it in
   // would move a different request under the person's pointer.
+  // A request that was answered already and is gone from the fresh page was acted on (the run resumed):
+  // that page is swapped in, as any other change.
   function requestChanged(fresh) {
     if (!main.querySelector("form#answer")) return false;
-    return digestOf(fresh) !== digestOf(main);
+    var now = digestOf(fresh);
+    if (now === digestOf(main)) return false;
+    return now !== null || !main.querySelector("section[data-field=pending] ul.answers li");
   }
   function swapIn(fresh, title) {
     held = null;
