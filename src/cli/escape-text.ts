@@ -4,14 +4,27 @@
  * one-byte CSI on some terminals), every format character (Cf: the bidirectional marks, embeddings,
  * overrides and isolates that can show "pay 10000" as "pay 00001", zero-width spaces and joiners,
  * U+2060-U+2064, the byte-order mark, the soft hyphen, U+180E, the tag characters U+E0000-U+E007F),
- * the line and paragraph separators, and lone surrogates (Cs), which are no text at all.
+ * the line and paragraph separators, lone surrogates (Cs), which are no text at all, and every
+ * other character that shows as nothing: the default-ignorable code points (the Hangul fillers U+115F,
+ * U+1160, U+3164, U+FFA0, the combining grapheme joiner U+034F, the variation selectors...) and the
+ * blank Braille pattern U+2800, which could pad a line or hide a difference between two texts.
  */
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/gu;
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}\u2028\u2029\u2800]/gu;
+
+/** Whether one character is one that {@link escapeText} shows as an escape. */
+export function isUnsafeCharacter(character: string): boolean {
+  UNSAFE.lastIndex = 0;
+  return UNSAFE.test(character);
+}
+
+/** The pattern of the characters {@link escapeText} escapes (global: reset `lastIndex` before use). */
+export const UNSAFE_TEXT = UNSAFE;
 
 /** The short escapes people know; every other unsafe character is written by its code. */
 const NAMED: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
-function escapeOne(character: string): string {
+/** The visible escape of one unsafe character: `\n`, `\x1b`, `\u202e`, `\u{e0041}`. */
+export function escapeOne(character: string): string {
   const named = NAMED[character];
   if (named !== undefined) return named;
   const code = character.codePointAt(0) ?? 0;
@@ -38,10 +51,10 @@ export function escapeText(text: string): string {
  * surrogates.) They occur only inside JSON strings, where `\uXXXX` (a pair of them above U+FFFF)
  * means the same character.
  */
-const UNSAFE_IN_JSON = /[\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
+export const UNSAFE_IN_JSON = /[\u007f-\u009f\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029\u2800]/gu;
 
 /** `\uXXXX` for each UTF-16 unit of a character: a JSON escape. */
-function jsonEscape(character: string): string {
+export function jsonEscape(character: string): string {
   let escaped = "";
   for (let index = 0; index < character.length; index++)
     escaped += `\\u${character.charCodeAt(index).toString(16).padStart(4, "0")}`;

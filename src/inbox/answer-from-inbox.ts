@@ -6,7 +6,29 @@ import type { CliStore } from "../cli/open-store.js";
 
 /** What the inbox needs of the app's policy: who may answer a request. */
 export interface ApproverCheck {
-  mayApprove(approver: string, request: ApprovalRequest): boolean;
+  mayApprove(approver: string, request: ApprovalRequest): unknown;
+  /** leash's `Policy.checkApprover`, which a resume applies: only `"allowed"` lets an answer through. */
+  checkApprover?(approver: string, request: ApprovalRequest): unknown;
+}
+
+/**
+ * Whether the policy lets this approver answer, judged as a resume judges it: `checkApprover` (when
+ * the policy has it) must say `"allowed"` and `mayApprove` must return `true` itself; anything else
+ * (a Promise, a truthy value, a throw) refuses.
+ */
+export function policyAllows(policy: ApproverCheck, approver: string, request: ApprovalRequest): boolean {
+  try {
+    if (
+      typeof policy.checkApprover === "function" &&
+      policy.checkApprover(approver, structuredClone(request)) !== "allowed"
+    )
+      return false;
+    const answer = policy.mayApprove(approver, structuredClone(request));
+    if (answer instanceof Promise) answer.catch(() => undefined);
+    return answer === true;
+  } catch {
+    return false;
+  }
 }
 
 /** An answer as a signed-in approver gives it on the run's page or through the API. */
@@ -65,7 +87,7 @@ export async function answerFromInbox(
         ? {}
         : {
             check: (request: ApprovalRequest) => {
-              if (!policy.mayApprove(approver, structuredClone(request)))
+              if (!policyAllows(policy, approver, request))
                 throw new CliError(
                   "approver_not_allowed",
                   `${approver} may not answer this request: the app's policy (mayApprove) refuses. Nothing was recorded.`,

@@ -41,6 +41,9 @@ export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
       { digest, decision, note },
       c.get("address"),
     );
+    // A cookie session's token is spent by an answer: the next one is in this header.
+    const session = c.get("session");
+    if (session !== undefined) c.header("X-CSRF-Token", parts.sessions.rotateCsrf(session));
     return c.json({ run: state.toJSON() });
   });
 }

@@ -1,7 +1,14 @@
 import type { StoreWatcher } from "./store-watcher.js";
 
-/** How often an open stream gets a comment line, so that proxies and browsers keep it open. */
-export const HEARTBEAT_MS = 15_000;
+/**
+ * How often an open stream checks that its viewer is still signed in and, if so, gets a comment line
+ * (which keeps proxies and browsers from closing it): a signed-out or removed approver's stream ends
+ * within this time.
+ */
+export const HEARTBEAT_MS = 5_000;
+
+/** Whether the stream's viewer may still be told of changes (their session or token still signs them in). */
+export type StillAllowed = () => Promise<boolean>;
 
 const encoder = new TextEncoder();
 
@@ -26,8 +33,11 @@ export class EventStreams {
     return this.#open.size;
   }
 
-  /** A stream of the changes of one run (`runId`), or of every run; it ends when `signal` aborts. */
-  response(runId: string | undefined, signal: AbortSignal): Response {
+  /**
+   * A stream of the changes of one run (`runId`), or of every run; it ends when `signal` aborts, and
+   * when `allowed` (asked before every event and at every heartbeat) says no or fails.
+   */
+  response(runId: string | undefined, signal: AbortSignal, allowed: StillAllowed): Response {
     let end: () => void = () => undefined;
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
@@ -40,12 +50,19 @@ export class EventStreams {
             end();
           }
         };
+        /** Sends `text` only if the viewer is still signed in; else ends the stream. */
+        const sendAllowed = (text: string): void => {
+          void allowed().then(
+            (yes) => (yes ? send(text) : end()),
+            () => end(),
+          );
+        };
         const subscription = this.#watcher.subscribe((changed) => {
           if (runId !== undefined && !changed.has(runId)) return;
           // JSON keeps a run id on one line, whatever it holds: a line break would end the event early.
-          send(`event: change\ndata: ${JSON.stringify({ runs: [...changed] })}\n\n`);
+          sendAllowed(`event: change\ndata: ${JSON.stringify({ runs: [...changed] })}\n\n`);
         });
-        const heartbeat = setInterval(() => send(": ping\n\n"), this.#heartbeatMs);
+        const heartbeat = setInterval(() => sendAllowed(": ping\n\n"), this.#heartbeatMs);
         end = () => {
           if (ended) return;
           ended = true;

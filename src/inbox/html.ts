@@ -1,4 +1,4 @@
-import { escapeText } from "../cli/escape-text.js";
+import { escapeOne, jsonEscape, UNSAFE_IN_JSON, UNSAFE_TEXT } from "../cli/escape-text.js";
 
 /** Known only to this module: no other code can make an {@link Html} out of text of its choosing. */
 const BUILT_HERE = Symbol("built by html");
@@ -30,25 +30,50 @@ const ENTITIES: Readonly<Record<string, string>> = {
   "'": "&#39;",
 };
 
+function entities(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => ENTITIES[character] ?? character);
+}
+
 /**
  * Text made inert twice over: every character a terminal or a renderer may act on or hide (controls,
- * bidirectional overrides, zero-width characters, lone surrogates) is shown as a visible escape, as
- * the command line shows it, and then `& < > " '` become entities.
+ * bidirectional overrides, zero-width and other default-ignorable characters, the blank Braille
+ * pattern, lone surrogates) is shown as a visible escape, as the command line shows it, wrapped in
+ * `<span class="ctl">` (styled apart, so that the text `\u202e` typed by a model never looks like an
+ * escaped character); then `& < > " '` become entities.
  *
- * @example escapeHtml('"><img onerror=x>\u202e') // "&quot;&gt;&lt;img onerror=x&gt;\\u202e"
+ * @example escapeHtml('"><img onerror=x>\u202e') // '&quot;&gt;&lt;img onerror=x&gt;<span class="ctl">\\u202e</span>'
  */
 export function escapeHtml(text: string): string {
-  return escapeText(text).replace(/[&<>"']/g, (character) => ENTITIES[character] ?? character);
+  UNSAFE_TEXT.lastIndex = 0;
+  let out = "";
+  let last = 0;
+  for (const match of text.matchAll(UNSAFE_TEXT)) {
+    out += `${entities(text.slice(last, match.index))}<span class="ctl">${entities(escapeOne(match[0]))}</span>`;
+    last = match.index + match[0].length;
+  }
+  return out + entities(text.slice(last));
+}
+
+/**
+ * Text for an attribute's value: the same escapes, without the markup (an attribute holds no elements).
+ */
+export function escapeAttribute(text: string): string {
+  return entities(text.replace(UNSAFE_TEXT, escapeOne));
 }
 
 /** A value interpolated into a template: a fragment it built, a list of them, or text to escape. */
 export type HtmlValue = Html | string | number | boolean | null | undefined | readonly HtmlValue[];
 
-function render(value: HtmlValue): string {
+function render(value: HtmlValue, inAttribute: boolean): string {
   if (value instanceof Html) return value.toString();
-  if (Array.isArray(value)) return (value as readonly HtmlValue[]).map(render).join("");
+  if (Array.isArray(value)) return (value as readonly HtmlValue[]).map((item) => render(item, inAttribute)).join("");
   if (value === null || value === undefined || value === false) return "";
-  return escapeHtml(String(value));
+  return inAttribute ? escapeAttribute(String(value)) : escapeHtml(String(value));
+}
+
+/** Whether the template text before a value opens an attribute's quoted value (`name="`). */
+function opensAttribute(before: string): boolean {
+  return /=\s*["'][^"']*$/.test(before);
 }
 
 /**
@@ -60,7 +85,8 @@ function render(value: HtmlValue): string {
  */
 export function html(strings: TemplateStringsArray, ...values: readonly HtmlValue[]): Html {
   let text = strings[0] ?? "";
-  for (let index = 0; index < values.length; index++) text += render(values[index]) + (strings[index + 1] ?? "");
+  for (let index = 0; index < values.length; index++)
+    text += render(values[index], opensAttribute(strings[index] ?? "")) + (strings[index + 1] ?? "");
   return new Html(BUILT_HERE, text);
 }
 
@@ -72,4 +98,37 @@ export function joinHtml(parts: readonly Html[], separator: string): Html {
 /** A run id, or any value, as one segment of a URL path, escaped for the URL and then for HTML. */
 export function pathSegment(value: string): string {
   return encodeURIComponent(value);
+}
+
+/** Whether a browser would resolve this path segment away (`.` and `..`, in any spelling it reads as one). */
+function normalizedAway(runId: string): boolean {
+  return /^(\.|%2e){1,2}$/i.test(runId);
+}
+
+/**
+ * The address of a run's page: `/runs/ID`, or `/run?id=ID` for an id a browser would resolve away in
+ * a path (`.`, `..`), which the query keeps as it is. Both routes take every id.
+ */
+export function runHref(runId: string): string {
+  return normalizedAway(runId) ? `/run?id=${encodeURIComponent(runId)}` : `/runs/${pathSegment(runId)}`;
+}
+
+/** Where a run's answer form posts: `/runs/ID/answer`, or `/run/answer?id=ID` as for {@link runHref}. */
+export function answerAction(runId: string): string {
+  return normalizedAway(runId) ? `/run/answer?id=${encodeURIComponent(runId)}` : `/runs/${pathSegment(runId)}/answer`;
+}
+
+/**
+ * One line of JSON text (from `JSON.stringify`) as markup: each character a terminal or a renderer may
+ * act on or hide is written as its JSON escape (`\u202e`: the same value) in `<span class="ctl">`.
+ */
+export function jsonLineHtml(line: string): Html {
+  UNSAFE_IN_JSON.lastIndex = 0;
+  let out = "";
+  let last = 0;
+  for (const match of line.matchAll(UNSAFE_IN_JSON)) {
+    out += `${entities(line.slice(last, match.index))}<span class="ctl">${entities(jsonEscape(match[0]))}</span>`;
+    last = match.index + match[0].length;
+  }
+  return new Html(BUILT_HERE, out + entities(line.slice(last)));
 }

@@ -84,7 +84,7 @@ export function requireApprover(parts: InboxParts): Guard {
       c.set("session", undefined);
     } else {
       const id = sessionIdOf(c.req.header("cookie"));
-      const session = id === undefined ? undefined : parts.sessions.touch(id);
+      const session = id === undefined ? undefined : parts.sessions.touch(id, c.req.header("user-agent") ?? "");
       if (session !== undefined) {
         const name = await parts.registry.nameOf(session.token);
         if (name === session.name) {
@@ -101,6 +101,15 @@ export function requireApprover(parts: InboxParts): Guard {
     c.set("approver", approver);
     const session = c.get("session");
     if (c.req.method === "POST" && session !== undefined) {
+      // A browser sends it on the inbox's own forms and fetches; a program replaying a stolen cookie
+      // must forge it (which a program can: this narrows the attack, the guide says what does not).
+      if (c.req.header("sec-fetch-site") !== "same-origin")
+        return problemResponse(c, {
+          status: 403,
+          code: "csrf_refused",
+          message:
+            "A signed-in form must come from the inbox's own page in a browser (Sec-Fetch-Site: same-origin); nothing was done.",
+        });
       const given = isApiPath(path)
         ? c.req.header("x-csrf-token")
         : await formField(
@@ -131,4 +140,26 @@ async function formField(
     return fallback;
   const value = (await parse())[name];
   return typeof value === "string" ? value : fallback;
+}
+
+/**
+ * What an event stream asks before each event and at each heartbeat: whether the session it was
+ * opened with is still there (not signed out, not expired) and its token, or the Bearer token, still
+ * names the same approver in the registry (not removed).
+ */
+export function stillSignedIn(
+  parts: InboxParts,
+  approver: string,
+  sessionId: string | undefined,
+  authorization: string | undefined,
+): () => Promise<boolean> {
+  const bearer = bearerOf(authorization);
+  return async () => {
+    if (sessionId !== undefined) {
+      const session = parts.sessions.get(sessionId);
+      if (session === undefined) return false;
+      return (await parts.registry.nameOf(session.token)) === approver;
+    }
+    return bearer !== undefined && (await parts.registry.nameOf(bearer)) === approver;
+  };
 }

@@ -3,7 +3,7 @@ import { CliError } from "../cli/cli-error.js";
 
 /** An error as the inbox answers it: an HTTP status, a code and a message fit to show a person. */
 export interface InboxProblem {
-  status: 400 | 401 | 403 | 404 | 409 | 500 | 503;
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503;
   code: string;
   message: string;
 }

@@ -10,12 +10,27 @@ export const RUNS_PER_PAGE = 50;
 /** The filters of the run list: every run status, and the work that gave up. */
 export const LIST_FILTERS: readonly string[] = [...RUN_STATUSES, "gave_up"];
 
+/** How many characters of a goal a list shows; the run's page shows it whole. */
+export const LIST_GOAL_LENGTH = 200;
+
+/** A goal as a list shows it: its first {@link LIST_GOAL_LENGTH} characters and `…` when it is longer. */
+export function shortGoal(goal: string): { goal: string; goalShortened: boolean } {
+  if (goal.length <= LIST_GOAL_LENGTH) return { goal, goalShortened: false };
+  let cut = goal.slice(0, LIST_GOAL_LENGTH);
+  // Never half of a character outside the basic plane.
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return { goal: `${cut}…`, goalShortened: true };
+}
+
 /** One run as the list shows it (and `GET /api/runs` returns it). */
 export interface RunRow {
   runId: string;
   status: RunStatus;
   skill: string | null;
+  /** Shortened to {@link LIST_GOAL_LENGTH} characters and `…` (see `goalShortened`); whole on the run's page. */
   goal: string;
+  /** Whether `goal` was shortened. */
+  goalShortened: boolean;
   steps: number;
   updatedAt: string;
 }
@@ -35,10 +50,18 @@ function rowOf(state: RunState): RunRow {
     runId: state.runId,
     status: state.status,
     skill: state.skill ?? null,
-    goal: state.goal,
+    ...shortGoal(state.goal),
     steps: state.steps.length,
     updatedAt: state.updatedAt,
   };
+}
+
+/** The number of a page (`?page=`, 1-based), checked: anything else is the caller's mistake. */
+export function pageQuery(page: string | undefined): number {
+  const number = page === undefined || page === "" ? 1 : Number(page);
+  if (!Number.isSafeInteger(number) || number < 1)
+    throw new CliError("invalid_option", "Expected page to be a positive whole number.");
+  return number;
 }
 
 /** Checks `?status=` and `?page=` as given in a URL: unknown values are the caller's mistake. */
@@ -49,10 +72,7 @@ export function listQuery(
   const filter = status === undefined || status === "" ? null : status;
   if (filter !== null && !LIST_FILTERS.includes(filter))
     throw new CliError("invalid_option", `Expected status to be one of ${LIST_FILTERS.join(", ")}.`);
-  const number = page === undefined || page === "" ? 1 : Number(page);
-  if (!Number.isSafeInteger(number) || number < 1)
-    throw new CliError("invalid_option", "Expected page to be a positive whole number.");
-  return { status: filter, page: number };
+  return { status: filter, page: pageQuery(page) };
 }
 
 /**

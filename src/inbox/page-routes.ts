@@ -2,11 +2,11 @@ import type { Hono } from "hono";
 import { CliError } from "../cli/cli-error.js";
 import { answerFromInbox } from "./answer-from-inbox.js";
 import { listGaveUp } from "./gave-up.js";
-import { pathSegment } from "./html.js";
+import { runHref } from "./html.js";
 import { inboxProblem } from "./inbox-problem.js";
 import { problemResponse, viewerOf } from "./inbox-context.js";
 import type { InboxContext, InboxEnv, InboxParts } from "./inbox-context.js";
-import { listQuery, listRuns } from "./list-runs.js";
+import { listQuery, listRuns, pageQuery, RUNS_PER_PAGE } from "./list-runs.js";
 import { gaveUpPage } from "./pages/gave-up-page.js";
 import { messagePage } from "./pages/message-page.js";
 import { runPage } from "./pages/run-page.js";
@@ -32,6 +32,22 @@ async function showRun(c: InboxContext, parts: InboxParts, runId: string, notice
   return c.html(runPage(state, chain, viewerOf(c), notice).toString());
 }
 
+/** The run id of `?id=`, required. */
+function idQuery(c: InboxContext): string {
+  const runId = c.req.query("id");
+  if (runId === undefined || runId === "") throw new CliError("invalid_option", "Expected ?id= to name a run.");
+  return runId;
+}
+
+/** The notice the session keeps for this run's page, taken (shown once). */
+function takeFlash(c: InboxContext, runId: string): RunNotice {
+  const session = c.get("session");
+  const flash = session?.flash;
+  if (session === undefined || flash === undefined || flash.runId !== runId) return undefined;
+  delete session.flash;
+  return flash.notice;
+}
+
 /** The answer of a refused form post, with a way back to the run. */
 function refusedAnswer(c: InboxContext, runId: string, error: unknown): Response {
   const problem = inboxProblem(error);
@@ -44,7 +60,7 @@ function refusedAnswer(c: InboxContext, runId: string, error: unknown): Response
       code: problem.code,
       message: problem.message,
       viewer: viewerOf(c),
-      back: { href: `/runs/${pathSegment(runId)}`, label: "Back to the run, to read it again" },
+      back: { href: runHref(runId), label: "Back to the run, to read it again" },
     }).toString(),
     problem.status,
   );
@@ -56,18 +72,30 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
 
   app.post("/signin", async (c) => {
     const address = c.get("address");
-    await wait(parts.throttle.delayFor(address));
     const form = await c.req.parseBody();
     const token = typeof form.token === "string" ? form.token.trim() : "";
     const name = token === "" ? undefined : await parts.registry.nameOf(token);
-    if (name === undefined) {
-      parts.throttle.failed(address);
-      return c.html(signInPage("That token does not sign anyone in. Check it, or ask for a new one.").toString(), 401);
+    if (name !== undefined) {
+      // A good token is never made to wait for the failures before it (another's guesses from the same
+      // address, say): it signs in at once.
+      parts.throttle.succeeded(address);
+      const session = parts.sessions.create(name, token, c.req.header("user-agent") ?? "");
+      c.header("Set-Cookie", sessionCookie(session.id));
+      return c.redirect("/", 303);
     }
-    parts.throttle.succeeded(address);
-    const session = parts.sessions.create(name, token);
-    c.header("Set-Cookie", sessionCookie(session.id));
-    return c.redirect("/", 303);
+    // One failed attempt per address is answered at a time, after its wait; others are refused at once.
+    if (!parts.throttle.begin(address))
+      return c.html(
+        signInPage("Too many sign-in attempts at once from your address; try again in a moment.").toString(),
+        429,
+      );
+    try {
+      await wait(parts.throttle.delayFor(address));
+      parts.throttle.failed(address);
+    } finally {
+      parts.throttle.release(address);
+    }
+    return c.html(signInPage("That token does not sign anyone in. Check it, or ask for a new one.").toString(), 401);
   });
 
   app.post("/signout", (c) => {
@@ -82,16 +110,23 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     return c.html(runsPage(await listRuns(parts.store, query), viewerOf(c)).toString());
   });
 
-  app.get("/gave-up", async (c) => c.html(gaveUpPage(await listGaveUp(parts.store), viewerOf(c)).toString()));
-
-  app.get("/runs/:id", async (c) => {
-    const answered = c.req.query("answered");
-    const notice: RunNotice = answered === "approved" || answered === "denied" ? answered : undefined;
-    return showRun(c, parts, c.req.param("id"), notice);
+  app.get("/gave-up", async (c) => {
+    const page = pageQuery(c.req.query("page"));
+    const work = await listGaveUp(parts.store);
+    const pages = Math.max(1, Math.ceil(work.length / RUNS_PER_PAGE));
+    const start = (page - 1) * RUNS_PER_PAGE;
+    const shown = { work: work.slice(start, start + RUNS_PER_PAGE), page, pages };
+    return c.html(gaveUpPage(shown, viewerOf(c)).toString());
   });
 
-  app.post("/runs/:id/answer", async (c) => {
-    const runId = c.req.param("id");
+  app.get("/runs/:id", (c) => showRun(c, parts, c.req.param("id"), takeFlash(c, c.req.param("id"))));
+  // For every id, and the only way to the ids a browser resolves away in a path (`.`, `..`).
+  app.get("/run", (c) => {
+    const runId = idQuery(c);
+    return showRun(c, parts, runId, takeFlash(c, runId));
+  });
+
+  const answer = async (c: InboxContext, runId: string): Promise<Response> => {
     const form = await c.req.parseBody();
     try {
       await answerFromInbox(
@@ -104,9 +139,17 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     } catch (error) {
       return refusedAnswer(c, runId, error);
     }
-    const answered = form.decision === "approve" ? "approved" : "denied";
-    return c.redirect(`/runs/${pathSegment(runId)}?answered=${answered}`, 303);
-  });
+    // Spent: a copy of the page this form came from can post nothing more.
+    const session = c.get("session");
+    if (session !== undefined) {
+      parts.sessions.rotateCsrf(session);
+      // Said once, by the session itself: no link can make a page claim an answer was recorded.
+      session.flash = { runId, notice: form.decision === "approve" ? "approved" : "denied" };
+    }
+    return c.redirect(runHref(runId), 303);
+  };
+  app.post("/runs/:id/answer", (c) => answer(c, c.req.param("id")));
+  app.post("/run/answer", (c) => answer(c, idQuery(c)));
 
   app.notFound((c) => problemResponse(c, { status: 404, code: "not_found", message: "There is no such page." }));
 }

@@ -22,7 +22,7 @@ export interface InboxOptions {
   host: string;
   /** The port; 0 picks a free one. */
   port: number;
-  /** How often the store is looked at while an event stream is open (default 1000 ms). */
+  /** How often, at most, the store is looked at while an event stream is open (default 2000 ms, backing off to 8 s). */
   pollMs?: number;
 }
 
@@ -40,7 +40,7 @@ export interface RunningInbox {
  * process's memory; the store is watched only while a page listens for changes.
  */
 export async function startInbox(options: InboxOptions): Promise<RunningInbox> {
-  const watcher = new StoreWatcher(options.store, { intervalMs: options.pollMs ?? 1000 });
+  const watcher = new StoreWatcher(options.store, options.pollMs === undefined ? {} : { intervalMs: options.pollMs });
   const streams = new EventStreams(watcher);
   let hosts: ReadonlySet<string> | null = new Set();
   const app = inboxApp({

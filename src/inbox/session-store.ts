@@ -18,6 +18,13 @@ export interface Session {
   csrf: string;
   /** When the session was last used (ms since the epoch). */
   lastSeen: number;
+  /**
+   * The `User-Agent` the approver signed in with: a request of the session from another one is not
+   * signed in (a cookie replayed by another program must at least copy it).
+   */
+  userAgent: string;
+  /** A notice shown once, on the next view of that run's page: the answer this session just recorded. */
+  flash?: { runId: string; notice: "approved" | "denied" };
 }
 
 function randomId(): string {
@@ -46,17 +53,20 @@ export class SessionStore {
   }
 
   /** Starts a session for an approver who just proved their token. */
-  create(name: string, token: string): Session {
+  create(name: string, token: string, userAgent = ""): Session {
     this.#sweep();
-    const session: Session = { id: randomId(), name, token, csrf: randomId(), lastSeen: this.#now() };
+    const session: Session = { id: randomId(), name, token, csrf: randomId(), lastSeen: this.#now(), userAgent };
     this.#sessions.set(session.id, session);
     return session;
   }
 
-  /** The live session of a cookie's value, its idle clock reset; undefined when none or expired. */
-  touch(id: string): Session | undefined {
+  /**
+   * The live session of a cookie's value, its idle clock reset; undefined when none, expired, or sent
+   * by another `User-Agent` than the one that signed in (that session is left alone).
+   */
+  touch(id: string, userAgent = ""): Session | undefined {
     const session = this.#sessions.get(id);
-    if (session === undefined) return undefined;
+    if (session === undefined || !sameSecret(userAgent, session.userAgent)) return undefined;
     const now = this.#now();
     if (now - session.lastSeen > this.#idleMs) {
       this.#sessions.delete(id);
@@ -64,6 +74,18 @@ export class SessionStore {
     }
     session.lastSeen = now;
     return session;
+  }
+
+  /** A session still there (an event stream asks before each event), without resetting its idle clock. */
+  get(id: string): Session | undefined {
+    const session = this.#sessions.get(id);
+    return session !== undefined && this.#now() - session.lastSeen <= this.#idleMs ? session : undefined;
+  }
+
+  /** Gives a session a new CSRF token (after each answer), so a token read from an old page is spent. */
+  rotateCsrf(session: Session): string {
+    session.csrf = randomId();
+    return session.csrf;
   }
 
   /** Ends a session (sign-out, or an approver no longer in the registry). */

@@ -8,6 +8,7 @@ export const MAX_SIGN_IN_DELAY_MS = 8000;
  */
 export class SignInThrottle {
   readonly #failures = new Map<string, { count: number; at: number }>();
+  readonly #inFlight = new Set<string>();
   readonly #now: () => number;
 
   constructor(options: { now?: () => number } = {}) {
@@ -25,6 +26,22 @@ export class SignInThrottle {
       return 0;
     }
     return delay;
+  }
+
+  /**
+   * Claims the address's one attempt in flight: false while another attempt from it is being answered
+   * (that one is refused at once with 429), so guesses sent in parallel are not each answered after
+   * the same wait. {@link release} gives it back.
+   */
+  begin(address: string): boolean {
+    if (this.#inFlight.has(address)) return false;
+    this.#inFlight.add(address);
+    return true;
+  }
+
+  /** Ends the address's attempt in flight. */
+  release(address: string): void {
+    this.#inFlight.delete(address);
   }
 
   /** Counts a failed attempt from an address. */

@@ -18,10 +18,20 @@ test("the html template escapes every interpolated value and keeps only its own 
   assert.equal(joinHtml([html`${"<a>"}`, html`b`], "\n").toString(), "&lt;a&gt;\nb");
 });
 
-test("escapeHtml shows terminal escapes, bidirectional overrides and zero-width characters as visible escapes", () => {
-  assert.equal(escapeHtml("pay 10\u001b[2K\rpay 10000"), "pay 10\\x1b[2K\\rpay 10000");
-  assert.equal(escapeHtml("abc\u202edef\u200b"), "abc\\u202edef\\u200b");
-  assert.equal(escapeHtml("line\nbreak"), "line\\nbreak");
+test("escapeHtml shows terminal escapes, bidirectional overrides and invisible characters as marked escapes", () => {
+  const ctl = (escape: string) => `<span class="ctl">${escape}</span>`;
+  assert.equal(escapeHtml("pay 10\u001b[2K\rpay 10000"), `pay 10${ctl("\\x1b")}[2K${ctl("\\r")}pay 10000`);
+  assert.equal(escapeHtml("abc\u202edef\u200b"), `abc${ctl("\\u202e")}def${ctl("\\u200b")}`);
+  assert.equal(escapeHtml("line\nbreak"), `line${ctl("\\n")}break`);
+  for (const invisible of ["\u115f", "\u1160", "\u3164", "\uffa0", "\u034f", "\u2800"])
+    assert.equal(
+      escapeHtml(`a${invisible}b`),
+      `a${ctl(`\\u${invisible.codePointAt(0)?.toString(16).padStart(4, "0")}`)}b`,
+    );
+  // The text of an escape, typed by a model, stays plain text: only a real character gets the mark.
+  assert.equal(escapeHtml("\\u202e"), "\\u202e");
+  // In an attribute, the escape without the mark.
+  assert.equal(html`<i title="${"a\u202e"}">${"b"}</i>`.toString(), '<i title="a\\u202e">b</i>');
 });
 
 test("failed sign-ins from an address make its next attempt wait longer, and a success clears it", () => {

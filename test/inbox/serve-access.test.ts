@@ -172,7 +172,7 @@ eachStore("signing out ends the session, and only with the session's CSRF token"
   const forged = await fetch(new URL("/signout", served.url), {
     method: "POST",
     body: new URLSearchParams({ _csrf: "forged" }),
-    headers: { Cookie: session.cookie, Origin: served.origin },
+    headers: { Cookie: session.cookie, Origin: served.origin, "Sec-Fetch-Site": "same-origin" },
     redirect: "manual",
   });
   assert.equal(forged.status, 403);
@@ -180,7 +180,7 @@ eachStore("signing out ends the session, and only with the session's CSRF token"
   const out = await fetch(new URL("/signout", served.url), {
     method: "POST",
     body: new URLSearchParams({ _csrf: session.csrf }),
-    headers: { Cookie: session.cookie, Origin: served.origin },
+    headers: { Cookie: session.cookie, Origin: served.origin, "Sec-Fetch-Site": "same-origin" },
     redirect: "manual",
   });
   assert.equal(out.status, 303);

@@ -48,8 +48,12 @@ eachStore(
     const session = await signIn(served, await addApprover(target, "noor"));
     const digest = run.pending?.digest ?? "";
     const attempts: [string, Record<string, string>, Record<string, string>][] = [
-      ["no token", { digest, decision: "approve" }, { Origin: served.origin }],
-      ["a wrong token", { _csrf: "x".repeat(43), digest, decision: "approve" }, { Origin: served.origin }],
+      ["no token", { digest, decision: "approve" }, { Origin: served.origin, "Sec-Fetch-Site": "same-origin" }],
+      [
+        "a wrong token",
+        { _csrf: "x".repeat(43), digest, decision: "approve" },
+        { Origin: served.origin, "Sec-Fetch-Site": "same-origin" },
+      ],
       ["another origin", { _csrf: session.csrf, digest, decision: "approve" }, { Origin: "http://evil.example" }],
       ["a null origin", { _csrf: session.csrf, digest, decision: "approve" }, { Origin: "null" }],
     ];
@@ -62,7 +66,7 @@ eachStore(
     }
     const json = await fetch(new URL(`/api/runs/${run.runId}/answer`, served.url), {
       method: "POST",
-      headers: { Cookie: session.cookie, "Content-Type": "application/json" },
+      headers: { Cookie: session.cookie, "Content-Type": "application/json", "Sec-Fetch-Site": "same-origin" },
       body: JSON.stringify({ digest, decision: "approve" }),
     });
     assert.equal(json.status, 403);
@@ -72,7 +76,12 @@ eachStore(
     // The same session, with its token (a header for JSON), is let through.
     const withHeader = await fetch(new URL(`/api/runs/${run.runId}/answer`, served.url), {
       method: "POST",
-      headers: { Cookie: session.cookie, "Content-Type": "application/json", "X-CSRF-Token": session.csrf },
+      headers: {
+        Cookie: session.cookie,
+        "Content-Type": "application/json",
+        "X-CSRF-Token": session.csrf,
+        "Sec-Fetch-Site": "same-origin",
+      },
       body: JSON.stringify({ digest, decision: "deny", note: "no" }),
     });
     assert.equal(withHeader.status, 200);

@@ -112,13 +112,13 @@ export async function pausedRun(
   return state;
 }
 
-/** Posts the answer form of a run's page as the signed-in browser does. */
+/** Posts the answer form of a run's page as the signed-in browser does (its `Origin`, `Sec-Fetch-Site: same-origin`). */
 export function postAnswer(
   served: Served,
   session: SignedIn,
   runId: string,
   fields: Record<string, string>,
-  headers: Record<string, string> = { Origin: served.origin },
+  headers: Record<string, string> = { Origin: served.origin, "Sec-Fetch-Site": "same-origin" },
 ): Promise<Response> {
   return fetch(new URL(`/runs/${encodeURIComponent(runId)}/answer`, served.url), {
     method: "POST",

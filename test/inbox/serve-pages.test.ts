@@ -55,23 +55,50 @@ eachStore("hostile text in a goal, arguments and reason comes back escaped and i
     assert.doesNotMatch(page, /<script>alert|<img src=x|<\/dd><script>/, path);
     for (const character of ["\u001b", "\u0007", "\u202e"])
       assert.ok(!page.includes(character), `${path}: no control or bidi character reaches the page`);
-    assert.match(page, /pay &lt;script&gt;alert\(1\)&lt;\/script&gt; now \\x1b\[31mred\\x1b\[0m \\u202eevil/, path);
+    assert.match(
+      page,
+      /pay &lt;script&gt;alert\(1\)&lt;\/script&gt; now <span class="ctl">\\x1b<\/span>\[31mred<span class="ctl">\\x1b<\/span>\[0m <span class="ctl">\\u202e<\/span>evil/,
+      path,
+    );
   }
   const page = await (await fetch(new URL(`/runs/${encodeURIComponent(run.runId)}`, served.url), { headers })).text();
   // The arguments are pretty-printed JSON, each line escaped: the memo shows as the text it is.
   assert.match(
     page,
-    /<pre class="json" data-field="args">\{\n {2}&quot;amount&quot;: 10,\n {2}&quot;memo&quot;: &quot;\\&quot;&gt;&lt;img src=x onerror=alert\(1\)&gt; \\u001b\[2K\\u202e&quot;\n\}<\/pre>/,
+    /<pre class="json" data-field="args">\{\n {2}&quot;amount&quot;: 10,\n {2}&quot;memo&quot;: &quot;\\&quot;&gt;&lt;img src=x onerror=alert\(1\)&gt; \\u001b\[2K<span class="ctl">\\u202e<\/span>&quot;\n\}<\/pre>/,
   );
   assert.match(
     page,
-    /data-field="reason">&lt;\/dd&gt;&lt;script&gt;alert\(2\)&lt;\/script&gt;&#39; \\x1b\]0;title\\x07 \\u202eright-to-left</,
+    /data-field="reason">&lt;\/dd&gt;&lt;script&gt;alert\(2\)&lt;\/script&gt;&#39; <span class="ctl">\\x1b<\/span>\]0;title<span class="ctl">\\x07<\/span> <span class="ctl">\\u202e<\/span>right-to-left</,
   );
   assert.match(page, /<li data-step="0"/);
   assert.match(page, /data-field="chain"><span class="ok">verified/);
   assert.match(page, /data-field="usage">/);
   assert.match(page, /data-field="cost">/);
 });
+
+eachStore(
+  "invisible characters show as marked escapes, and the text of an escape typed by a model stays plain",
+  async (t, target) => {
+    const invisible = ["\u115f", "\u1160", "\u3164", "\uffa0", "\u034f", "\u2800"];
+    const goal = `pay${invisible.join("")} now \\u202e`;
+    const run = await pausedRun(target, goal, { memo: `memo${invisible.join("")}` });
+    const token = await addApprover(target, "noor");
+    const served = await serve(t, target);
+    const headers = { Authorization: `Bearer ${token}` };
+    for (const path of ["/", `/runs/${encodeURIComponent(run.runId)}`]) {
+      const page = await (await fetch(new URL(path, served.url), { headers })).text();
+      for (const character of invisible) {
+        const code = (character.codePointAt(0) ?? 0).toString(16).padStart(4, "0");
+        assert.ok(!page.includes(character), `${path}: U+${code} never reaches the page as itself`);
+        assert.ok(page.includes(`<span class="ctl">\\u${code}</span>`), `${path}: U+${code} is a marked escape`);
+      }
+      assert.match(page, /now \\u202e</, `${path}: the model's own text "\\u202e" is plain text`);
+    }
+    const page = await (await fetch(new URL(`/runs/${encodeURIComponent(run.runId)}`, served.url), { headers })).text();
+    assert.match(page, /&quot;memo<span class="ctl">\\u115f<\/span>/, "in the arguments' JSON too");
+  },
+);
 
 eachStore("the run list is newest first, 50 a page, and filters by status, gave_up included", async (t, target) => {
   const agent = quickAgent(target.store);

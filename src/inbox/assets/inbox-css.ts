@@ -77,6 +77,7 @@ button.deny { background: #fff; color: var(--bad); border: 2px solid var(--bad);
 .line { display: block; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85rem; white-space: pre-wrap; }
 .ok { color: var(--ok); font-weight: 600; }
 .bad { color: var(--bad); font-weight: 600; }
+.ctl { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85em; background: #fde68a; color: #7c2d12; border: 1px solid #d97706; border-radius: 3px; padding: 0 .15em; }
 @media (max-width: 40rem) {
   table.runs thead { display: none; }
   table.runs, .runs tbody, .runs tr, .runs td { display: block; }

@@ -1,17 +1,37 @@
-import { html, pathSegment } from "../html.js";
+import { html, runHref } from "../html.js";
 import type { Html } from "../html.js";
 import type { GaveUpWork } from "../gave-up.js";
+import { shortGoal } from "../list-runs.js";
 import { page } from "./layout.js";
 import type { Viewer } from "./layout.js";
 
-/** The work that gave up, newest first: what needs a person's attention, with its attempts and problem. */
-export function gaveUpPage(work: readonly GaveUpWork[], viewer: Viewer): Html {
-  const rows = work.map(
+/** One page of the work that gave up. */
+export interface GaveUpPage {
+  work: readonly GaveUpWork[];
+  /** 1-based. */
+  page: number;
+  /** At least 1. */
+  pages: number;
+}
+
+function pager(list: GaveUpPage): Html | null {
+  if (list.pages <= 1) return null;
+  const url = (number: number) => (number === 1 ? "/gave-up" : `/gave-up?page=${number}`);
+  const previous = list.page > 1 ? html`<a rel="prev" href="${url(list.page - 1)}">← Newer</a>` : null;
+  const next = list.page < list.pages ? html`<a rel="next" href="${url(list.page + 1)}">Older →</a>` : null;
+  return html`<nav class="pager" aria-label="Pages">
+    ${previous}<span>Page ${list.page} of ${list.pages}</span>${next}
+  </nav>`;
+}
+
+/** The work that gave up, newest first, a page at a time: what needs a person's attention, with its attempts and problem. */
+export function gaveUpPage(list: GaveUpPage, viewer: Viewer): Html {
+  const rows = list.work.map(
     (item) =>
       html`<tr data-run-id="${item.runId}">
-        <td class="run-id"><a href="/runs/${pathSegment(item.runId)}">${item.runId}</a></td>
+        <td class="run-id"><a href="${runHref(item.runId)}">${item.runId}</a></td>
         <td class="goal">
-          ${item.skill === null ? null : html`<span class="skill">${item.skill}</span> `}${item.goal}
+          ${item.skill === null ? null : html`<span class="skill">${item.skill}</span> `}${shortGoal(item.goal).goal}
         </td>
         <td class="num" data-field="attempts" data-label="Attempts">${item.attempts}</td>
         <td data-field="problem"><code>${item.problem.code}</code> ${item.problem.message}</td>
@@ -43,6 +63,6 @@ export function gaveUpPage(work: readonly GaveUpWork[], viewer: Viewer): Html {
     events: "/events",
     main: html`<h1>Work that gave up</h1>
       <p class="lede">Each piece of work here used up its attempts; its last run holds the record of why.</p>
-      ${body}`,
+      ${body}${pager(list)}`,
   });
 }

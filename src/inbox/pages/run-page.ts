@@ -2,8 +2,7 @@ import { trace } from "../../index.js";
 import type { ApprovalRequest, RunState, Step } from "../../index.js";
 import { answeredBy, stepLines } from "../../cli/describe-run.js";
 import { problemLines } from "../../cli/check-trail.js";
-import { escapeJsonText } from "../../cli/escape-text.js";
-import { html, joinHtml, pathSegment } from "../html.js";
+import { answerAction, html, joinHtml, jsonLineHtml } from "../html.js";
 import type { Html } from "../html.js";
 import type { RunChain } from "../run-chain.js";
 import { page, statusBadge } from "./layout.js";
@@ -14,11 +13,8 @@ export type RunNotice = "approved" | "denied" | undefined;
 
 /** A value as whole, pretty-printed JSON, one escaped line at a time inside a `<pre>`: nothing is cut. */
 function jsonBlock(value: unknown, field?: string): Html {
-  const lines = escapeJsonText(JSON.stringify(value, null, 2) ?? "null").split("\n");
-  const body = joinHtml(
-    lines.map((line) => html`${line}`),
-    "\n",
-  );
+  const lines = (JSON.stringify(value, null, 2) ?? "null").split("\n");
+  const body = joinHtml(lines.map(jsonLineHtml), "\n");
   return field === undefined
     ? html`<pre class="json">${body}</pre>`
     : html`<pre class="json" data-field="${field}">${body}</pre>`;
@@ -69,7 +65,7 @@ function pendingSection(state: RunState, viewer: Viewer): Html | null {
   const form =
     viewer.csrf === undefined
       ? html`<p>Signed in with a token: answer through <code>POST /api/runs/ID/answer</code>.</p>`
-      : html`<form id="answer" method="post" action="/runs/${pathSegment(state.runId)}/answer" class="answer">
+      : html`<form id="answer" method="post" action="${answerAction(state.runId)}" class="answer">
           <input type="hidden" name="_csrf" value="${viewer.csrf}" />
           <input type="hidden" name="digest" value="${request.digest}" />
           <label for="note">Note (kept with your answer)</label>

@@ -1,4 +1,4 @@
-import { html, pathSegment } from "../html.js";
+import { html, runHref } from "../html.js";
 import type { Html } from "../html.js";
 import { LIST_FILTERS } from "../list-runs.js";
 import type { RunPage } from "../list-runs.js";
@@ -43,7 +43,7 @@ export function runsPage(list: RunPage, viewer: Viewer): Html {
   const rows = list.runs.map(
     (run) =>
       html`<tr data-run-id="${run.runId}" data-status="${run.status}">
-        <td class="run-id"><a href="/runs/${pathSegment(run.runId)}">${run.runId}</a></td>
+        <td class="run-id"><a href="${runHref(run.runId)}">${run.runId}</a></td>
         <td>${statusBadge(run.status)}</td>
         <td class="goal">${run.skill === null ? null : html`<span class="skill">${run.skill}</span> `}${run.goal}</td>
         <td class="num" data-label="Steps">${run.steps}</td>
