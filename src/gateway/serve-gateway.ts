@@ -5,6 +5,8 @@ import { importAgentModule } from "../cli/load-agent.js";
 import type { AuditSink, Guard, RunStore } from "../index.js";
 import { SqliteStore } from "../stores/sqlite/index.js";
 import { Gateway } from "./gateway.js";
+import { openGatewayClaims } from "./gateway-claims.js";
+import type { GatewayClaims } from "./gateway-claims.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { gatewayServer, serveHttp } from "./gateway-server.js";
 import { StdioLines } from "./stdio-lines.js";
@@ -71,9 +73,21 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
   const guards = await loadGuards(options.agentPath);
   const store = await openStore(options.location);
   let upstreams: Upstreams | undefined;
+  let claims: GatewayClaims | undefined;
   try {
     upstreams = await startUpstreams(options.config.servers);
-    const gateway = new Gateway(options.config, store, upstreams.tools, guards, options.location.args, upstreams);
+    // Which gateway drives which run, beside the runs; a heartbeat while this process lives.
+    claims = await openGatewayClaims(options.location);
+    await claims.start();
+    const gateway = new Gateway(
+      options.config,
+      store,
+      upstreams.tools,
+      guards,
+      options.location.args,
+      upstreams,
+      claims,
+    );
     void gateway
       .recover((state) => say(`recovered run ${state.runId} after a stop: it is now ${state.status}.`))
       .then(({ recovered, left }) =>
@@ -114,6 +128,7 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
     say("stopped.");
   } finally {
     await upstreams?.close();
+    await claims?.close(true).catch(() => undefined);
     await store.close().catch(() => undefined);
   }
 }
