@@ -19,7 +19,7 @@ function read(file: string): string {
 }
 
 /** A gateway in front of the held server, whose `hold` (a write) needs alice's approval. */
-async function heldSetup(): Promise<Setup & { count: string; release: string }> {
+async function heldSetup(pollMs = 50): Promise<Setup & { count: string; release: string }> {
   const at = await setup({ waitMs: 120_000 });
   const count = path.join(at.dir, "count");
   const release = path.join(at.dir, "release");
@@ -28,7 +28,7 @@ async function heldSetup(): Promise<Setup & { count: string; release: string }> 
     JSON.stringify({
       servers: { held: { command: process.execPath, args: [heldServer, count, release] } },
       policy: { grantedScopes: ["mcp:held"], allowEffects: ["read", "write"], approvers: ["alice"] },
-      approval: { waitMs: 120_000, pollMs: 50 },
+      approval: { waitMs: 120_000, pollMs },
     }),
   );
   return { ...at, count, release };
@@ -84,7 +84,8 @@ test("a gateway restarted on the host of a run's creator leaves the run another 
 });
 
 test("identical calls on two gateways whose runs are both approved as soon as named run once, and both clients get the result", async () => {
-  const at = await heldSetup();
+  // Gateways that read the store every 2 s: both runs are approved before either looks again.
+  const at = await heldSetup(2_000);
   writeFileSync(at.release, "");
   const [one, two] = await Promise.all([connectGateway(at), connectGateway(at)]);
   try {
