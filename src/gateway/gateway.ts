@@ -254,7 +254,7 @@ export class Gateway {
     // Resumed after an answer since this call began: running, or ended other than cancelled.
     const moved = (item: RunState): boolean =>
       since !== undefined &&
-      item.answers.length > 0 &&
+      (item.steps[0]?.approval !== undefined || item.answers.length > 0) &&
       item.status !== "awaiting_approval" &&
       item.status !== "stopped" &&
       item.updatedAt >= since;
