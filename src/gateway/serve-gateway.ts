@@ -76,7 +76,8 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
   let claims: GatewayClaims | undefined;
   try {
     upstreams = await startUpstreams(options.config.servers);
-    // Which gateway drives which run, beside the runs; a heartbeat while this process lives.
+    // Which gateway drives which run, beside the runs (a first read makes the store's schema).
+    await store.list({ status: "running", runIdPrefix: "mcp-" });
     claims = await openGatewayClaims(options.location);
     await claims.start();
     const gateway = new Gateway(
