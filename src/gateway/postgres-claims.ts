@@ -18,7 +18,7 @@ export async function postgresClaims(url: string, schema: string): Promise<Claim
   const drivers = `${quoteIdentifier(schema)}.leash_gateway_drivers`;
   const claims = `${quoteIdentifier(schema)}.leash_gateway_claims`;
   const client = await pool.connect();
-  let failure: unknown;
+  let failure: Error | undefined;
   try {
     await client.query("BEGIN");
     // CREATE TABLE IF NOT EXISTS is not safe against itself in two sessions at once: a lock per schema.
@@ -32,14 +32,14 @@ export async function postgresClaims(url: string, schema: string): Promise<Claim
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
-    failure = error;
+    failure = error instanceof Error ? error : new Error("PostgreSQL failed while creating the gateway's claims.");
   } finally {
     client.release();
   }
   // The pool ends only once its connection is back.
   if (failure !== undefined) {
     await pool.end().catch(() => undefined);
-    throw failure instanceof Error ? failure : new Error(String(failure));
+    throw failure;
   }
   const changed = async (text: string, values: unknown[]): Promise<boolean> =>
     ((await pool.query(`${text} RETURNING 1`, values)).rows.length ?? 0) === 1;
