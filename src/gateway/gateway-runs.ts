@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { canonicalJson } from "../index.js";
-import type { Json, RunState } from "../index.js";
+import type { Json } from "../index.js";
 
 /** Every run the gateway starts has an id that begins with this. */
 export const RUN_PREFIX = "mcp-";
@@ -100,40 +100,4 @@ export interface CallResult {
 /** An error result with one text. */
 export function errorResult(text: string): CallResult {
   return { content: [{ type: "text", text }], isError: true };
-}
-
-function resultOf(value: Json): CallResult {
-  if (typeof value === "string") return { content: [{ type: "text", text: value }] };
-  if (Array.isArray(value))
-    return {
-      content: value.map((part) => ({ type: "text", text: typeof part === "string" ? part : JSON.stringify(part) })),
-    };
-  if (typeof value === "object" && value !== null)
-    return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
-  return { content: [{ type: "text", text: JSON.stringify(value) }] };
-}
-
-/** The upstream server's own result, its `content` and `structuredContent` as it sent them. */
-function passedOn(raw: Record<string, unknown>): CallResult {
-  const result: CallResult = { content: raw.content as CallResult["content"] };
-  if (raw.structuredContent !== undefined) result.structuredContent = raw.structuredContent as Record<string, unknown>;
-  return result;
-}
-
-/**
- * What the downstream client gets for a run that ended: the upstream result when the call ran (as the
- * server sent it when it ran in this call, else rebuilt from the run's result in the store), else an
- * error result that says why it did not (denied, refused by policy or a guard, failed, stopped).
- */
-export function answerOf(state: RunState, raw?: Record<string, unknown>): CallResult {
-  const step = state.steps[0];
-  if (step?.outcome === "executed")
-    return raw !== undefined && Array.isArray(raw.content) ? passedOn(raw) : resultOf(step.result);
-  const why = step?.error?.message ?? state.failure?.message ?? state.stopReason ?? "";
-  const outcome = step?.outcome ?? state.status;
-  const note = step?.approval?.note;
-  const by = step?.approval === undefined ? "" : ` by ${step.approval.approver}`;
-  if (outcome === "approval_denied")
-    return errorResult(`leash: the call was denied${by}${note === undefined ? "" : `: ${note}`} (run ${state.runId}).`);
-  return errorResult(`leash: the call did not run: ${outcome}${why === "" ? "" : `: ${why}`} (run ${state.runId}).`);
 }

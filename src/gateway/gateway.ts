@@ -1,6 +1,9 @@
-import { hostname } from "node:os";
-import { Agent, Approval, Decision, Policy, canonicalJson, isLeashError, toJson } from "../index.js";
-import type { AuditSink, Guard, Json, Planner, RunState, RunStore, Tool } from "../index.js";
+import { Agent, Policy, canonicalJson, isLeashError, toJson } from "../index.js";
+import type { AuditSink, Guard, Json, RunState, RunStore, Tool } from "../index.js";
+import { answerOf, gatewayPlanner } from "./gateway-answers.js";
+import type { GatewayClaims } from "./gateway-claims.js";
+import { SharedCall, approveLine, askAtClient, stillWaiting } from "./gateway-shared.js";
+import type { CallContext } from "./gateway-shared.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { rawResults } from "./upstreams.js";
 import type { RawSlot, ToolChanges } from "./upstreams.js";
@@ -9,11 +12,9 @@ import type { Stopped } from "./gateway-shutdown.js";
 import type { CallResult, GatewayCall } from "./gateway-runs.js";
 import {
   RUN_PREFIX,
-  answerOf,
   driverMayBeAlive,
   maxArgsChars,
   callKey,
-  callOfGoal,
   errorResult,
   goalOf,
   isRunOf,
@@ -21,26 +22,7 @@ import {
   runPrefixOf,
 } from "./gateway-runs.js";
 
-/** What a waiting call may do while it waits: say so to the client, and learn that the client gave up. */
-export interface CallContext {
-  signal?: AbortSignal;
-  /** Called while the call waits for a person, with a line that says what to do. */
-  progress?: (message: string) => void;
-  /**
-   * Asks the person at the client (MCP elicitation), when the client can be asked: their answer, or
-   * `undefined` when they did not answer.
-   */
-  ask?: (question: string, signal: AbortSignal) => Promise<{ granted: boolean; note?: string } | undefined>;
-}
-
-/** How the gateway's planner runs a call: the call its goal names, then finish with the result. */
-const planner: Planner = (state) => {
-  if (state.steps.length === 0) {
-    const call = callOfGoal(state.goal);
-    return Decision.act(call.tool, call.args);
-  }
-  return Decision.finish(state.steps[0]?.result ?? null);
-};
+export type { CallContext };
 
 /**
  * leash in front of MCP servers: each call is a run of an agent with the upstream tools, the config's
@@ -52,10 +34,11 @@ export class Gateway {
   readonly #store: RunStore;
   readonly #config: GatewayConfig;
   readonly #tools: Map<string, Tool>;
-  readonly #busy = new Map<string, Promise<CallResult>>();
+  readonly #busy = new Map<string, { shared: SharedCall; work: Promise<CallResult> }>();
   readonly #dbArgs: string;
   readonly #changes: ToolChanges | undefined;
   readonly #shutdown = new Shutdown();
+  readonly #claims: GatewayClaims | undefined;
 
   /**
    * `changes`, when given, says which tools an upstream no longer lists (left out of {@link tools})
@@ -68,7 +51,9 @@ export class Gateway {
     guards: Guard[],
     dbArgs: string,
     changes?: ToolChanges,
+    claims?: GatewayClaims,
   ) {
+    this.#claims = claims;
     this.#config = config;
     this.#changes = changes;
     this.#store = store;
@@ -78,7 +63,7 @@ export class Gateway {
     this.agent = new Agent({
       name: "leash-mcp-gateway",
       tools,
-      planner,
+      planner: gatewayPlanner,
       store,
       audit: store,
       guards,
@@ -104,10 +89,9 @@ export class Gateway {
   }
 
   /**
-   * Crash recovery: resumes the gateway's runs saved as `running` whose gateway process is gone (a
-   * gateway stopped while a call was in flight). An idempotent call starts again; any other is
-   * `interrupted`, never run twice. A run another live gateway drives (on this host, or any run
-   * started on another host) is left alone. Returns how many runs were recovered and left.
+   * Crash recovery: resumes the gateway's `running` runs whose driver is provably gone, once this
+   * process wins their claim (see {@link GatewayClaims}). An idempotent call starts again; any other is
+   * `interrupted`, never run twice. Returns how many runs were recovered and left.
    */
   recover(onRecovered: (state: RunState) => void = () => undefined): Promise<{ recovered: number; left: number }> {
     return this.#shutdown.track(this.#recover(onRecovered));
@@ -118,12 +102,18 @@ export class Gateway {
     let recovered = 0;
     for (const state of running) {
       if (this.#shutdown.stopping) break;
-      if (driverMayBeAlive(state.runId)) continue;
+      // A run of an older gateway, without a claim, is taken by the rule of the run id's host and pid.
+      const claims = this.#claims;
+      const olderRuleSaysGone = (): boolean => !driverMayBeAlive(state.runId);
+      if (claims === undefined ? !olderRuleSaysGone() : !(await claims.takeOver(state.runId, olderRuleSaysGone)))
+        continue;
       try {
         onRecovered(await this.agent.resume(state.runId));
         recovered += 1;
       } catch (error) {
         if (!isLeashError(error)) throw error;
+      } finally {
+        await claims?.release(state.runId);
       }
     }
     return { recovered, left: running.length - recovered };
@@ -155,10 +145,11 @@ export class Gateway {
     const call: GatewayCall = { tool, args };
     const key = callKey(call);
     const busy = this.#busy.get(key);
-    if (busy !== undefined) return busy;
+    if (busy !== undefined) return busy.shared.attach(context, busy.work);
     const slot: RawSlot = {};
+    const shared = new SharedCall(this.#config.waitMs, (state) => stillWaiting(state, this.#dbArgs));
     const work = rawResults
-      .run(slot, () => this.#call(call, context, slot))
+      .run(slot, () => this.#call(call, shared, slot))
       // A refusal by leash itself (a goal too large, a run another process moved) is the call's error
       // result, never a protocol error.
       .catch((error: unknown) => {
@@ -166,8 +157,10 @@ export class Gateway {
         return errorResult(`leash: the call did not run: ${error.code}: ${error.message}`);
       })
       .finally(() => this.#busy.delete(key));
-    this.#busy.set(key, work);
-    return this.#shutdown.track(work);
+    this.#busy.set(key, { shared, work });
+    // The work is tracked whole (a stop waits for it), whichever callers have left.
+    void this.#shutdown.track(work).catch(() => undefined);
+    return shared.attach(context, work);
   }
 
   /**
@@ -179,10 +172,12 @@ export class Gateway {
     return this.#shutdown.stop(ms);
   }
 
-  async #call(call: GatewayCall, context: CallContext, slot: RawSlot): Promise<CallResult> {
-    const started = Date.now();
-    const waiting = await this.#firstWaiting(call);
-    let state = waiting ?? (await this.agent.run(goalOf(call), { runId: newRunId(call) }));
+  async #call(call: GatewayCall, shared: SharedCall, slot: RawSlot): Promise<CallResult> {
+    const { context } = shared;
+    const since = new Date().toISOString();
+    const waiting = await this.#first(call);
+    let state = waiting ?? (await this.#start(call));
+    shared.latest = state;
     const mine = waiting === undefined ? state.runId : undefined;
     let answered = -1;
     const asking = new AbortController();
@@ -191,32 +186,40 @@ export class Gateway {
       // Until the run ends: it waits for a person, or another gateway on the same store is running it.
       while (state.status === "awaiting_approval" || state.status === "running") {
         // Stopping: a call that waits answers now; its run waits on in the store for the next call.
-        if (this.#shutdown.stopping) return this.#stillWaiting(state);
-        if (state.status === "awaiting_approval" && answered !== state.answers.length) {
-          answered = state.answers.length;
-          const digest = state.pending?.digest;
-          if (state.answers.some((answer) => answer.digest === digest)) {
-            state = await this.#resume(state);
-            continue;
-          }
-        }
+        shared.latest = state;
+        if (this.#shutdown.stopping) return stillWaiting(state, this.#dbArgs);
         // Gateways in other processes may have started a run of the same call at the same moment:
-        // all of them wait on the first (answered runs first, then the least id); a run this call
-        // started that is not the first is cancelled, so one approval is asked for, once.
-        const first = state.status === "awaiting_approval" ? await this.#firstWaiting(call) : undefined;
+        // all of them settle on the first (see #first) before any resumes one; a run this call
+        // started that is not the first is cancelled, so one approval is asked for, and one run runs.
+        const first = state.status === "awaiting_approval" ? await this.#first(call, since) : undefined;
         if (first !== undefined && first.runId !== state.runId) {
           if (state.runId === mine) await this.agent.cancel(state.runId).catch(() => undefined);
           state = first;
           answered = -1;
           continue;
         }
+        if (state.status === "awaiting_approval" && answered !== state.answers.length) {
+          answered = state.answers.length;
+          const digest = state.pending?.digest;
+          if (state.answers.some((answer) => answer.digest === digest)) {
+            const settled = await this.#settleAndResume(call, state, since);
+            // Another gateway settles this call now, or another run is first: look again.
+            if (settled === "busy") answered = -1;
+            else {
+              if (settled === "other") answered = -1;
+              else state = settled;
+              continue;
+            }
+          }
+        }
         if (state.status === "awaiting_approval" && state.pending !== undefined && asked !== state.pending.digest) {
           asked = state.pending.digest;
-          this.#ask(state, context, asking.signal);
+          askAtClient(this.#store, this.#config.elicitAs, state, context, asking.signal);
         }
-        const left = this.#config.waitMs - (Date.now() - started);
-        if (left <= 0 || context.signal?.aborted === true || this.#shutdown.stopping) return this.#stillWaiting(state);
-        if (state.status === "awaiting_approval") context.progress?.(this.#approveLine(state));
+        const left = shared.deadline - Date.now();
+        if (left <= 0 || context.signal?.aborted === true || this.#shutdown.stopping)
+          return stillWaiting(state, this.#dbArgs);
+        if (state.status === "awaiting_approval") context.progress?.(approveLine(state, this.#dbArgs));
         await until(Math.min(left, this.#config.pollMs), [context.signal, this.#shutdown.signal]);
         state = (await this.#store.load(state.runId)) ?? state;
       }
@@ -226,40 +229,64 @@ export class Gateway {
     return answerOf(state, slot.result);
   }
 
-  /** The run of this call that waits for approval and that every gateway waits on, if any. */
-  async #firstWaiting(call: GatewayCall): Promise<RunState | undefined> {
-    // Only this call's runs are read (a range of the index on run ids), not every waiting run of the store.
-    const waiting = (await this.#store.list({ status: "awaiting_approval", runIdPrefix: runPrefixOf(call) })).filter(
-      (item) => isRunOf(item.runId, call),
-    );
-    const rank = (item: RunState): number => (item.answers.length > 0 ? 0 : 1);
-    return waiting.sort((a, b) => rank(a) - rank(b) || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))[0];
+  /** Starts a run of the call, claimed by this process while it runs (not while it waits for a person). */
+  async #start(call: GatewayCall): Promise<RunState> {
+    const runId = newRunId(call);
+    await this.#claims?.claim(runId);
+    try {
+      return await this.agent.run(goalOf(call), { runId });
+    } finally {
+      await this.#claims?.release(runId);
+    }
   }
 
-  /** Asks the person at the client, if the config names them and the client can be asked; records the answer. */
-  #ask(state: RunState, context: CallContext, signal: AbortSignal): void {
-    const as = this.#config.elicitAs;
-    const pending = state.pending;
-    if (as === undefined || context.ask === undefined || pending === undefined) return;
-    const question = `leash asks: may ${pending.tool} run (${pending.effect}) with ${JSON.stringify(pending.args).slice(0, 500)}?${pending.reason === undefined ? "" : ` Reason: ${pending.reason}.`} Run ${state.runId}.`;
-    void context
-      .ask(question, signal)
-      .then(async (answer) => {
-        if (answer === undefined || signal.aborted) return;
-        const approval = new Approval(pending.digest, {
-          granted: answer.granted,
-          approver: as,
-          ...(answer.note === undefined ? {} : { note: answer.note }),
-        });
-        await this.#store.answer(state.runId, approval, {
-          origin: { via: "mcp-elicitation", user: as, host: hostname() },
-        });
-      })
-      // An answer that came too late (the run moved on) or a client that could not be asked: the wait goes on.
-      .catch(() => undefined);
+  /**
+   * The run of this call every gateway settles on, if any: one resumed after an answer since `since`
+   * (running, or ended other than cancelled) first, then a waiting one that has answers, then the least run id. With
+   * no `since`, only waiting runs count (a new call joins the run that waits, never an old run).
+   */
+  async #first(call: GatewayCall, since?: string): Promise<RunState | undefined> {
+    // Only this call's runs are read (a range of the index on run ids), not every run of the store.
+    const runs = (
+      await this.#store.list(
+        since === undefined
+          ? { status: "awaiting_approval", runIdPrefix: runPrefixOf(call) }
+          : { runIdPrefix: runPrefixOf(call) },
+      )
+    ).filter((item) => isRunOf(item.runId, call));
+    // Resumed after an answer since this call began: running, or ended other than cancelled.
+    const moved = (item: RunState): boolean =>
+      since !== undefined &&
+      (item.steps[0]?.approval !== undefined || item.answers.length > 0) &&
+      item.status !== "awaiting_approval" &&
+      item.status !== "stopped" &&
+      item.updatedAt >= since;
+    const candidates = runs.filter((item) => item.status === "awaiting_approval" || moved(item));
+    const rank = (item: RunState): number => (moved(item) ? 0 : item.answers.length > 0 ? 1 : 2);
+    return candidates.sort((a, b) => rank(a) - rank(b) || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))[0];
+  }
+
+  /**
+   * Resumes an approved run of the call once this process holds the call's claim (one gateway at a
+   * time settles a call) and the run is still the first (see #first): `"busy"` when another gateway
+   * holds the call's claim, `"other"` when another run is first now.
+   */
+  async #settleAndResume(call: GatewayCall, state: RunState, since: string): Promise<RunState | "busy" | "other"> {
+    const key = `call:${runPrefixOf(call)}`;
+    if (this.#claims !== undefined && !(await this.#claims.claim(key))) return "busy";
+    try {
+      const first = await this.#first(call, since);
+      if (first !== undefined && first.runId !== state.runId) return "other";
+      return await this.#resume(state);
+    } finally {
+      await this.#claims?.release(key);
+    }
   }
 
   async #resume(state: RunState): Promise<RunState> {
+    // Another live gateway drives the run: read where it is, and wait on it.
+    if (this.#claims !== undefined && !(await this.#claims.claim(state.runId)))
+      return (await this.#store.load(state.runId)) ?? state;
     try {
       return await this.agent.resume(state.runId);
     } catch (error) {
@@ -268,21 +295,8 @@ export class Gateway {
       if (isLeashError(error) && ["stale_state", "run_ended", "approver_not_allowed"].includes(error.code))
         return (await this.#store.load(state.runId)) ?? state;
       throw error;
+    } finally {
+      await this.#claims?.release(state.runId);
     }
-  }
-
-  #approveLine(state: RunState): string {
-    const digest = state.pending === undefined ? "" : ` --digest ${state.pending.digest.slice(0, 16)}`;
-    return `leash approve ${state.runId} --as NAME${digest} ${this.#dbArgs}`.trim();
-  }
-
-  #stillWaiting(state: RunState): CallResult {
-    if (state.status === "running")
-      return errorResult(
-        `leash: the call is running in run ${state.runId}, in another process on the same store; see it with \`leash show ${state.runId} ${this.#dbArgs}\`.`,
-      );
-    return errorResult(
-      `leash: the call waits for a person's approval in run ${state.runId}. Approve it with \`${this.#approveLine(state)}\` (or deny it), then make the same call again: it runs once.`,
-    );
   }
 }

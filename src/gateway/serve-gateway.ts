@@ -5,6 +5,8 @@ import { importAgentModule } from "../cli/load-agent.js";
 import type { AuditSink, Guard, RunStore } from "../index.js";
 import { SqliteStore } from "../stores/sqlite/index.js";
 import { Gateway } from "./gateway.js";
+import { openGatewayClaims } from "./gateway-claims.js";
+import type { GatewayClaims } from "./gateway-claims.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { serveHttp } from "./gateway-http.js";
 import { gatewayServer } from "./gateway-server.js";
@@ -72,9 +74,22 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
   const guards = await loadGuards(options.agentPath);
   const store = await openStore(options.location);
   let upstreams: Upstreams | undefined;
+  let claims: GatewayClaims | undefined;
   try {
     upstreams = await startUpstreams(options.config.servers, say);
-    const gateway = new Gateway(options.config, store, upstreams.tools, guards, options.location.args, upstreams);
+    // Which gateway drives which run, beside the runs (a first read makes the store's schema).
+    await store.list({ status: "running", runIdPrefix: "mcp-" });
+    claims = await openGatewayClaims(options.location);
+    await claims.start();
+    const gateway = new Gateway(
+      options.config,
+      store,
+      upstreams.tools,
+      guards,
+      options.location.args,
+      upstreams,
+      claims,
+    );
     void gateway
       .recover((state) => say(`recovered run ${state.runId} after a stop: it is now ${state.status}.`))
       .then(({ recovered, left }) =>
@@ -115,6 +130,7 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
     say("stopped.");
   } finally {
     await upstreams?.close();
+    await claims?.close(true).catch(() => undefined);
     await store.close().catch(() => undefined);
   }
 }

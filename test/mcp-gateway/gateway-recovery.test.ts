@@ -47,7 +47,8 @@ test("a gateway killed while a call of a non-idempotent tool is in flight: at re
     let after = (await runs(at))[0];
     while (after?.status === "running" && Date.now() < end) after = (await runs(at))[0];
     assert.equal(after?.runId, cut.runId);
-    assert.equal(after?.status, "completed");
+    // An interrupted or failed call ends its run `failed`, so `leash runs` tells it from a success.
+    assert.equal(after?.status, "failed");
     const shown = JSON.parse((await leash(["show", cut.runId, "--db", at.db, "--json"], at.dir)).stdout) as {
       state: { steps: { outcome: string; starts?: number }[] };
     };
@@ -93,7 +94,8 @@ test("a gateway killed while a call of an idempotent tool is in flight: at resta
     const end = Date.now() + 60_000;
     let after = (await runs(at))[0];
     while (after?.status === "running" && Date.now() < end) after = (await runs(at))[0];
-    assert.equal(after?.status, "completed");
+    // An interrupted or failed call ends its run `failed`, so `leash runs` tells it from a success.
+    assert.equal(after?.status, "failed");
     const shown = JSON.parse((await leash(["show", after.runId, "--db", at.db, "--json"], at.dir)).stdout) as {
       state: { steps: { outcome: string; starts?: number; error?: { code: string } }[] };
     };
