@@ -2,8 +2,8 @@
  * `leash/mcp`: tools from an MCP server (`@modelcontextprotocol/sdk` 1.x as an optional peer).
  * @packageDocumentation
  */
-export { mcpTools } from "./mcp-tools.js";
-export type { McpTools } from "./mcp-tools.js";
+export { mcpTools } from "./mcp-tools-api.js";
+export type { McpTools } from "./mcp-tools-api.js";
 export type {
   McpClient,
   McpSource,

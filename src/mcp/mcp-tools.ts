@@ -6,31 +6,20 @@ import { Tool, redefineTool } from "../tools/tool.js";
 import { compileSchema } from "../tools/schema-validator.js";
 import { callTool } from "./mcp-call.js";
 import type { Entry } from "./mcp-call.js";
-import { connect, isClient } from "./mcp-connect.js";
 import type { Connection } from "./mcp-connect.js";
 import { Link } from "./mcp-link.js";
 import { toolEffect } from "./mcp-effects.js";
 import type { ListedTool, Listing } from "./mcp-listing.js";
 import { listTools } from "./mcp-listing.js";
 import { leashNames } from "./mcp-names.js";
-import type { McpSource, McpToolsOptions } from "./mcp-options.js";
+import type { McpToolsOptions } from "./mcp-options.js";
+import type { McpTools } from "./mcp-tools-api.js";
 import { checkOptions } from "./mcp-options.js";
 import { safeSchema } from "./mcp-patterns.js";
 import { Rereader } from "./mcp-reread.js";
 import { onToolsChanged } from "./mcp-subscribers.js";
 
-/** What {@link mcpTools} returns. */
-export interface McpTools {
-  /** Leash tools whose calls go to the server, in the order it listed them. */
-  tools: Tool[];
-  /** The MCP names of the tools left out (a malformed listing, a schema that does not compile). */
-  skipped: string[];
-  /** Why each tool of `skipped` was left out, by MCP name. */
-  skippedReasons: Record<string, string>;
-  /** Stops what `mcpTools` started (a child process, an HTTP session); a Client passed in stays open. */
-  close(): Promise<void>;
-}
-
+export type { McpTools } from "./mcp-tools-api.js";
 export type { Entry } from "./mcp-call.js";
 
 function definitionOf(server: string, listed: ListedTool): ToolDefinition {
@@ -60,41 +49,6 @@ function boundedTool(spec: ToolSpec, redefine?: Tool): Tool {
 
 function setReason(target: Record<string, string>, name: string, reason: string): void {
   Object.defineProperty(target, name, { value: reason, enumerable: true, writable: true, configurable: true });
-}
-
-/**
- * Tools from an MCP server: lists every page of its tools over stdio, Streamable HTTP or a connected
- * SDK `Client`, and returns leash tools whose calls are `tools/call` with the run's signal, a timeout
- * and the step's idempotency key in `_meta` (`leash/idempotencyKey`). Effects are conservative: an
- * untrusted server's tools (the default) are all `external`; every tool has the scope `mcp:<server>`
- * unless options say otherwise, so the default policy runs none. A malformed tool is left out and
- * named in `skipped`. A failing, hanging or garbled server is a `tool_error` with code `mcp_failed`;
- * one that cannot be reached or listed at the start throws `LeashError` `mcp_unavailable`. On
- * `notifications/tools/list_changed` the tools are read again: a changed tool is redefined in place
- * (an approval asked before is then stale), a tool no longer listed refuses every call, and new tools
- * are not added. Argument `pattern`s that are not provably safe from catastrophic backtracking are
- * not checked by leash (the server checks its own input). On a Client passed in, one notification
- * handler serves every `mcpTools` on it, and a handler the app set before is still called. A connection
- * leash opened (a command, a URL) that is lost (the server exited, sent a message over the SDK's
- * 10 MiB stdio cap, or no longer knows the HTTP session) fails the call in flight at once
- * (`mcp_failed`); the next call connects again, lists the tools again (redefining changed ones, as
- * on `list_changed`), then runs; while the server cannot be reached, calls fail at once with
- * `mcp_unavailable` and attempts back off (250 ms, doubling up to 30 s). A Client passed in is not
- * reconnected.
- *
- * @example
- * const fs = await mcpTools(
- *   { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", dir] },
- *   { server: "fs", trust: "trusted" },
- * );
- * const agent = new Agent({ tools: fs.tools, planner, policy: { grant: ["mcp:fs"] } });
- * // ... run the agent ...
- * await fs.close();
- */
-export async function mcpTools(source: McpSource, options: McpToolsOptions): Promise<McpTools> {
-  const checked = checkOptions(options);
-  const open = () => connect(source, checked.server, checked.setupTimeoutMs);
-  return toolsOver(open, isClient(source) ? "given" : "opened", options);
 }
 
 /**
