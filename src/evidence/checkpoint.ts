@@ -1,11 +1,13 @@
 import type { AuditProblemKind } from "../audit/verify-audit.js";
 import { isLeashError, LeashError, messageOf } from "../errors/index.js";
-import { jsonlEvidenceLog, rootOfLog, type EvidenceLog } from "./evidence-log.js";
+import { jsonlEvidenceLog, type EvidenceLog } from "./evidence-log.js";
+import { recordsRootExtending, type SignedHead } from "./fork-check.js";
+import type { StoreEvidenceLog } from "./store-evidence-log.js";
 import { evidenceLogOf, isEvidenceLog, type EvidenceLogOwner } from "./evidence-log-of.js";
 import { recomputeTree } from "./recompute-tree.js";
 import { HASH_SIZE, sameHash, type Hash } from "./merkle.js";
 import { hasControlCharacter, parseVerifierKey } from "./note-keys.js";
-import { openNoteWith, signNote } from "./signed-note.js";
+import { openNoteWith, signNote, splitNote } from "./signed-note.js";
 
 /** The tree head a checkpoint signs (C2SP tlog-checkpoint). */
 export interface Checkpoint {
@@ -85,7 +87,11 @@ export function parseCheckpoint(text: string): Checkpoint {
 
 /**
  * Signs the log's current tree head as a C2SP tlog-checkpoint note with a signer key. It refuses a log
- * whose chains do not verify (`audit_invalid`): a checkpoint vouches for what it signs.
+ * whose chains do not verify (`audit_invalid`): a checkpoint vouches for what it signs. The root it
+ * signs is rebuilt from the records (never read from stored subtrees), and for a store that keeps
+ * checkpoints it refuses (`audit_invalid`, naming the latest kept checkpoint's size) a log that holds
+ * fewer records than that checkpoint, whose records no longer give its root, or whose stored tree is
+ * not its records': a log never signs a fork of a checkpoint it signed.
  *
  * @example
  * const note = await signCheckpoint("audit.jsonl", { key: signerKey, origin: "example.com/leash" });
@@ -114,7 +120,7 @@ export async function signCheckpoint(
     );
   }
   const size = await log.size();
-  const root = await rootOfLog(log, size);
+  const root = await recordsRootExtending(log, await latestSigned(log), size);
   return signNote(formatCheckpoint({ origin, size, root, extensions: [] }), key);
 }
 
@@ -171,6 +177,14 @@ export async function verifyCheckpoint(
     problems.push({ problem: "malformed", message: `The log could not be read: ${messageOf(error)}` });
   }
   return problems;
+}
+
+/** The latest checkpoint a store's log keeps (its size and root), or null for a log that keeps none. */
+async function latestSigned(log: EvidenceLog): Promise<SignedHead | null> {
+  const keeper = log as Partial<Pick<StoreEvidenceLog, "latestCheckpoint">>;
+  if (typeof keeper.latestCheckpoint !== "function") return null;
+  const latest = await keeper.latestCheckpoint();
+  return latest === null ? null : parseCheckpoint(splitNote(latest.note).text);
 }
 
 function noteProblem(error: unknown): CheckpointProblem {
