@@ -8,6 +8,7 @@ import { recomputeTree } from "./recompute-tree.js";
 import { HASH_SIZE, sameHash, type Hash } from "./merkle.js";
 import { hasControlCharacter, parseVerifierKey } from "./note-keys.js";
 import { openNoteWith, signNote, splitNote } from "./signed-note.js";
+import { missingCosignatures, witnessQuorum } from "./witness-quorum.js";
 
 /** The tree head a checkpoint signs (C2SP tlog-checkpoint). */
 export interface Checkpoint {
@@ -35,7 +36,13 @@ function logOf(source: EvidenceSource): EvidenceLog {
 
 /** What kind of problem {@link verifyCheckpoint} found: its own, or one of `verifyAudit`'s. */
 export type CheckpointProblemKind =
-  "malformed_checkpoint" | "unknown_key" | "bad_signature" | "log_shorter" | "root_mismatch" | AuditProblemKind;
+  | "malformed_checkpoint"
+  | "unknown_key"
+  | "bad_signature"
+  | "missing_cosignature"
+  | "log_shorter"
+  | "root_mismatch"
+  | AuditProblemKind;
 
 /** One problem of a checkpoint or of the log it is checked against (`run` and `seq` for a chain's). */
 export interface CheckpointProblem {
@@ -127,20 +134,23 @@ export async function signCheckpoint(
 /**
  * Checks a signed checkpoint against a log with the verifier key alone: the signature, the
  * checkpoint's form, that the log's chains verify, and that the log still holds exactly the tree that
- * was signed (its first `size` leaves give the signed root) and perhaps more. It returns the problems
- * (`[]` when all hold) and never throws for a checkpoint or a log that fails; a `key` that is not a
- * verifier key throws `invalid_key`.
+ * was signed (its first `size` leaves give the signed root) and perhaps more. With `witnessKeys`
+ * (witnesses' cosigner verifier keys), at least `witnesses` of them (default: all) must have a valid
+ * cosignature of this checkpoint on the note, else `missing_cosignature`. It returns the problems
+ * (`[]` when all hold) and never throws for a checkpoint or a log that fails; a `key` or witness key
+ * that is not a verifier key throws `invalid_key`, a bad `witnesses` `invalid_option`.
  *
  * @example
- * const problems = await verifyCheckpoint("audit.jsonl", note, { key: verifierKey });
+ * const problems = await verifyCheckpoint("audit.jsonl", note, { key: verifierKey, witnessKeys: [w1, w2], witnesses: 1 });
  * for (const { problem, message } of problems) console.log(problem, message);
  */
 export async function verifyCheckpoint(
   source: EvidenceSource,
   note: string,
-  options: { key: string },
+  options: { key: string; witnessKeys?: string[]; witnesses?: number },
 ): Promise<CheckpointProblem[]> {
   const key = parseVerifierKey(options?.key);
+  const quorum = witnessQuorum(options.witnessKeys, options.witnesses);
   let checkpoint: Checkpoint;
   try {
     checkpoint = parseCheckpoint(openNoteWith(note, [key]).text);
@@ -148,6 +158,8 @@ export async function verifyCheckpoint(
     return [noteProblem(error)];
   }
   const problems: CheckpointProblem[] = [];
+  const missing = quorum === null ? null : missingCosignatures(note, quorum);
+  if (missing !== null) problems.push({ problem: "missing_cosignature", message: missing });
   try {
     const log = logOf(source);
     for (const { problem, message, run, seq } of await log.verifyChains()) {
