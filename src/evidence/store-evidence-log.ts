@@ -1,4 +1,4 @@
-import { verifyAudit } from "../audit/verify-audit.js";
+import { verifyAudit, type AuditProblem } from "../audit/verify-audit.js";
 import { LeashError } from "../errors/index.js";
 import { formatCheckpoint, parseCheckpoint } from "./checkpoint.js";
 import type { EvidenceLog } from "./evidence-log.js";
@@ -22,6 +22,11 @@ export interface StoreEvidenceLog extends EvidenceLog {
    * first; this is for a caller that wants the tree to catch up now.
    */
   sequence(): Promise<number>;
+  /**
+   * The problems of the store's rows that the records alone do not show (`verifyChains` includes
+   * them): a row whose `digest` column is not the digest in its record's text (`digest_mismatch`).
+   */
+  rowProblems(): Promise<AuditProblem[]>;
   /** The root of the tree of the first `size` leaves, from stored subtrees. */
   root(size: number): Promise<Hash>;
   /** The RFC 6962 inclusion proof of leaf `leafIndex` in the tree of `treeSize` leaves (sequenced first). */
@@ -73,7 +78,8 @@ export function storeEvidenceLog(tables: LogTables): StoreEvidenceLog {
   const self: StoreEvidenceLog = {
     size: () => tables.leafCount(),
     leafHashes: async (start, end) => leafHashesOf(tables, start, end),
-    verifyChains: async () => verifyAudit(await tables.records()),
+    verifyChains: async () => [...verifyAudit(await tables.records()), ...(await rowProblems(tables))],
+    rowProblems: async () => rowProblems(tables),
     storedNodes: tables.nodes,
     root: async (size) => (await merkle()).root(size),
     sequence: async () => tables.sequence(),
@@ -105,6 +111,17 @@ export function storeEvidenceLog(tables: LogTables): StoreEvidenceLog {
     },
   };
   return self;
+}
+
+async function rowProblems(tables: LogTables): Promise<AuditProblem[]> {
+  return (await tables.digestMismatches()).map(({ run, seq }) => ({
+    run,
+    seq,
+    problem: "digest_mismatch",
+    message:
+      `Run ${JSON.stringify(run)}: the digest column of record ${seq} is not the digest in its record's text: ` +
+      "the row was changed outside leash.",
+  }));
 }
 
 /** The leaves [start, end) from the records; a missing leaf (a sequenced record deleted) throws. */
