@@ -32,17 +32,26 @@ export interface KeyPair {
 }
 
 /**
- * Whether a string may be a key name: non-empty, with no `+` (the key strings' separator), no Unicode
- * space and no control character (a note may hold none but newline).
+ * The characters of Unicode's White_Space property, which C2SP signed-note forbids in a key name:
+ * U+0009–U+000D, U+0020, U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F and
+ * U+3000. Not JavaScript's `\s`, which also takes U+FEFF (and, in older engines, U+180E): a name the
+ * spec allows.
+ */
+const WHITE_SPACE = /[\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/u;
+
+/**
+ * Whether a string may be a key name, as C2SP signed-note says: non-empty, well-formed, with no `+`
+ * (the key strings' separator) and no Unicode White_Space character (the list above); and, since a
+ * note may hold none, no other control character either.
  */
 export function isKeyName(name: unknown): name is string {
   return (
     typeof name === "string" &&
     name.length > 0 &&
     name.isWellFormed() &&
-    // \s covers Unicode's spaces but U+0085 and U+180E; control characters cannot appear in a note.
-    !hasControlCharacter(name) &&
-    !/[\s+\u0085\u180e]/u.test(name)
+    !name.includes("+") &&
+    !WHITE_SPACE.test(name) &&
+    !hasControlCharacter(name)
   );
 }
 

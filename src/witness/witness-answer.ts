@@ -1,6 +1,7 @@
 import { LeashError } from "../errors/index.js";
 import { verifyCosignature } from "../evidence/cosignature.js";
 import { parseCosignerKey } from "../evidence/cosigner-keys.js";
+import { isKeyName } from "../evidence/note-keys.js";
 import { splitNote, type NoteSignature } from "../evidence/signed-note.js";
 
 /** key id (4) ‖ timestamp (8) ‖ Ed25519 signature (64): an Ed25519 cosignature v1's bytes. */
@@ -30,7 +31,8 @@ export function keptCosignatures(
     if (signature === null) return false;
     if (cosigners.length === 0) {
       const own = signatures.some(({ name, keyId }) => name === signature.name || keyId === signature.keyId);
-      return !own && Buffer.from(signature.base64, "base64").length === COSIGNATURE_BYTES;
+      const bytes = Buffer.from(signature.base64, "base64").length;
+      return !own && isKeyName(signature.name) && bytes === COSIGNATURE_BYTES;
     }
     return cosigners.some((key) => {
       if (key.name !== signature.name || key.keyId !== signature.keyId) return false;
