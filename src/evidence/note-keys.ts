@@ -37,7 +37,10 @@ export interface KeyPair {
  * U+3000. Not JavaScript's `\s`, which also takes U+FEFF (and, in older engines, U+180E): a name the
  * spec allows.
  */
-const WHITE_SPACE = /[\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/u;
+const WHITE_SPACE = new Set([
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006,
+  0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
+]);
 
 /**
  * Whether a string may be a key name, as C2SP signed-note says: non-empty, well-formed, with no `+`
@@ -50,7 +53,7 @@ export function isKeyName(name: unknown): name is string {
     name.length > 0 &&
     name.isWellFormed() &&
     !name.includes("+") &&
-    !WHITE_SPACE.test(name) &&
+    ![...name].some((character) => WHITE_SPACE.has(character.codePointAt(0)!)) &&
     !hasControlCharacter(name)
   );
 }

@@ -184,7 +184,10 @@ test("a key name is the spec's: U+FEFF and U+180E are allowed, every Unicode Whi
       code.toString(16),
     );
   }
-  assert.throws(() => keygen("a+b"), (error: unknown) => isLeashError(error, "invalid_key"));
+  assert.throws(
+    () => keygen("a+b"),
+    (error: unknown) => isLeashError(error, "invalid_key"),
+  );
 });
 
 test("openNote ignores a signature line by a key not given, whatever its name (a space, U+FEFF, a `+`)", () => {
