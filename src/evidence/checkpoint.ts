@@ -93,6 +93,18 @@ export function parseCheckpoint(text: string): Checkpoint {
 }
 
 /**
+ * Whether a value may be a checkpoint's origin line: non-empty, well-formed text with no control
+ * character (a tab or a newline included). `signCheckpoint` and an agent's `checkpoint` option refuse
+ * anything else (`invalid_option`).
+ *
+ * @example
+ * isCheckpointOrigin("example.com/leash"); // true
+ */
+export function isCheckpointOrigin(origin: unknown): origin is string {
+  return typeof origin === "string" && origin.length > 0 && !hasControlCharacter(origin) && origin.isWellFormed();
+}
+
+/**
  * Signs the log's current tree head as a C2SP tlog-checkpoint note with a signer key. It refuses a log
  * whose chains do not verify (`audit_invalid`): a checkpoint vouches for what it signs. The root it
  * signs is rebuilt from the records (never read from stored subtrees), and for a store that keeps
@@ -108,7 +120,7 @@ export async function signCheckpoint(
   options: { key: string; origin: string },
 ): Promise<string> {
   const { key, origin } = options;
-  if (typeof origin !== "string" || origin.length === 0 || hasControlCharacter(origin) || !origin.isWellFormed()) {
+  if (!isCheckpointOrigin(origin)) {
     throw new LeashError(
       "invalid_option",
       "Expected `origin` to be a non-empty line of text (such as `example.com/leash`).",
