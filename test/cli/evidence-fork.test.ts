@@ -4,7 +4,9 @@
 // agent's automatic checkpoints, must refuse rather than sign the rewritten history.
 import assert from "node:assert/strict";
 import { Agent, Decision, evidenceLogOf, keygen, tool } from "../../src/index.js";
-import type { EvidenceLogOwner } from "../../src/index.js";
+import type { AuditSink, EvidenceLogOwner, RunStore } from "../../src/index.js";
+import { SqliteStore } from "../../src/stores/sqlite/index.js";
+import { PostgresStore } from "../../src/stores/postgres/index.js";
 import { eachStore, type CliStore } from "./cli-stores.js";
 import { errorLine, leash } from "./cli-helpers.js";
 import { makeKeys, runInto } from "./evidence-helpers.js";
@@ -38,6 +40,47 @@ eachStore(
       kept.map((checkpoint) => checkpoint.note),
       [note],
     );
+  },
+);
+
+/** The same store opened anew, as another process would: its log has checked nothing yet. */
+function reopened(target: CliStore): RunStore & AuditSink {
+  return target.kind === "sqlite"
+    ? new SqliteStore(target.args[1]!)
+    : new PostgresStore({ connectionString: target.args[1]!, schema: target.args[3]! });
+}
+
+eachStore(
+  "an agent's first automatic checkpoint in a new process rebuilds the tree from the records and refuses a log rewritten since the kept checkpoint",
+  async (_t, target) => {
+    const runs = await runInto(target.store, [1, 2]);
+    const { signerKey } = keygen("example.com/leash");
+    const kept = await evidenceLogOf(target.store as unknown as EvidenceLogOwner).checkpoint({
+      key: signerKey,
+      origin: "example.com/leash",
+    });
+    await launder(target, runs[0]!);
+    const store = reopened(target);
+    try {
+      const failed: string[] = [];
+      const agent = new Agent({
+        tools: [],
+        planner: () => Decision.finish("done"),
+        store,
+        checkpoint: { key: signerKey, origin: "example.com/leash" },
+      });
+      agent.on("checkpoint_failed", (event) => failed.push(`${event.code}: ${event.message}`));
+      await agent.run("three");
+      assert.equal(failed.length, 1);
+      assert.match(failed[0]!, new RegExp(`^audit_invalid: .*checkpoint of ${kept.treeSize} records`));
+      const log = evidenceLogOf(store as unknown as EvidenceLogOwner);
+      assert.deepEqual(
+        (await log.checkpoints()).map(({ note }) => note),
+        [kept.note],
+      );
+    } finally {
+      await (store as unknown as { close(): Promise<void> }).close();
+    }
   },
 );
 
