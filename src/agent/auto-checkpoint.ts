@@ -1,6 +1,7 @@
 import type { AuditRecord } from "../audit/audit-record.js";
 import type { AuditSink } from "../audit/audit-sink.js";
 import { LeashError, messageOf } from "../errors/index.js";
+import { isCheckpointOrigin } from "../evidence/checkpoint.js";
 import { evidenceLogOf, type EvidenceLogOwner } from "../evidence/evidence-log-of.js";
 import { parseSignerKey } from "../evidence/note-keys.js";
 import type { StoreEvidenceLog } from "../evidence/store-evidence-log.js";
@@ -56,8 +57,11 @@ export class AutoCheckpointer {
     const { key, origin, every, atRunEnd } = options as Partial<CheckpointOptions>;
     if (typeof key !== "string") invalid("Expected `checkpoint.key` to be a signer key's text.");
     parseSignerKey(key!);
-    if (typeof origin !== "string" || origin.length === 0 || origin.includes("\n"))
-      invalid("Expected `checkpoint.origin` to be a non-empty line of text (such as `example.com/leash`).");
+    // As signCheckpoint checks it, so that a bad origin is refused here, not by every checkpoint after.
+    if (!isCheckpointOrigin(origin))
+      invalid(
+        "Expected `checkpoint.origin` to be a non-empty line of text without control characters (such as `example.com/leash`).",
+      );
     if (every !== undefined && (!Number.isSafeInteger(every) || every < 1))
       invalid("Expected `checkpoint.every` to be a positive integer of records.");
     if (atRunEnd !== undefined && typeof atRunEnd !== "boolean")

@@ -1,11 +1,14 @@
 import type { AuditProblemKind } from "../audit/verify-audit.js";
 import { isLeashError, LeashError, messageOf } from "../errors/index.js";
-import { jsonlEvidenceLog, rootOfLog, type EvidenceLog } from "./evidence-log.js";
+import { jsonlEvidenceLog, type EvidenceLog } from "./evidence-log.js";
+import { recordsRootExtending, type SignedHead } from "./fork-check.js";
+import type { StoreEvidenceLog } from "./store-evidence-log.js";
 import { evidenceLogOf, isEvidenceLog, type EvidenceLogOwner } from "./evidence-log-of.js";
 import { recomputeTree } from "./recompute-tree.js";
 import { HASH_SIZE, sameHash, type Hash } from "./merkle.js";
 import { hasControlCharacter, parseVerifierKey } from "./note-keys.js";
-import { openNoteWith, signNote } from "./signed-note.js";
+import { openNoteWith, signNote, splitNote } from "./signed-note.js";
+import { missingCosignatures, witnessQuorum } from "./witness-quorum.js";
 
 /** The tree head a checkpoint signs (C2SP tlog-checkpoint). */
 export interface Checkpoint {
@@ -33,7 +36,13 @@ function logOf(source: EvidenceSource): EvidenceLog {
 
 /** What kind of problem {@link verifyCheckpoint} found: its own, or one of `verifyAudit`'s. */
 export type CheckpointProblemKind =
-  "malformed_checkpoint" | "unknown_key" | "bad_signature" | "log_shorter" | "root_mismatch" | AuditProblemKind;
+  | "malformed_checkpoint"
+  | "unknown_key"
+  | "bad_signature"
+  | "missing_cosignature"
+  | "log_shorter"
+  | "root_mismatch"
+  | AuditProblemKind;
 
 /** One problem of a checkpoint or of the log it is checked against (`run` and `seq` for a chain's). */
 export interface CheckpointProblem {
@@ -84,8 +93,24 @@ export function parseCheckpoint(text: string): Checkpoint {
 }
 
 /**
+ * Whether a value may be a checkpoint's origin line: non-empty, well-formed text with no control
+ * character (a tab or a newline included). `signCheckpoint` and an agent's `checkpoint` option refuse
+ * anything else (`invalid_option`).
+ *
+ * @example
+ * isCheckpointOrigin("example.com/leash"); // true
+ */
+export function isCheckpointOrigin(origin: unknown): origin is string {
+  return typeof origin === "string" && origin.length > 0 && !hasControlCharacter(origin) && origin.isWellFormed();
+}
+
+/**
  * Signs the log's current tree head as a C2SP tlog-checkpoint note with a signer key. It refuses a log
- * whose chains do not verify (`audit_invalid`): a checkpoint vouches for what it signs.
+ * whose chains do not verify (`audit_invalid`): a checkpoint vouches for what it signs. The root it
+ * signs is rebuilt from the records (never read from stored subtrees), and for a store that keeps
+ * checkpoints it refuses (`audit_invalid`, naming the latest kept checkpoint's size) a log that holds
+ * fewer records than that checkpoint, whose records no longer give its root, or whose stored tree is
+ * not its records': a log never signs a fork of a checkpoint it signed.
  *
  * @example
  * const note = await signCheckpoint("audit.jsonl", { key: signerKey, origin: "example.com/leash" });
@@ -95,7 +120,7 @@ export async function signCheckpoint(
   options: { key: string; origin: string },
 ): Promise<string> {
   const { key, origin } = options;
-  if (typeof origin !== "string" || origin.length === 0 || hasControlCharacter(origin) || !origin.isWellFormed()) {
+  if (!isCheckpointOrigin(origin)) {
     throw new LeashError(
       "invalid_option",
       "Expected `origin` to be a non-empty line of text (such as `example.com/leash`).",
@@ -114,27 +139,30 @@ export async function signCheckpoint(
     );
   }
   const size = await log.size();
-  const root = await rootOfLog(log, size);
+  const root = await recordsRootExtending(log, await latestSigned(log), size);
   return signNote(formatCheckpoint({ origin, size, root, extensions: [] }), key);
 }
 
 /**
  * Checks a signed checkpoint against a log with the verifier key alone: the signature, the
  * checkpoint's form, that the log's chains verify, and that the log still holds exactly the tree that
- * was signed (its first `size` leaves give the signed root) and perhaps more. It returns the problems
- * (`[]` when all hold) and never throws for a checkpoint or a log that fails; a `key` that is not a
- * verifier key throws `invalid_key`.
+ * was signed (its first `size` leaves give the signed root) and perhaps more. With `witnessKeys`
+ * (witnesses' cosigner verifier keys), at least `witnesses` of them (default: all) must have a valid
+ * cosignature of this checkpoint on the note, else `missing_cosignature`. It returns the problems
+ * (`[]` when all hold) and never throws for a checkpoint or a log that fails; a `key` or witness key
+ * that is not a verifier key throws `invalid_key`, a bad `witnesses` `invalid_option`.
  *
  * @example
- * const problems = await verifyCheckpoint("audit.jsonl", note, { key: verifierKey });
+ * const problems = await verifyCheckpoint("audit.jsonl", note, { key: verifierKey, witnessKeys: [w1, w2], witnesses: 1 });
  * for (const { problem, message } of problems) console.log(problem, message);
  */
 export async function verifyCheckpoint(
   source: EvidenceSource,
   note: string,
-  options: { key: string },
+  options: { key: string; witnessKeys?: string[]; witnesses?: number },
 ): Promise<CheckpointProblem[]> {
   const key = parseVerifierKey(options?.key);
+  const quorum = witnessQuorum(options.witnessKeys, options.witnesses);
   let checkpoint: Checkpoint;
   try {
     checkpoint = parseCheckpoint(openNoteWith(note, [key]).text);
@@ -142,6 +170,8 @@ export async function verifyCheckpoint(
     return [noteProblem(error)];
   }
   const problems: CheckpointProblem[] = [];
+  const missing = quorum === null ? null : missingCosignatures(note, quorum);
+  if (missing !== null) problems.push({ problem: "missing_cosignature", message: missing });
   try {
     const log = logOf(source);
     for (const { problem, message, run, seq } of await log.verifyChains()) {
@@ -171,6 +201,14 @@ export async function verifyCheckpoint(
     problems.push({ problem: "malformed", message: `The log could not be read: ${messageOf(error)}` });
   }
   return problems;
+}
+
+/** The latest checkpoint a store's log keeps (its size and root), or null for a log that keeps none. */
+async function latestSigned(log: EvidenceLog): Promise<SignedHead | null> {
+  const keeper = log as Partial<Pick<StoreEvidenceLog, "latestCheckpoint">>;
+  if (typeof keeper.latestCheckpoint !== "function") return null;
+  const latest = await keeper.latestCheckpoint();
+  return latest === null ? null : parseCheckpoint(splitNote(latest.note).text);
 }
 
 function noteProblem(error: unknown): CheckpointProblem {

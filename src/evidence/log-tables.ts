@@ -47,8 +47,13 @@ export interface LogTables {
   recordLeaves(start: number, end: number): MaybePromise<RecordLeaf[]>;
   /** The records at leaves [start, end), in leaf order, checked as records (never cast). */
   recordsBetween(start: number, end: number): MaybePromise<readonly AuditRecord[]>;
-  /** The digest a run's record at `seq` holds (its column, or its text), or null when there is none. */
+  /** The digest in the text of a run's record at `seq` (never its column alone), or null when there is none. */
   digestOf(runId: string, seq: number): MaybePromise<string | null>;
+  /**
+   * The rows whose `digest` column is not the digest in their record's text (a column written by hand,
+   * since leash writes both from one record), each with its run and seq; `[]` for a store without one.
+   */
+  digestMismatches(): MaybePromise<{ run: string; seq: number }[]>;
   /** Every record, each run's in seq order, for the chain check. */
   records(): MaybePromise<readonly AuditRecord[]>;
   /** The leaf index of a run's record, or null when it is not sequenced (or not held). */

@@ -47,6 +47,10 @@ export class MemoryLogTables implements LogTables {
     return this.#records().slice(start, Math.min(end, this.#log.size));
   }
 
+  digestMismatches(): { run: string; seq: number }[] {
+    return [];
+  }
+
   digestOf(runId: string, seq: number): string | null {
     const index = this.#indexes.get(`${seq} ${runId}`);
     return index === undefined ? null : (this.#records()[index]?.digest ?? null);

@@ -32,17 +32,29 @@ export interface KeyPair {
 }
 
 /**
- * Whether a string may be a key name: non-empty, with no `+` (the key strings' separator), no Unicode
- * space and no control character (a note may hold none but newline).
+ * The characters of Unicode's White_Space property, which C2SP signed-note forbids in a key name:
+ * U+0009–U+000D, U+0020, U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F and
+ * U+3000. Not JavaScript's `\s`, which also takes U+FEFF (and, in older engines, U+180E): a name the
+ * spec allows.
+ */
+const WHITE_SPACE = new Set([
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006,
+  0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
+]);
+
+/**
+ * Whether a string may be a key name, as C2SP signed-note says: non-empty, well-formed, with no `+`
+ * (the key strings' separator) and no Unicode White_Space character (the list above); and, since a
+ * note may hold none, no other control character either.
  */
 export function isKeyName(name: unknown): name is string {
   return (
     typeof name === "string" &&
     name.length > 0 &&
     name.isWellFormed() &&
-    // \s covers Unicode's spaces but U+0085 and U+180E; control characters cannot appear in a note.
-    !hasControlCharacter(name) &&
-    !/[\s+\u0085\u180e]/u.test(name)
+    !name.includes("+") &&
+    ![...name].some((character) => WHITE_SPACE.has(character.codePointAt(0)!)) &&
+    !hasControlCharacter(name)
   );
 }
 

@@ -13,15 +13,23 @@ export interface RecomputedTree {
   root: Hash | null;
   /** Why the leaves or the stored tree do not hold, or null. */
   problem: string | null;
+  /** The root of all `size` leaves from the leaves, when `headToo` was asked and they are all there; else null. */
+  headRoot: Hash | null;
 }
 
 /**
  * Recomputes a log's tree from its leaves (never from stored subtrees): the root of its first
  * `treeSize` leaves, and, when the log keeps stored subtrees, a check of every one of them up to
- * `size` leaves against the recomputed nodes, so that a changed stored node or leaf is named. Reads
- * the leaves a chunk at a time and keeps only the right edge in memory.
+ * `size` leaves against the recomputed nodes, so that a changed stored node or leaf is named. With
+ * `headToo`, it reads all `size` leaves and gives their root too. Reads the leaves a chunk at a time
+ * and keeps only the right edge in memory.
  */
-export async function recomputeTree(log: EvidenceLog, treeSize: number, size: number): Promise<RecomputedTree> {
+export async function recomputeTree(
+  log: EvidenceLog,
+  treeSize: number,
+  size: number,
+  headToo = false,
+): Promise<RecomputedTree> {
   const stored = log.storedNodes;
   let problem: string | null = null;
   const checker: NodeStore = {
@@ -33,7 +41,7 @@ export async function recomputeTree(log: EvidenceLog, treeSize: number, size: nu
   };
   const merkle = new MerkleLog(checker);
   let root: Hash | null = treeSize === 0 ? EMPTY_ROOT : null;
-  const end = stored === undefined ? treeSize : Math.max(treeSize, size);
+  const end = stored === undefined && !headToo ? treeSize : Math.max(treeSize, size);
   try {
     while (merkle.size < end) {
       const stop =
@@ -46,10 +54,11 @@ export async function recomputeTree(log: EvidenceLog, treeSize: number, size: nu
     if (typeof missing !== "number") throw error;
     return {
       root: merkle.size >= treeSize ? root : null,
+      headRoot: null,
       problem: problem ?? `The log has no record at leaf ${missing}: a record sequenced into it was removed.`,
     };
   }
-  return { root, problem };
+  return { root, problem, headRoot: headToo && merkle.size === size ? await merkle.root() : null };
 }
 
 async function compareStored(stored: NodeStore, nodes: readonly StoredNode[]): Promise<string | null> {

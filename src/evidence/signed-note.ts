@@ -1,6 +1,6 @@
 import { sign, verify } from "node:crypto";
 import { LeashError } from "../errors/index.js";
-import { hasControlCharacter, isKeyName, parseSignerKey, parseVerifierKey, type VerifierKey } from "./note-keys.js";
+import { hasControlCharacter, parseSignerKey, parseVerifierKey, type VerifierKey } from "./note-keys.js";
 
 /**
  * The most signature lines a note may carry. C2SP signed-note asks verifiers to accept at least 16 and
@@ -119,11 +119,13 @@ function parseSignatureLine(line: string, position: number): NoteSignature {
   const where = `signature line ${position + 1}`;
   if (!line.startsWith(DASH)) throw malformed(`${where} does not start with an em dash and a space`);
   const rest = line.slice(DASH.length);
-  const space = rest.indexOf(" ");
+  // The signature is after the last space. A name that is not a key name (a space, a `+`) is not a
+  // malformed note: no key given can have it, so its line is one of the lines ignored.
+  const space = rest.lastIndexOf(" ");
   if (space === -1) throw malformed(`${where} has no space between the key name and the signature`);
   const name = rest.slice(0, space);
   const base64 = rest.slice(space + 1);
-  if (!isKeyName(name)) throw malformed(`${where} has a key name that is empty or holds a space or a \`+\``);
+  if (name.length === 0) throw malformed(`${where} has an empty key name`);
   const bytes = Buffer.from(base64, "base64");
   if (bytes.toString("base64") !== base64 || bytes.length <= 4) {
     throw malformed(`${where} does not hold the base64 of a key id and a signature`);

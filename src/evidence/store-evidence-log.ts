@@ -1,8 +1,9 @@
-import { verifyAudit } from "../audit/verify-audit.js";
+import { verifyAudit, type AuditProblem } from "../audit/verify-audit.js";
 import { LeashError } from "../errors/index.js";
 import { formatCheckpoint, parseCheckpoint } from "./checkpoint.js";
 import type { EvidenceLog } from "./evidence-log.js";
 import type { LogTables, StoredCheckpoint } from "./log-tables.js";
+import { recordsRootExtending, storedRootExtending, type SignedHead } from "./fork-check.js";
 import { sameHash, type Hash } from "./merkle.js";
 import { MerkleLog } from "./merkle-log.js";
 import { checkNewChains } from "./new-chains.js";
@@ -21,6 +22,11 @@ export interface StoreEvidenceLog extends EvidenceLog {
    * first; this is for a caller that wants the tree to catch up now.
    */
   sequence(): Promise<number>;
+  /**
+   * The problems of the store's rows that the records alone do not show (`verifyChains` includes
+   * them): a row whose `digest` column is not the digest in its record's text (`digest_mismatch`).
+   */
+  rowProblems(): Promise<AuditProblem[]>;
   /** The root of the tree of the first `size` leaves, from stored subtrees. */
   root(size: number): Promise<Hash>;
   /** The RFC 6962 inclusion proof of leaf `leafIndex` in the tree of `treeSize` leaves (sequenced first). */
@@ -42,10 +48,15 @@ export interface StoreEvidenceLog extends EvidenceLog {
   checkpoints(): Promise<StoredCheckpoint[]>;
   /**
    * Sequences, signs and stores a checkpoint of the whole log, checking only the chains of the
-   * records sequenced since the latest stored checkpoint (whose root the stored tree must still give;
-   * else every record is checked), so that its cost is that of the new records: what an agent's
-   * automatic checkpoints do. `signCheckpoint` checks every chain. Throws `audit_invalid` when a new
-   * record's chain does not hold; nothing is signed then.
+   * records sequenced since the latest stored checkpoint, so that its cost is that of the new records:
+   * what an agent's automatic checkpoints do. It never signs a fork of a checkpoint it signed: the
+   * first call of a process (or one after another process stored a newer checkpoint) rebuilds the
+   * tree from the records, which must give the latest stored checkpoint's root, and checks the stored
+   * tree against them (O(n)); a later call checks, in O(log n) stored subtrees, that the stored tree's
+   * consistency proof takes the checkpoint it signed last to the new root, and that the new stored
+   * leaves are the new records' digests. `signCheckpoint` checks every chain. Throws `audit_invalid`
+   * (naming the stored checkpoint's size) when a new record's chain does not hold or the log would
+   * fork; nothing is signed then.
    */
   checkpoint(options: { key: string; origin: string }): Promise<StoredCheckpoint>;
 }
@@ -62,10 +73,13 @@ export interface StoreEvidenceLog extends EvidenceLog {
  */
 export function storeEvidenceLog(tables: LogTables): StoreEvidenceLog {
   const merkle = async (): Promise<MerkleLog> => MerkleLog.open(tables.nodes, await tables.sequence());
-  return {
+  // The head up to which this process checked the stored tree against the records, then signed it.
+  let checked: SignedHead | null = null;
+  const self: StoreEvidenceLog = {
     size: () => tables.leafCount(),
     leafHashes: async (start, end) => leafHashesOf(tables, start, end),
-    verifyChains: async () => verifyAudit(await tables.records()),
+    verifyChains: async () => [...verifyAudit(await tables.records()), ...(await rowProblems(tables))],
+    rowProblems: async () => rowProblems(tables),
     storedNodes: tables.nodes,
     root: async (size) => (await merkle()).root(size),
     sequence: async () => tables.sequence(),
@@ -80,17 +94,34 @@ export function storeEvidenceLog(tables: LogTables): StoreEvidenceLog {
     checkpoints: async () => (await tables.checkpointRows()).map((row) => publicOf(row)!),
     checkpoint: async ({ key, origin }) => {
       const log = await merkle();
-      let from = 0;
-      const latest = await tables.latestCheckpointRow();
-      if (latest !== null) {
-        const signed = parseCheckpoint(splitNote(latest.note).text);
-        if (signed.size <= log.size && sameHash(await log.root(signed.size), signed.root)) from = signed.size;
-      }
+      const latestRow = await tables.latestCheckpointRow();
+      let signed: SignedHead | null = latestRow === null ? null : parseCheckpoint(splitNote(latestRow.note).text);
+      // A checkpoint this process signed or checked that the table no longer holds still binds it.
+      if (checked !== null && (signed === null || signed.size < checked.size)) signed = checked;
+      const from = signed?.size ?? 0;
+      const root =
+        checked !== null && signed !== null && checked.size === signed.size && sameHash(checked.root, signed.root)
+          ? await storedRootExtending(log, tables.nodes, signed, await leafHashesOf(tables, from, log.size))
+          : await recordsRootExtending(self, signed, log.size);
       await checkNewChains(tables, from, log.size);
-      const text = formatCheckpoint({ origin, size: log.size, root: await log.root(), extensions: [] });
-      return saveCheckpoint(tables, signNote(text, key));
+      const text = formatCheckpoint({ origin, size: log.size, root, extensions: [] });
+      const stored = await saveCheckpoint(tables, signNote(text, key));
+      checked = { size: log.size, root };
+      return stored;
     },
   };
+  return self;
+}
+
+async function rowProblems(tables: LogTables): Promise<AuditProblem[]> {
+  return (await tables.digestMismatches()).map(({ run, seq }) => ({
+    run,
+    seq,
+    problem: "digest_mismatch",
+    message:
+      `Run ${JSON.stringify(run)}: the digest column of record ${seq} is not the digest in its record's text: ` +
+      "the row was changed outside leash.",
+  }));
 }
 
 /** The leaves [start, end) from the records; a missing leaf (a sequenced record deleted) throws. */

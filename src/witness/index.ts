@@ -15,4 +15,5 @@ export {
 } from "./add-checkpoint.js";
 export { WitnessState, type WitnessDecision, type WitnessedCheckpoint } from "./witness-state.js";
 export { submitToWitness, witnessCheckpoint, type WitnessSubmission } from "./submit-to-witness.js";
+export { keptCosignatures } from "./witness-answer.js";
 export { witnessLogs } from "./witness-logs.js";

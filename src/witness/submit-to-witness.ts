@@ -1,7 +1,9 @@
 import { LeashError, messageOf } from "../errors/index.js";
 import type { Hash } from "../evidence/merkle.js";
 import { parseCheckpoint } from "../evidence/checkpoint.js";
+import { parseCosignerKey } from "../evidence/cosigner-keys.js";
 import { splitNote } from "../evidence/signed-note.js";
+import { keptCosignatures } from "./witness-answer.js";
 
 /** What {@link submitToWitness} sends: the signed checkpoint, the size the witness last cosigned, the proof from it. */
 export interface WitnessSubmission {
@@ -13,6 +15,11 @@ export interface WitnessSubmission {
   proof: readonly Hash[];
   /** Aborts the request (e.g. `AbortSignal.timeout(10_000)`). */
   signal?: AbortSignal;
+  /**
+   * The witness's cosigner verifier keys: only answer lines that verify as cosignatures of this
+   * checkpoint by one of them are kept. Without them, lines are kept unverified (see {@link keptCosignatures}).
+   */
+  witnessKeys?: readonly string[];
 }
 
 const REASONS: Record<number, string> = {
@@ -24,22 +31,24 @@ const REASONS: Record<number, string> = {
 };
 
 /**
- * Submits a checkpoint to a C2SP tlog-witness (`POST <url>/add-checkpoint`) and returns its
- * cosignature lines (each `— <name> <base64>`, without the newline): append them with
- * `addCosignatures`, and check them with `verifyCosignature` and the witness's key. A refusal throws
- * `witness_refused` naming the status and the witness's reason (`details.status`; on 409,
- * `details.size` is the size it last cosigned); a witness that cannot be reached, or answers with
- * something else than signature lines, throws `witness_unavailable`.
+ * Submits a checkpoint to a C2SP tlog-witness (`POST <url>/add-checkpoint`) and returns the
+ * cosignature lines of its answer worth keeping (each `— <name> <base64>`, without the newline):
+ * with `witnessKeys`, those that verify as cosignatures of this checkpoint by one of the keys; without,
+ * those that parse as cosignatures by a key other than the log's, not verified. Append them with
+ * `addCosignatures`. A refusal throws `witness_refused` naming the status and the witness's reason
+ * (`details.status`; on 409, `details.size` is the size it last cosigned), and so does a 200 answer
+ * with no line kept; a witness that cannot be reached throws `witness_unavailable`.
  *
  * @example
- * const lines = await submitToWitness("http://127.0.0.1:4123", { note, oldSize: 0, proof: [] });
+ * const lines = await submitToWitness("http://127.0.0.1:4123", { note, oldSize: 0, proof: [], witnessKeys: [witnessKey] });
  * const cosigned = addCosignatures(note, lines);
  */
 export async function submitToWitness(url: string, submission: WitnessSubmission): Promise<string[]> {
-  const { note, oldSize, proof } = submission;
+  const { note, oldSize, proof, witnessKeys = [] } = submission;
   if (!Number.isSafeInteger(oldSize) || oldSize < 0) {
     throw new LeashError("invalid_option", "Expected `oldSize` to be a size: a whole number, 0 or more.");
   }
+  for (const key of witnessKeys) parseCosignerKey(key);
   const body = `old ${oldSize}\n${proof.map((hash) => `${Buffer.from(hash).toString("base64")}\n`).join("")}\n${note}`;
   const endpoint = `${url.replace(/\/+$/, "")}/add-checkpoint`;
   let response: Response;
@@ -59,13 +68,8 @@ export async function submitToWitness(url: string, submission: WitnessSubmission
     });
   }
   if (response.status !== 200) throw refusal(url, response.status, text);
-  const lines = text.split("\n").filter((line) => line !== "");
-  if (lines.length === 0 || !text.endsWith("\n") || lines.some((line) => !line.startsWith("\u2014 "))) {
-    throw new LeashError("witness_unavailable", `The witness at ${url} answered 200 without cosignature lines.`, {
-      details: { url },
-    });
-  }
-  return lines;
+  const lines = text.endsWith("\n") ? text.split("\n").filter((line) => line !== "") : [];
+  return keptCosignatures(url, note, lines, witnessKeys);
 }
 
 /**
@@ -74,7 +78,12 @@ export async function submitToWitness(url: string, submission: WitnessSubmission
  * more from the size the witness reports, with the proof `proofFrom` gives for that size.
  *
  * @example
- * const lines = await witnessCheckpoint(url, { note, oldSize: last.size, proofFrom: (size) => log.consistencyProof(size) });
+ * const lines = await witnessCheckpoint(url, {
+ *   note,
+ *   oldSize: last.size,
+ *   proofFrom: (size) => log.consistencyProof(size),
+ *   witnessKeys: [witnessVerifierKey],
+ * });
  */
 export async function witnessCheckpoint(
   url: string,
@@ -83,9 +92,11 @@ export async function witnessCheckpoint(
     oldSize: number;
     proofFrom: (oldSize: number) => readonly Hash[] | Promise<readonly Hash[]>;
     signal?: AbortSignal;
+    /** The witness's cosigner verifier keys, as for {@link submitToWitness}. */
+    witnessKeys?: readonly string[];
   },
 ): Promise<string[]> {
-  const { note, proofFrom, signal } = options;
+  const { note, proofFrom, signal, witnessKeys } = options;
   const size = parseCheckpoint(splitNote(note).text).size;
   const submit = async (oldSize: number): Promise<string[]> =>
     submitToWitness(url, {
@@ -93,6 +104,7 @@ export async function witnessCheckpoint(
       oldSize,
       proof: oldSize === 0 || oldSize === size ? [] : await proofFrom(oldSize),
       ...(signal === undefined ? {} : { signal }),
+      ...(witnessKeys === undefined ? {} : { witnessKeys }),
     });
   try {
     return await submit(Math.min(options.oldSize, size));

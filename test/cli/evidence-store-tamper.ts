@@ -30,6 +30,7 @@ function queryOf(target: CliStore): Query {
     let index = 0;
     const named = text
       .replace(/\?/g, () => `$${++index}`)
+      .replace(/\bleash_log_nodes\b/g, `"${schema}".leash_log_nodes`)
       .replace(/\b(audit|runs|steps)\b/g, (table) => `"${schema}".leash_${table}`);
     return (await sql(url, named, params)).rows as Record<string, unknown>[];
   };
@@ -95,4 +96,20 @@ export async function removeStoredRun(target: CliStore, run: string): Promise<vo
   await query("DELETE FROM audit WHERE run_id = ?", [run]);
   await query("DELETE FROM steps WHERE run_id = ?", [run]);
   await query("DELETE FROM runs WHERE run_id = ?", [run]);
+}
+
+/**
+ * Throws the store's tree away (every leaf index cleared, every stored subtree deleted) so that the
+ * next sequencing rebuilds it from the records as they are now: what an intruder does after rewriting
+ * a record, so that the rebuilt tree gives proofs for the rewritten history.
+ */
+export async function dropStoredTree(target: CliStore): Promise<void> {
+  const query = queryOf(target);
+  await query("UPDATE audit SET leaf_index = NULL");
+  await query("DELETE FROM leash_log_nodes");
+}
+
+/** Sets the `digest` column of a run's record at `seq`, leaving its record text as it is. */
+export async function setDigestColumn(target: CliStore, run: string, seq: number, digest: string): Promise<void> {
+  await queryOf(target)("UPDATE audit SET digest = ? WHERE run_id = ? AND seq = ?", [digest, run, seq]);
 }

@@ -169,3 +169,38 @@ test("an error about a signer key never carries the key's text", () => {
     assert.ok(!JSON.stringify({ message: error.message, details: error.details }).includes("AYEKFALV"));
   }
 });
+
+test("a key name is the spec's: U+FEFF and U+180E are allowed, every Unicode White_Space character and `+` refused", () => {
+  for (const name of ["w\uFEFFx", "w\u180Ex", "lög.example/ключ"]) {
+    const pair = keygen(name);
+    assert.equal(openNote(signNote("hello\n", pair.signerKey), [pair.verifierKey]).text, "hello\n");
+  }
+  const whiteSpace = [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000];
+  for (let code = 0x2000; code <= 0x200a; code++) whiteSpace.push(code);
+  for (const code of whiteSpace) {
+    assert.throws(
+      () => keygen(`a${String.fromCodePoint(code)}b`),
+      (error: unknown) => isLeashError(error, "invalid_key"),
+      code.toString(16),
+    );
+  }
+  assert.throws(
+    () => keygen("a+b"),
+    (error: unknown) => isLeashError(error, "invalid_key"),
+  );
+});
+
+test("openNote ignores a signature line by a key not given, whatever its name (a space, U+FEFF, a `+`)", () => {
+  const pair = keygen("example.com/leash");
+  const note = signNote("hello\n", pair.signerKey);
+  const base64 = Buffer.alloc(68, 7).toString("base64");
+  for (const name of ["w\uFEFFitness", "odd name", "a+b", "w\u2003x"]) {
+    const opened = openNote(`${note}\u2014 ${name} ${base64}\n`, [pair.verifierKey]);
+    assert.equal(opened.text, "hello\n", name);
+    assert.equal(opened.unverified.length, 1, name);
+  }
+  assert.throws(
+    () => openNote(`${note}\u2014 ${base64}\n`, [pair.verifierKey]),
+    (error: unknown) => isLeashError(error, "malformed_note"),
+  );
+});

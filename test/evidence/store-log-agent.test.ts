@@ -10,6 +10,7 @@ import {
   Decision,
   MemoryStore,
   evidenceLogOf,
+  signCheckpoint,
   tool,
   verifyCheckpoint,
   type AgentOptions,
@@ -127,6 +128,29 @@ test("the checkpoint option is checked when the agent is built: a sink without a
   assert.throws(() => build({ checkpoint: { key: "not a key", origin } }), { code: "invalid_key" });
   assert.throws(() => build({ checkpoint: { key: signerKey, origin, every: 0 } }), { code: "invalid_option" });
   assert.throws(() => build({ checkpoint: { key: signerKey, origin: "" } }), { code: "invalid_option" });
+});
+
+test("the checkpoint option refuses at construction (invalid_option) every origin signCheckpoint refuses: a tab, a control character, a lone surrogate", async () => {
+  const store = new SqliteStore(join(directory, `origin-${process.pid}.db`));
+  try {
+    for (const bad of ["example.com/\tlog", "example.com/\u0001", "example.com/\ud800", "a\nb", ""]) {
+      assert.throws(
+        () =>
+          new Agent({
+            tools: [lookup],
+            planner: () => Decision.finish("x"),
+            store,
+            checkpoint: { key: signerKey, origin: bad },
+          }),
+        { code: "invalid_option" },
+        JSON.stringify(bad),
+      );
+      await assert.rejects(signCheckpoint(store, { key: signerKey, origin: bad }), { code: "invalid_option" });
+    }
+    assert.deepEqual(await evidenceLogOf(store).checkpoints(), []);
+  } finally {
+    await store.close();
+  }
 });
 
 test("a MemoryStore keeps its log and checkpoints in memory, as the SQL stores do in tables", async () => {

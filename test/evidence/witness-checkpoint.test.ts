@@ -55,13 +55,13 @@ test("checkpoint --witness stores and prints the note with each witness's cosign
   const { path } = await jsonlTrail(folder.path, [1, 2]);
   const { keyFile, verifierKey } = makeKeys(folder.path);
   const witnesses = await twoWitnesses(t, verifierKey);
-  const urls = witnesses.flatMap((witness) => ["--witness", witness.url]);
+  const urls = witnesses.flatMap((witness) => ["--witness", `${witness.url}=${witness.verifierKey}`]);
   const sign = (out: string) =>
     leash(["checkpoint", path, "--key-file", keyFile, "--origin", ORIGIN, "--out", out, ...urls], { cwd: folder.path });
 
   const first = sign("cp.note");
   assert.equal(first.status, 0, first.stderr);
-  assert.match(first.stderr, /Cosigned by the witness at http:\/\/127\.0\.0\.1:\d+\./);
+  assert.match(first.stderr, /Cosigned by the witness at http:\/\/127\.0\.0\.1:\d+\. Its cosignature verifies/);
   const note = readFileSync(join(folder.path, "cp.note"), "utf8");
   assert.ok(cosignedByAll(note, verifierKey, witnesses), note);
   const verified = leash(["verify", path, "--checkpoint", "cp.note", "--key", verifierKey], { cwd: folder.path });
@@ -84,7 +84,7 @@ test("checkpoint --witness stores and prints the note with each witness's cosign
   const output = JSON.parse(json.stdout) as { note: string; witnesses: { url: string; cosigned: boolean }[] };
   assert.deepEqual(
     output.witnesses,
-    witnesses.map(({ url }) => ({ url, cosigned: true })),
+    witnesses.map(({ url }) => ({ url, cosigned: true, verified: true })),
   );
   assert.ok(cosignedByAll(output.note, verifierKey, witnesses));
 });

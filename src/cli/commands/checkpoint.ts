@@ -7,13 +7,14 @@ import { evidenceTarget } from "../evidence/evidence-target.js";
 import { withEvidence } from "../evidence/open-evidence.js";
 import { readCheckpointFile, unverifiedCheckpoint } from "../evidence/read-checkpoint.js";
 import { signerKeyOf, type KeyOptions } from "../evidence/read-key.js";
-import { cosignByWitnesses, type WitnessOutcome } from "../evidence/witness-cosign.js";
+import { cosignByWitnesses, witnessTargets, type WitnessOutcome } from "../evidence/witness-cosign.js";
 import { printErrorLines, printJson, printLines } from "../print.js";
 
 interface CheckpointOptions extends CommonOptions, KeyOptions {
   origin: string;
   out?: string;
   witness: string[];
+  witnessKey: string[];
 }
 
 /** Writes a file whole or not at all: a fresh file beside it, renamed over it. */
@@ -42,7 +43,13 @@ function lastSize(latest: string | undefined, out: string | undefined): number {
 function reportWitnesses(outcomes: readonly WitnessOutcome[], json: boolean | undefined): void {
   if (!json) {
     printErrorLines(
-      outcomes.filter(({ lines }) => lines !== undefined).map(({ url }) => `Cosigned by the witness at ${url}.`),
+      outcomes
+        .filter(({ lines }) => lines !== undefined)
+        .map(({ url, verified }) =>
+          verified
+            ? `Cosigned by the witness at ${url}. Its cosignature verifies with its key.`
+            : `Cosigned by the witness at ${url}. Its cosignature was NOT verified: no key was given (--witness URL=KEY or --witness-key KEY).`,
+        ),
     );
   }
   const failed = outcomes.filter(({ error }) => error !== undefined);
@@ -60,8 +67,11 @@ function reportWitnesses(outcomes: readonly WitnessOutcome[], json: boolean | un
  * of a JSONL trail (PATH) or a store (`--db`) as a C2SP tlog-checkpoint, keeps it in the store, and
  * writes the note to `--out` or prints it (`--json`: `{ origin, treeSize, rootHash, note, witnesses? }`). A log
  * whose chains do not verify is refused (`audit_invalid`): a checkpoint vouches for what it signs.
- * Each `--witness URL` (a C2SP tlog-witness) is sent the checkpoint with the consistency proof from
- * the size it last cosigned; the note kept and printed carries their cosignatures. A witness's refusal
+ * Each `--witness URL` or `URL=KEY` (a C2SP tlog-witness and its cosigner verifier key; `--witness-key`
+ * gives keys for witnesses without one) is sent the checkpoint with the consistency proof from the
+ * size it last cosigned; the note kept and printed carries only the cosignatures that verify with the
+ * witness's key (or, without a key, that parse as cosignatures by another key than the log's: said
+ * unverified on stderr). A witness that answers without one is a refusal. A witness's refusal
  * exits 1 (`witness_refused`, naming it), one that cannot be reached exits 3 (`witness_unavailable`).
  */
 export function checkpointCommand(): Command {
@@ -74,12 +84,22 @@ export function checkpointCommand(): Command {
     .option("--out <file>", "write the signed checkpoint to this file instead of printing it")
     .option(
       "--witness <url>",
-      "a C2SP tlog-witness to cosign the checkpoint (repeat for each); its cosignature is added to the note",
+      "a C2SP tlog-witness to cosign the checkpoint, URL or URL=KEY with its cosigner verifier key (repeat for each)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option(
+      "--witness-key <key>",
+      "a witness's cosigner verifier key, for each --witness given without its own =KEY (repeatable)",
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     );
   return withCommonOptions(command).action(async (path: string | undefined, options: CheckpointOptions) => {
     const key = signerKeyOf(options);
+    if (options.witnessKey.length > 0 && options.witness.length === 0) {
+      throw new CliError("invalid_option", "--witness-key goes with --witness URL: it is the key of a witness asked.");
+    }
+    const witnesses = witnessTargets(options.witness, options.witnessKey);
     const target = evidenceTarget(path, options);
     const { note, outcomes } = await withEvidence(target, async (evidence) => {
       await evidence.sequence();
@@ -89,7 +109,7 @@ export function checkpointCommand(): Command {
           ? { note: signed, outcomes: [] }
           : await cosignByWitnesses(
               signed,
-              options.witness,
+              witnesses,
               evidence,
               lastSize(await evidence.latestCheckpoint?.(), options.out),
             );
@@ -100,8 +120,13 @@ export function checkpointCommand(): Command {
     const { origin, size, root } = unverifiedCheckpoint(note);
     const rootHash = Buffer.from(root).toString("base64");
     if (options.json) {
-      const witnesses = outcomes.map(({ url, error }) => ({ url, cosigned: error === undefined, ...(error ?? {}) }));
-      printJson({ origin, treeSize: size, rootHash, note, ...(witnesses.length === 0 ? {} : { witnesses }) });
+      const answers = outcomes.map(({ url, verified, error }) => ({
+        url,
+        cosigned: error === undefined,
+        verified,
+        ...(error ?? {}),
+      }));
+      printJson({ origin, treeSize: size, rootHash, note, ...(answers.length === 0 ? {} : { witnesses: answers }) });
     } else if (options.out === undefined) {
       // The note as signed, byte for byte, so that `> FILE` keeps a checkpoint that verifies.
       process.stdout.write(note);

@@ -16,6 +16,8 @@ interface VerifyOptions extends CommonOptions, KeyOptions {
   head?: string;
   run?: string;
   checkpoint?: string;
+  witnessKey: string[];
+  witnesses?: string;
 }
 
 function isFile(path: string): boolean {
@@ -38,7 +40,8 @@ function verifyAt(location: StoreLocation, options: VerifyOptions): Promise<Trai
  * a PostgreSQL URL; default `--db`) and exits 1 naming every problem by run, seq and kind: a run whose
  * state cannot be read is one, and so is a file that holds no trail. A store's runs are checked
  * against their states' `auditHead`s; `--head SEQ:DIGEST` checks a run against a head kept elsewhere.
- * `--checkpoint FILE --key KEY` checks a signed checkpoint against the log instead.
+ * `--checkpoint FILE --key KEY` checks a signed checkpoint against the log instead, and with
+ * `--witness-key KEY` (repeatable) and `--witnesses K` that K of those witnesses (default all) cosigned it.
  */
 export function verifyCommand(): Command {
   const command = new Command("verify")
@@ -48,7 +51,14 @@ export function verifyCommand(): Command {
     .option("--run <run>", "the run --head is for (needed when the trail holds several runs)")
     .option("--checkpoint <file>", "a signed checkpoint: the log must hold exactly what it signed, and may extend it")
     .option("--key <key>", "the checkpoint's verifier key (leash keygen prints it)")
-    .option("--key-file <file>", "a file holding the checkpoint's verifier key");
+    .option("--key-file <file>", "a file holding the checkpoint's verifier key")
+    .option(
+      "--witness-key <key>",
+      "a witness's cosigner verifier key: the checkpoint must carry its valid cosignature (repeatable)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option("--witnesses <count>", "how many of the --witness-key witnesses must have cosigned (default: all)");
   return withCommonOptions(command).action(async (path: string | undefined, options: VerifyOptions) => {
     if (options.checkpoint !== undefined) {
       await verifyAgainstCheckpoint(path, { ...options, checkpoint: options.checkpoint });
@@ -56,6 +66,8 @@ export function verifyCommand(): Command {
     }
     if (options.key !== undefined || options.keyFile !== undefined)
       throw new CliError("invalid_option", "--key and --key-file go with --checkpoint FILE.");
+    if (options.witnessKey.length > 0 || options.witnesses !== undefined)
+      throw new CliError("invalid_option", "--witness-key and --witnesses go with --checkpoint FILE.");
     if (path !== undefined && options.db !== undefined)
       throw new CliError("invalid_option", "Give either a PATH or --db, not both.");
     const location = storeLocation(path === undefined ? options : { ...options, db: path });

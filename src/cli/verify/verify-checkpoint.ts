@@ -13,6 +13,30 @@ export interface CheckpointVerifyOptions extends CommonOptions, KeyOptions {
   checkpoint: string;
   head?: string;
   run?: string;
+  witnessKey?: string[];
+  witnesses?: string;
+}
+
+/** What the check of a checkpoint is given: the log's verifier key and the witnesses' that must have cosigned. */
+interface CheckKeys {
+  key: string;
+  witnessKeys?: string[];
+  witnesses?: number;
+}
+
+/** The keys of `--key`/`--key-file`, `--witness-key` and `--witnesses`. */
+function checkKeysOf(options: CheckpointVerifyOptions): CheckKeys {
+  const key = verifierKeyOf(options);
+  const witnessKeys = options.witnessKey ?? [];
+  if (options.witnesses !== undefined && !/^[1-9][0-9]{0,8}$/.test(options.witnesses)) {
+    throw new CliError("invalid_option", "--witnesses takes a whole number of witnesses, 1 or more.");
+  }
+  if (witnessKeys.length === 0) {
+    if (options.witnesses !== undefined)
+      throw new CliError("invalid_option", "--witnesses goes with --witness-key KEY.");
+    return { key };
+  }
+  return { key, witnessKeys, ...(options.witnesses === undefined ? {} : { witnesses: Number(options.witnesses) }) };
 }
 
 function plural(count: number, noun: string): string {
@@ -48,26 +72,27 @@ function checkpointLines(label: string, note: string, size: number | null, probl
 async function checkTarget(
   target: EvidenceTarget,
   note: string,
-  key: string,
+  keys: CheckKeys,
 ): Promise<{ label: string; size: number | null; problems: CheckpointProblem[] }> {
   try {
     return await withEvidence(target, async (evidence) => ({
       label: evidence.label,
       size: await evidence.size(),
-      problems: await verifyCheckpoint(evidence.source, note, { key }),
+      problems: await verifyCheckpoint(evidence.source, note, keys),
     }));
   } catch (error) {
     if (target.kind !== "jsonl" || !(isLeashError(error, "audit_torn") || isLeashError(error, "audit_corrupt"))) {
       throw error;
     }
     // verifyCheckpoint names what is wrong with the signature and a trail it cannot read.
-    return { label: target.label, size: null, problems: await verifyCheckpoint(target.path, note, { key }) };
+    return { label: target.label, size: null, problems: await verifyCheckpoint(target.path, note, keys) };
   }
 }
 
 /**
  * `leash verify [PATH] --checkpoint FILE --key KEY`: checks a signed checkpoint against a JSONL trail or
- * a store with the verifier key alone, prints what it found (`--json`: the list of problems, `[]` when
+ * a store with the verifier key alone (and, with `--witness-key`, that `--witnesses` of those witnesses,
+ * default all, cosigned it: else `missing_cosignature`), prints what it found (`--json`: the list of problems, `[]` when
  * all hold) and exits 1 naming each problem (`verification_failed`).
  *
  * @example
@@ -79,10 +104,10 @@ export async function verifyAgainstCheckpoint(
 ): Promise<void> {
   if (options.head !== undefined || options.run !== undefined)
     throw new CliError("invalid_option", "--head and --run do not go with --checkpoint: the checkpoint is the head.");
-  const key = verifierKeyOf(options);
+  const keys = checkKeysOf(options);
   const note = readCheckpointFile(options.checkpoint);
   const target = evidenceTarget(path, options);
-  const { label, size, problems } = await checkTarget(target, note, key);
+  const { label, size, problems } = await checkTarget(target, note, keys);
   if (options.json) printJson(problems);
   else printLines(checkpointLines(label, note, size, problems));
   if (problems.length > 0) {

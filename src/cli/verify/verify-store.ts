@@ -1,4 +1,5 @@
-import { isLeashError, verifyAudit } from "../../index.js";
+import { evidenceLogOf, isLeashError, verifyAudit } from "../../index.js";
+import type { EvidenceLogOwner } from "../../index.js";
 import type { AuditHead, AuditRecord } from "../../index.js";
 import type { CliStore } from "../open-store.js";
 import { unreadableSummary } from "../unreadable-run.js";
@@ -46,7 +47,8 @@ async function readTrail(
 
 /**
  * Verifies a store's trail: every run's chain, and for each stored run that the trail holds the
- * state's `auditHead` (a trail cut after its last record shows only so), plus `--head` if given.
+ * state's `auditHead` (a trail cut after its last record shows only so), plus `--head` if given, and
+ * that every row's `digest` column is its record's digest (`digest_mismatch`).
  */
 export async function verifyStore(
   store: CliStore,
@@ -87,5 +89,7 @@ export async function verifyStore(
   const unread = new Set(problems.map((problem) => problem.run));
   const checked = Object.fromEntries(Object.entries(heads).filter(([runId]) => !unread.has(runId)));
   problems.push(...verifyAudit(records, { heads: checked }), ...unreadableRuns);
+  // A row whose digest column is not its record's digest: the records alone cannot show it.
+  problems.push(...(await evidenceLogOf(store as unknown as EvidenceLogOwner).rowProblems()));
   return { path, kind, records: records.length, runs: runs.length, heads, problems };
 }

@@ -105,12 +105,22 @@ export class PostgresLogTables implements LogTables {
   async digestOf(runId: string, seq: number): Promise<string | null> {
     const result = await this.#query(
       "reading a record's digest",
-      `SELECT digest, CASE WHEN digest IS NULL THEN record END AS record FROM ${this.#tables.audit} WHERE run_id = $1 AND seq = $2`,
+      `SELECT record FROM ${this.#tables.audit} WHERE run_id = $1 AND seq = $2`,
       [runId, seq],
     );
     const row = result.rows[0];
-    if (row === undefined) return null;
-    return typeof row.digest === "string" ? row.digest : digestInText(row.record);
+    return row === undefined ? null : digestInText(row.record);
+  }
+
+  async digestMismatches(): Promise<{ run: string; seq: number }[]> {
+    const result = await this.#query(
+      "reading the records' digest columns",
+      `SELECT run_id, seq, digest, record FROM ${this.#tables.audit} WHERE digest IS NOT NULL ORDER BY run_id, seq`,
+      [],
+    );
+    return result.rows
+      .filter((row) => row.digest !== digestInText(row.record))
+      .map((row) => ({ run: String(row.run_id), seq: Number(row.seq) }));
   }
 
   async leafIndexOf(runId: string, seq: number): Promise<number | null> {
@@ -180,18 +190,14 @@ export class PostgresLogTables implements LogTables {
     );
     const size = head.rows[0] === undefined ? 0 : Number(head.rows[0].leaf_index) + 1;
     const rows = await client.query(
-      `SELECT position, digest, CASE WHEN digest IS NULL THEN record END AS record FROM ${audit}
-       WHERE leaf_index IS NULL ORDER BY position LIMIT $1`,
+      `SELECT position, record FROM ${audit} WHERE leaf_index IS NULL ORDER BY position LIMIT $1`,
       [SEQUENCE_BATCH],
     );
     if (rows.rows.length === 0) return false;
     const nodes = new PostgresNodeStore(() => Promise.resolve(client), this.#tables);
     const log = await MerkleLog.open(nodes, size);
-    await log.append(
-      rows.rows.map((row) =>
-        recordLeafHash(typeof row.digest === "string" ? row.digest : (digestInText(row.record) ?? "")),
-      ),
-    );
+    // The leaf is the digest in the record's text, never the digest column alone: one can be changed by hand.
+    await log.append(rows.rows.map((row) => recordLeafHash(digestInText(row.record) ?? "")));
     await client.query(
       `UPDATE ${audit} SET leaf_index = assigned.leaf_index
        FROM unnest($1::bigint[], $2::bigint[]) AS assigned (position, leaf_index)

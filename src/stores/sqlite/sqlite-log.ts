@@ -15,7 +15,6 @@ const SEQUENCE_BATCH = 8192;
 
 interface Unsequenced {
   position: number;
-  digest: string | null;
   record: string | null;
 }
 
@@ -52,7 +51,8 @@ export class SqliteLogTables implements LogTables {
   readonly #leaves: Statement<[number, number], { leaf_index: number; record: string }>;
   readonly #leafOf: Statement<[string, number], { leaf_index: number | null }>;
   readonly #between: Statement<[number, number], { run_id: string; seq: number; record: string }>;
-  readonly #digestOf: Statement<[string, number], { digest: string | null; record: string }>;
+  readonly #digestOf: Statement<[string, number], { record: string }>;
+  readonly #columns: Statement<[], { run_id: string; seq: number; digest: string; record: string }>;
   readonly #checkpointsAt: Statement<[number], CheckpointRecord>;
   readonly #checkpoints: Statement<[], CheckpointRecord>;
   readonly #latest: Statement<[], CheckpointRecord>;
@@ -68,7 +68,7 @@ export class SqliteLogTables implements LogTables {
     );
     this.#pending = database.prepare("SELECT 1 FROM audit WHERE position > ? LIMIT 1");
     this.#unsequenced = database.prepare(
-      "SELECT position, digest, CASE WHEN digest IS NULL THEN record END AS record FROM audit WHERE position > ? AND leaf_index IS NULL ORDER BY position LIMIT ?",
+      "SELECT position, record FROM audit WHERE position > ? AND leaf_index IS NULL ORDER BY position LIMIT ?",
     );
     this.#assign = database.prepare("UPDATE audit SET leaf_index = ? WHERE position = ?");
     this.#assignRange = database.prepare(
@@ -82,7 +82,10 @@ export class SqliteLogTables implements LogTables {
     this.#between = database.prepare(
       "SELECT run_id, seq, record FROM audit WHERE leaf_index >= ? AND leaf_index < ? ORDER BY leaf_index",
     );
-    this.#digestOf = database.prepare("SELECT digest, record FROM audit WHERE run_id = ? AND seq = ?");
+    this.#digestOf = database.prepare("SELECT record FROM audit WHERE run_id = ? AND seq = ?");
+    this.#columns = database.prepare(
+      "SELECT run_id, seq, digest, record FROM audit WHERE digest IS NOT NULL ORDER BY run_id, seq",
+    );
     const columns = "id, tree_size, note, created_at";
     this.#checkpointsAt = database.prepare(`SELECT ${columns} FROM leash_checkpoints WHERE tree_size = ? ORDER BY id`);
     this.#checkpoints = database.prepare(`SELECT ${columns} FROM leash_checkpoints ORDER BY id`);
@@ -126,7 +129,15 @@ export class SqliteLogTables implements LogTables {
 
   digestOf(runId: string, seq: number): string | null {
     const row = this.#digestOf.get(runId, seq);
-    return row === undefined ? null : (row.digest ?? digestInText(row.record));
+    return row === undefined ? null : digestInText(row.record);
+  }
+
+  digestMismatches(): { run: string; seq: number }[] {
+    const mismatches: { run: string; seq: number }[] = [];
+    for (const row of this.#columns.iterate()) {
+      if (row.digest !== digestInText(row.record)) mismatches.push({ run: row.run_id, seq: row.seq });
+    }
+    return mismatches;
   }
 
   records(): AuditRecord[] {
@@ -170,7 +181,8 @@ export class SqliteLogTables implements LogTables {
     if (rows.length === 0) return false;
     const edge = rangeNodes(0, size);
     const log = MerkleLog.resume(this.nodes, size, edge.length === 0 ? [] : this.nodes.readNodes(edge));
-    void log.append(rows.map((row) => recordLeafHash(row.digest ?? digestInText(row.record) ?? "")));
+    // The leaf is the digest in the record's text, never the digest column alone: one can be changed by hand.
+    void log.append(rows.map((row) => recordLeafHash(digestInText(row.record) ?? "")));
     const first = rows[0]!.position;
     const last = rows.at(-1)!.position;
     // Positions without a gap (as SQLite gives them, unless rows were deleted) take one statement.
@@ -206,6 +218,7 @@ export function sqliteEvidenceLog(tables: SqliteLogTables, path: string): StoreE
     records: guard("records", () => tables.records()),
     recordsBetween: guard("recordsBetween", (start: number, end: number) => tables.recordsBetween(start, end)),
     digestOf: guard("digestOf", (runId: string, seq: number) => tables.digestOf(runId, seq)),
+    digestMismatches: guard("digestMismatches", () => tables.digestMismatches()),
     leafIndexOf: guard("leafIndexOf", (runId: string, seq: number) => tables.leafIndexOf(runId, seq)),
     checkpointsAt: guard("checkpointsAt", (treeSize: number) => tables.checkpointsAt(treeSize)),
     checkpointRows: guard("checkpoints", () => tables.checkpointRows()),
