@@ -1,7 +1,6 @@
 // A person's inbox, end to end in a real browser: the real `leash serve` on a real store, runs started
 // and resumed by the app in other processes, and headless chromium doing what the approver does.
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
 import {
   agentModule,
   eachStore,
@@ -10,6 +9,7 @@ import {
   leashOn,
   markDocument,
   PHONE,
+  pendingOf,
   sameDocument,
   screenshot,
 } from "./support.js";
@@ -20,29 +20,13 @@ import {
   startInbox,
   startPausedRun,
   startWorkThatGivesUp,
+  submit,
   useBrowser,
   waitLive,
 } from "./support.js";
-import type { InboxStore } from "./support.js";
 import { bin } from "../cli/cli-helpers.js";
 
 const browser = useBrowser();
-
-/** The pending request of a run, as the store holds it. */
-async function pendingOf(target: InboxStore, runId: string) {
-  const state = await target.store.load(runId);
-  assert.ok(state?.pending !== undefined, `run ${runId} awaits approval`);
-  return state.pending;
-}
-
-/** Clicks a button that submits a form, and resolves with the answer to that POST. */
-async function submit(page: Page, decision: "approve" | "deny") {
-  const [response] = await Promise.all([
-    page.waitForResponse((answer) => answer.request().method() === "POST" && answer.url().endsWith("/answer")),
-    page.locator(`form#answer button[name="decision"][value="${decision}"]`).click(),
-  ]);
-  return response;
-}
 
 eachStore(
   "an approver sees a paused run appear, reads its exact action, approves it, and the page shows a worker ran it once",

@@ -67,6 +67,15 @@ export async function freshPage(t: TestContext, browser: Browser, viewport = DES
   return context.newPage();
 }
 
+/** Clicks a button of the answer form, and resolves with the answer to that POST. */
+export async function submit(page: Page, decision: "approve" | "deny") {
+  const [response] = await Promise.all([
+    page.waitForResponse((answer) => answer.request().method() === "POST" && answer.url().endsWith("/answer")),
+    page.locator(`form#answer button[name="decision"][value="${decision}"]`).click(),
+  ]);
+  return response;
+}
+
 /** Signs in on the sign-in page as a person does, and waits for the list of runs. */
 export async function signIn(page: Page, url: string, token: string): Promise<void> {
   await page.goto(new URL("signin", url).href);
