@@ -5,7 +5,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { eventually } from "../mcp/support.js";
-import { connectGateway, leash, runs, setup } from "./support.js";
+import { connectGateway, leash, runs, setup, slowSetup } from "./support.js";
 
 const slowServer = fileURLToPath(new URL("../fixtures/mcp-slow-server.mjs", import.meta.url));
 
@@ -19,15 +19,8 @@ function alive(pid: number): boolean {
 }
 
 test("a gateway killed while a call of a non-idempotent tool is in flight: at restart the call is interrupted, never run twice", async () => {
-  const at = await setup({ waitMs: 120_000 });
-  const pidFile = path.join(at.dir, "slow.pid");
-  await writeFile(
-    at.config,
-    JSON.stringify({
-      servers: { slow: { command: process.execPath, args: [slowServer, pidFile] } },
-      policy: { grantedScopes: ["mcp:slow"], allowEffects: ["read", "write", "external"], approvalFor: [] },
-    }),
-  );
+  const at = await slowSetup();
+  const { pidFile } = at;
   const first = await connectGateway(at);
   const call = first.client.callTool({ name: "slow__slow", arguments: {} }, undefined, { timeout: 150_000 });
   call.catch(() => undefined);
