@@ -8,6 +8,7 @@ import {
   inPage,
   leashOn,
   markDocument,
+  pausedRunPage,
   PHONE,
   pendingOf,
   sameDocument,
@@ -103,12 +104,7 @@ eachStore(
 );
 
 eachStore("a deny with a note records the note and the signed-in approver's name", async (t, target) => {
-  const token = await addApprover(target, "noor");
-  const runId = await startPausedRun(target, { goal: "Pay invoice INV-2042" });
-  const inbox = await startInbox(t, target);
-  const page = await freshPage(t, browser());
-  await signIn(page, inbox.url, token);
-  await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+  const { runId, page } = await pausedRunPage(t, browser(), target, { goal: "Pay invoice INV-2042" });
   const { digest } = await pendingOf(target, runId);
 
   await page.locator('form#answer textarea[name="note"]').fill("Not this month: the budget is spent.");
@@ -126,12 +122,7 @@ eachStore("a deny with a note records the note and the signed-in approver's name
 eachStore(
   "an approval from a page whose request changed since it opened is refused and runs nothing",
   async (t, target) => {
-    const token = await addApprover(target, "noor");
-    const runId = await startPausedRun(target, { goal: "Pay invoice INV-2043" });
-    const inbox = await startInbox(t, target);
-    const page = await freshPage(t, browser());
-    await signIn(page, inbox.url, token);
-    await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+    const { runId, page } = await pausedRunPage(t, browser(), target, { goal: "Pay invoice INV-2043" });
     const shown = await pendingOf(target, runId);
     // The person is typing a note, so the page keeps what it showed, while someone else denies the
     // request from a terminal and the app asks again, for more: a new request with a new digest.
@@ -167,16 +158,17 @@ eachStore(
 eachStore(
   "the run page is usable on a phone: the approve button shows without sideways scrolling",
   async (t, target) => {
-    const token = await addApprover(target, "noor");
-    const runId = await startPausedRun(target, {
-      goal: "Pay invoice INV-2044 from Acme Tools",
-      memo: "INV-2044 (March): 3 torque wrenches",
-      reason: "The invoice matches purchase order PO-88 and is due on Friday.",
-    });
-    const inbox = await startInbox(t, target);
-    const page = await freshPage(t, browser(), PHONE);
-    await signIn(page, inbox.url, token);
-    await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+    const { page } = await pausedRunPage(
+      t,
+      browser(),
+      target,
+      {
+        goal: "Pay invoice INV-2044 from Acme Tools",
+        memo: "INV-2044 (March): 3 torque wrenches",
+        reason: "The invoice matches purchase order PO-88 and is due on Friday.",
+      },
+      PHONE,
+    );
     const approve = page.locator('form#answer button[name="decision"][value="approve"]');
     await approve.scrollIntoViewIfNeeded();
     assert.ok(await approve.isVisible());
@@ -193,12 +185,13 @@ eachStore(
 );
 
 eachStore("on a phone the arguments show in full, wrapped, without scrolling inside their box", async (t, target) => {
-  const token = await addApprover(target, "noor");
-  const runId = await startPausedRun(target, { memo: "INV-2044 (March): 3 torque wrenches, 2 socket sets" });
-  const inbox = await startInbox(t, target);
-  const page = await freshPage(t, browser(), PHONE);
-  await signIn(page, inbox.url, token);
-  await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+  const { page } = await pausedRunPage(
+    t,
+    browser(),
+    target,
+    { memo: "INV-2044 (March): 3 torque wrenches, 2 socket sets" },
+    PHONE,
+  );
   const [shown, whole] = await Promise.all([
     inPage<number>(page, 'document.querySelector("pre[data-field=args]").clientWidth'),
     inPage<number>(page, 'document.querySelector("pre[data-field=args]").scrollWidth'),

@@ -2,17 +2,13 @@
 // real `leash serve`, the app's runs in processes of their own, and headless chromium.
 import assert from "node:assert/strict";
 import {
-  addApprover,
   agentModule,
   eachStore,
-  freshPage,
   leashOn,
   markDocument,
+  pausedRunPage,
   pendingOf,
   sameDocument,
-  signIn,
-  startInbox,
-  startPausedRun,
   submit,
   useBrowser,
   waitLive,
@@ -23,12 +19,7 @@ const browser = useBrowser();
 eachStore(
   "a request that changes under the pointer is held, its buttons disabled, until the person asks to see the new one",
   async (t, target) => {
-    const token = await addApprover(target, "noor");
-    const runId = await startPausedRun(target, { goal: "Pay invoice INV-2045" });
-    const inbox = await startInbox(t, target);
-    const page = await freshPage(t, browser());
-    await signIn(page, inbox.url, token);
-    await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+    const { runId, page } = await pausedRunPage(t, browser(), target, { goal: "Pay invoice INV-2045" });
     const shown = await pendingOf(target, runId);
     await waitLive(page);
     await markDocument(page);
