@@ -11,6 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   connectGateway,
+  firstRunOnceEnded,
   heldSetup,
   leash,
   runs,
@@ -151,9 +152,7 @@ test("SIGTERM with a call that outlasts shutdownMs: the gateway exits anyway (co
 
   const second = await connectGateway(at);
   try {
-    const end = Date.now() + 60_000;
-    let after = (await runs(at))[0];
-    while (after?.status === "running" && Date.now() < end) after = (await runs(at))[0];
+    const after = await firstRunOnceEnded(at);
     // An interrupted or failed call ends its run `failed`, so `leash runs` tells it from a success.
     assert.equal(after?.status, "failed");
     const shown = JSON.parse((await leash(["show", cut.runId, "--db", at.db, "--json"], at.dir)).stdout) as {

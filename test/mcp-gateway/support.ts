@@ -131,6 +131,14 @@ export async function runs(at: Setup, db: string[] = ["--db", at.db]): Promise<{
   return (JSON.parse(listed.stdout) as { runs: { runId: string; status: string }[] }).runs;
 }
 
+/** The store's first run once it is no longer `running` (a restarted gateway's recovery ends it), waiting a minute at most. */
+export async function firstRunOnceEnded(at: Setup): Promise<{ runId: string; status: string } | undefined> {
+  const end = Date.now() + 60_000;
+  let run = (await runs(at))[0];
+  while (run?.status === "running" && Date.now() < end) run = (await runs(at))[0];
+  return run;
+}
+
 /** The text of a tool result's first content part. */
 export function textOf(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
