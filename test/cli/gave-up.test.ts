@@ -3,6 +3,7 @@ import { Agent, Decision } from "../../src/index.js";
 import type { AuditSink, RunStore } from "../../src/index.js";
 import { listGaveUp } from "../../src/inbox/gave-up.js";
 import { leash } from "./cli-helpers.js";
+import { summarize } from "../helpers/summarize-skill.js";
 import { eachStore } from "./cli-stores.js";
 
 /** An agent on `store` whose every answer its skill refuses, and whose plain runs fail in the planner. */
@@ -17,13 +18,6 @@ function failingAgent(store: RunStore & AuditSink): Agent {
     audit: store,
   });
 }
-
-const summarize = {
-  name: "Summarize",
-  brief: (page: string) => `Summarize ${page}.`,
-  check: (summary: { words: number }) => (summary.words > 100 ? "A summary is short." : null),
-  retry: { attempts: 2 },
-};
 
 interface ListedWork {
   runId: string;

@@ -8,31 +8,9 @@ import { errorLine, leash, tempFolder } from "../cli/cli-helpers.js";
 import { jsonlTrail, makeKeys, rebuildFrom, runInto, trailRecords, writeTrail } from "../cli/evidence-helpers.js";
 import { specVerifyCosignature } from "./spec-cosignature.js";
 import { specCheckpoint, specOpenNote } from "./spec-checker.js";
-import { post, startWitnessProcess, stopWitness, witnessFolder, type WitnessProcess } from "./witness-support.js";
+import { post, twoWitnesses, type WitnessProcess } from "./witness-support.js";
 
 const ORIGIN = "example.com/leash";
-
-/** Two witnesses of the log whose verifier key is given, each in its own process. */
-async function twoWitnesses(t: { after: (fn: () => Promise<void>) => void }, verifierKey: string) {
-  const witnesses: WitnessProcess[] = [];
-  for (const name of ["witness.example/w1", "witness.example/w2"]) {
-    const folder = witnessFolder(name);
-    const witness = await startWitnessProcess([
-      "--key-file",
-      folder.keyFile,
-      "--db",
-      join(folder.dir, "w.db"),
-      "--log",
-      `${ORIGIN}=${verifierKey}`,
-    ]);
-    t.after(async () => {
-      await stopWitness(witness);
-      folder.remove();
-    });
-    witnesses.push(witness);
-  }
-  return witnesses;
-}
 
 /** Appends runs of the given lengths to a JSONL trail. */
 async function appendRuns(path: string, steps: readonly number[]): Promise<void> {
@@ -54,7 +32,7 @@ test("checkpoint --witness stores and prints the note with each witness's cosign
   t.after(folder.remove);
   const { path } = await jsonlTrail(folder.path, [1, 2]);
   const { keyFile, verifierKey } = makeKeys(folder.path);
-  const witnesses = await twoWitnesses(t, verifierKey);
+  const witnesses = await twoWitnesses(t, ORIGIN, verifierKey);
   const urls = witnesses.flatMap((witness) => ["--witness", `${witness.url}=${witness.verifierKey}`]);
   const sign = (out: string) =>
     leash(["checkpoint", path, "--key-file", keyFile, "--origin", ORIGIN, "--out", out, ...urls], { cwd: folder.path });
@@ -94,7 +72,7 @@ test("checkpoint --witness exits 1 naming the refusal when the trail was rewritt
   t.after(folder.remove);
   const { path, runs } = await jsonlTrail(folder.path, [2, 2]);
   const { keyFile, verifierKey } = makeKeys(folder.path);
-  const witnesses = await twoWitnesses(t, verifierKey);
+  const witnesses = await twoWitnesses(t, ORIGIN, verifierKey);
   const urls = witnesses.flatMap((witness) => ["--witness", witness.url]);
   const args = ["checkpoint", path, "--key-file", keyFile, "--origin", ORIGIN, "--out", "cp.note", ...urls];
   assert.equal(leash(args, { cwd: folder.path }).status, 0);
@@ -137,7 +115,7 @@ eachStore(
   async (t, target) => {
     await runInto(target.store, [1, 2]);
     const { keyFile, verifierKey } = makeKeys(target.cwd);
-    const witnesses = await twoWitnesses(t, verifierKey);
+    const witnesses = await twoWitnesses(t, ORIGIN, verifierKey);
     const urls = witnesses.flatMap((witness) => ["--witness", witness.url]);
     const args = ["checkpoint", ...target.args, "--key-file", keyFile, "--origin", ORIGIN, "--json", ...urls];
     const log = evidenceLogOf(target.store as unknown as EvidenceLogOwner);

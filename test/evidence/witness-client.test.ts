@@ -4,26 +4,11 @@ import { createServer } from "node:net";
 import { addCosignatures, isLeashError, openNote, verifyCosignature } from "../../src/index.js";
 import { submitToWitness, witnessCheckpoint } from "../../src/witness/index.js";
 import { specVerifyCosignature } from "./spec-cosignature.js";
-import { startWitnessProcess, stopWitness, TestLog, witnessFolder, type WitnessProcess } from "./witness-support.js";
-
-async function witnessOf(t: { after: (fn: () => Promise<void>) => void }, log: TestLog): Promise<WitnessProcess> {
-  const folder = witnessFolder();
-  const witness = await startWitnessProcess([
-    "--key-file",
-    folder.keyFile,
-    "--log",
-    `${log.origin}=${log.keys.verifierKey}`,
-  ]);
-  t.after(async () => {
-    await stopWitness(witness);
-    folder.remove();
-  });
-  return witness;
-}
+import { TestLog, witnessOf } from "./witness-support.js";
 
 test("submitToWitness returns the cosignature lines; addCosignatures gives a note both the log and witness keys verify", async (t) => {
   const log = new TestLog().grow(7);
-  const witness = await witnessOf(t, log);
+  const witness = await witnessOf(t, log.origin, log.keys.verifierKey, { db: false });
   const note = log.checkpoint();
   const lines = await submitToWitness(witness.url, { note, oldSize: 0, proof: [] });
   assert.equal(lines.length, 1);
@@ -44,7 +29,7 @@ test("submitToWitness returns the cosignature lines; addCosignatures gives a not
 
 test("a refusal throws witness_refused naming the status and the reason; a 409 carries the witness's size", async (t) => {
   const log = new TestLog().grow(5);
-  const witness = await witnessOf(t, log);
+  const witness = await witnessOf(t, log.origin, log.keys.verifierKey, { db: false });
   await submitToWitness(witness.url, { note: log.checkpoint(), oldSize: 0, proof: [] });
   await assert.rejects(
     submitToWitness(witness.url, { note: log.checkpoint(3), oldSize: 0, proof: [] }),
@@ -70,7 +55,7 @@ test("a refusal throws witness_refused naming the status and the reason; a 409 c
 
 test("witnessCheckpoint learns the witness's size from a 409 and resubmits with the proof from it", async (t) => {
   const log = new TestLog().grow(4);
-  const witness = await witnessOf(t, log);
+  const witness = await witnessOf(t, log.origin, log.keys.verifierKey, { db: false });
   await submitToWitness(witness.url, { note: log.checkpoint(), oldSize: 0, proof: [] });
   log.grow(6);
   const asked: number[] = [];

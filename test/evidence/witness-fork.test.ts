@@ -1,39 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { specVerifyCosignature } from "./spec-cosignature.js";
-import {
-  post,
-  startWitnessProcess,
-  stopWitness,
-  TestLog,
-  witnessFolder,
-  type WitnessProcess,
-} from "./witness-support.js";
-
-type After = { after: (fn: () => Promise<void> | void) => void };
-
-/** Two witnesses of the log, each in its own process with its own key and database. */
-async function twoWitnesses(t: After, log: TestLog): Promise<WitnessProcess[]> {
-  const witnesses: WitnessProcess[] = [];
-  for (const name of ["witness.example/w1", "witness.example/w2"]) {
-    const folder = witnessFolder(name);
-    const witness = await startWitnessProcess([
-      "--key-file",
-      folder.keyFile,
-      "--db",
-      join(folder.dir, "witness.db"),
-      "--log",
-      `${log.origin}=${log.keys.verifierKey}`,
-    ]);
-    t.after(async () => {
-      await stopWitness(witness);
-      folder.remove();
-    });
-    witnesses.push(witness);
-  }
-  return witnesses;
-}
+import { post, TestLog, twoWitnesses, type WitnessProcess } from "./witness-support.js";
 
 /**
  * What a dishonest log can get from a witness for its checkpoint of `log`: it tries every old size it
@@ -60,7 +28,7 @@ async function clientAccepts(witnesses: WitnessProcess[], log: TestLog): Promise
 
 test("a client that requires a cosignature from each witness cannot get one for a fork of what any of them saw", async (t) => {
   const log = new TestLog().grow(5);
-  const [w1, w2] = await twoWitnesses(t, log);
+  const [w1, w2] = await twoWitnesses(t, log.origin, log.keys.verifierKey);
   // The log shows checkpoint A (size 5) to witness 1 only.
   assert.equal((await post(w1!.url, log.body(0))).status, 200);
 
@@ -78,7 +46,7 @@ test("a client that requires a cosignature from each witness cannot get one for 
 
 test("once both witnesses saw a checkpoint, its extensions are accepted and no fork of it gets any cosignature", async (t) => {
   const log = new TestLog().grow(6);
-  const witnesses = await twoWitnesses(t, log);
+  const witnesses = await twoWitnesses(t, log.origin, log.keys.verifierKey);
   assert.equal((await clientAccepts(witnesses, log)).accepted, true);
   // Forks of the 6 leaves cosigned, at the same size or larger, after 0 to 5 shared leaves.
   for (const [shared, size] of [

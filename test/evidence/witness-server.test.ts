@@ -10,35 +10,14 @@ import {
   startWitnessProcess,
   stopWitness,
   TestLog,
+  witnessArgs,
   witnessFolder,
-  type WitnessProcess,
+  witnessOf,
 } from "./witness-support.js";
-
-/** A witness of `log` in another process, its state in `db`; stopped and its folder removed after the test. */
-async function witnessOf(
-  t: { after: (fn: () => Promise<void> | void) => void },
-  log: TestLog,
-  db?: string,
-): Promise<WitnessProcess & { dir: string; keyFile: string }> {
-  const folder = witnessFolder();
-  const witness = await startWitnessProcess([
-    "--key-file",
-    folder.keyFile,
-    "--db",
-    db ?? join(folder.dir, "witness.db"),
-    "--log",
-    `${log.origin}=${log.keys.verifierKey}`,
-  ]);
-  t.after(async () => {
-    await stopWitness(witness);
-    folder.remove();
-  });
-  return { ...witness, ...folder };
-}
 
 test("cosigns a first checkpoint and a consistent later one, each cosignature verifying by the spec", async (t) => {
   const log = new TestLog().grow(5);
-  const witness = await witnessOf(t, log);
+  const witness = await witnessOf(t, log.origin, log.keys.verifierKey);
   const first = await post(witness.url, log.body(0));
   assert.equal(first.status, 200, first.text);
   const note = log.checkpoint() + first.text;
@@ -63,7 +42,7 @@ test("cosigns a first checkpoint and a consistent later one, each cosignature ve
 
 test("refuses a rollback: 400 when the old size is above the checkpoint's, 409 with its size when it claims another", async (t) => {
   const log = new TestLog().grow(9);
-  const witness = await witnessOf(t, log);
+  const witness = await witnessOf(t, log.origin, log.keys.verifierKey);
   assert.equal((await post(witness.url, log.body(0))).status, 200);
   const above = await post(witness.url, log.body(9, 4));
   assert.equal(above.status, 400, above.text);
@@ -78,7 +57,7 @@ test("refuses a rollback: 400 when the old size is above the checkpoint's, 409 w
 
 test("refuses a fork with 422: the same size with another root, and a larger tree not consistent with the last", async (t) => {
   const log = new TestLog().grow(6);
-  const witness = await witnessOf(t, log);
+  const witness = await witnessOf(t, log.origin, log.keys.verifierKey);
   assert.equal((await post(witness.url, log.body(0))).status, 200);
   const sameSize = log.fork(3).grow(3);
   const equal = await post(witness.url, sameSize.body(6, 6));
@@ -94,7 +73,7 @@ test("refuses a fork with 422: the same size with another root, and a larger tre
 
 test("refuses with 403 a checkpoint signed by no key trusted for its origin, or with a bad signature by one", async (t) => {
   const log = new TestLog().grow(3);
-  const witness = await witnessOf(t, log);
+  const witness = await witnessOf(t, log.origin, log.keys.verifierKey);
   const stranger = keygen(log.origin);
   const unknown = await post(witness.url, log.body(0, 3, log.checkpoint(3, stranger.signerKey)));
   assert.equal(unknown.status, 403, unknown.text);
@@ -106,7 +85,7 @@ test("refuses with 403 a checkpoint signed by no key trusted for its origin, or 
 
 test("answers 404 for an origin it does not witness", async (t) => {
   const log = new TestLog().grow(3);
-  const witness = await witnessOf(t, log);
+  const witness = await witnessOf(t, log.origin, log.keys.verifierKey);
   const other = new TestLog("example.com/other").grow(3);
   const answer = await post(witness.url, other.body(0));
   assert.equal(answer.status, 404, answer.text);
@@ -114,7 +93,7 @@ test("answers 404 for an origin it does not witness", async (t) => {
 
 test("answers 400 for a malformed body", async (t) => {
   const log = new TestLog().grow(4);
-  const witness = await witnessOf(t, log);
+  const witness = await witnessOf(t, log.origin, log.keys.verifierKey);
   const note = log.checkpoint();
   const bodies = [
     "",
@@ -139,18 +118,13 @@ test("answers 400 for a malformed body", async (t) => {
 
 test("survives kill -9: started again on the same --db it still refuses the rollback", async (t) => {
   const log = new TestLog().grow(10);
-  const first = await witnessOf(t, log);
+  const first = await witnessOf(t, log.origin, log.keys.verifierKey);
   assert.equal((await post(first.url, log.body(0))).status, 200);
   first.child.kill("SIGKILL");
   assert.equal(await first.exited, "SIGKILL");
-  const again = await startWitnessProcess([
-    "--key-file",
-    first.keyFile,
-    "--db",
-    join(first.dir, "witness.db"),
-    "--log",
-    `${log.origin}=${log.keys.verifierKey}`,
-  ]);
+  const again = await startWitnessProcess(
+    witnessArgs(first.keyFile, join(first.dir, "witness.db"), log.origin, log.keys.verifierKey),
+  );
   t.after(() => stopWitness(again));
   assert.equal(again.verifierKey, first.verifierKey);
   const rollback = await post(again.url, log.body(0, 7));
@@ -162,15 +136,10 @@ test("survives kill -9: started again on the same --db it still refuses the roll
 
 test("of concurrent submissions from the same old size, even to two processes on one --db, exactly one is cosigned", async (t) => {
   const log = new TestLog().grow(4);
-  const witness = await witnessOf(t, log);
-  const twin = await startWitnessProcess([
-    "--key-file",
-    witness.keyFile,
-    "--db",
-    join(witness.dir, "witness.db"),
-    "--log",
-    `${log.origin}=${log.keys.verifierKey}`,
-  ]);
+  const witness = await witnessOf(t, log.origin, log.keys.verifierKey);
+  const twin = await startWitnessProcess(
+    witnessArgs(witness.keyFile, join(witness.dir, "witness.db"), log.origin, log.keys.verifierKey),
+  );
   t.after(() => stopWitness(twin));
   assert.equal((await post(witness.url, log.body(0))).status, 200);
   const branches = [1, 2, 3, 4, 5, 6, 7, 8].map((extra) => log.fork(4).grow(extra));
@@ -189,12 +158,7 @@ test("exits 0 on SIGTERM", async () => {
   const log = new TestLog().grow(1);
   const folder = witnessFolder();
   try {
-    const witness = await startWitnessProcess([
-      "--key-file",
-      folder.keyFile,
-      "--log",
-      `${log.origin}=${log.keys.verifierKey}`,
-    ]);
+    const witness = await startWitnessProcess(witnessArgs(folder.keyFile, undefined, log.origin, log.keys.verifierKey));
     assert.equal((await post(witness.url, log.body(0))).status, 200);
     assert.equal(await stopWitness(witness), 0);
   } finally {

@@ -106,3 +106,43 @@ export async function post(url: string, body: string): Promise<{ status: number;
   const response = await fetch(`${url}/add-checkpoint`, { method: "POST", body });
   return { status: response.status, text: await response.text(), type: response.headers.get("content-type") ?? "" };
 }
+
+/** What a test registers its clean-up with: node:test's test context. */
+export interface AfterHook {
+  after: (fn: () => Promise<void> | void) => void;
+}
+
+/** The arguments of `leash witness` for one log, its key in `keyFile` and its state in `db` (none: no `--db`). */
+export function witnessArgs(keyFile: string, db: string | undefined, origin: string, verifierKey: string): string[] {
+  return ["--key-file", keyFile, ...(db === undefined ? [] : ["--db", db]), "--log", `${origin}=${verifierKey}`];
+}
+
+/**
+ * A witness of the log `origin` (signed by `verifierKey`) in another process, with a key of its own
+ * named `name` in a folder of its own and its state in `witness.db` there (`db: false`: no `--db`);
+ * stopped and its folder removed after the test.
+ */
+export async function witnessOf(
+  t: AfterHook,
+  origin: string,
+  verifierKey: string,
+  options: { name?: string; db?: boolean } = {},
+): Promise<WitnessProcess & { dir: string; keyFile: string }> {
+  const folder = witnessFolder(options.name);
+  const db = options.db === false ? undefined : join(folder.dir, "witness.db");
+  const witness = await startWitnessProcess(witnessArgs(folder.keyFile, db, origin, verifierKey));
+  t.after(async () => {
+    await stopWitness(witness);
+    folder.remove();
+  });
+  return { ...witness, dir: folder.dir, keyFile: folder.keyFile };
+}
+
+/** Two witnesses of the log, each in its own process with its own key and database. */
+export async function twoWitnesses(t: AfterHook, origin: string, verifierKey: string): Promise<WitnessProcess[]> {
+  const witnesses: WitnessProcess[] = [];
+  for (const name of ["witness.example/w1", "witness.example/w2"]) {
+    witnesses.push(await witnessOf(t, origin, verifierKey, { name }));
+  }
+  return witnesses;
+}

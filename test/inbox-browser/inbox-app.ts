@@ -1,6 +1,7 @@
 // The pieces of an inbox under test, each a real component: a store (a SQLite file, or a PostgreSQL
 // schema of its own), the real `leash` bin serving it, approvers made with `leash approvers add`, and
 // runs started by the app in processes of their own.
+import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { TestContext } from "node:test";
 import { spawn } from "node:child_process";
@@ -139,6 +140,13 @@ export async function leashOn(target: InboxStore, args: string[]): Promise<strin
 export async function addApprover(target: InboxStore, name: string): Promise<string> {
   const made = JSON.parse(await leashOn(target, ["approvers", "add", name, "--json"])) as { token: string };
   return made.token;
+}
+
+/** The pending request of a run, as the store holds it. */
+export async function pendingOf(target: InboxStore, runId: string) {
+  const state = await target.store.load(runId);
+  assert.ok(state?.pending !== undefined, `run ${runId} awaits approval`);
+  return state.pending;
 }
 
 /** What the app's run carries from the model: its goal, its reason and the payment's memo. */

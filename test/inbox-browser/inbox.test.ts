@@ -1,7 +1,6 @@
 // A person's inbox, end to end in a real browser: the real `leash serve` on a real store, runs started
 // and resumed by the app in other processes, and headless chromium doing what the approver does.
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
 import {
   agentModule,
   eachStore,
@@ -9,7 +8,9 @@ import {
   inPage,
   leashOn,
   markDocument,
+  pausedRunPage,
   PHONE,
+  pendingOf,
   sameDocument,
   screenshot,
 } from "./support.js";
@@ -20,29 +21,13 @@ import {
   startInbox,
   startPausedRun,
   startWorkThatGivesUp,
+  submit,
   useBrowser,
   waitLive,
 } from "./support.js";
-import type { InboxStore } from "./support.js";
 import { bin } from "../cli/cli-helpers.js";
 
 const browser = useBrowser();
-
-/** The pending request of a run, as the store holds it. */
-async function pendingOf(target: InboxStore, runId: string) {
-  const state = await target.store.load(runId);
-  assert.ok(state?.pending !== undefined, `run ${runId} awaits approval`);
-  return state.pending;
-}
-
-/** Clicks a button that submits a form, and resolves with the answer to that POST. */
-async function submit(page: Page, decision: "approve" | "deny") {
-  const [response] = await Promise.all([
-    page.waitForResponse((answer) => answer.request().method() === "POST" && answer.url().endsWith("/answer")),
-    page.locator(`form#answer button[name="decision"][value="${decision}"]`).click(),
-  ]);
-  return response;
-}
 
 eachStore(
   "an approver sees a paused run appear, reads its exact action, approves it, and the page shows a worker ran it once",
@@ -119,12 +104,7 @@ eachStore(
 );
 
 eachStore("a deny with a note records the note and the signed-in approver's name", async (t, target) => {
-  const token = await addApprover(target, "noor");
-  const runId = await startPausedRun(target, { goal: "Pay invoice INV-2042" });
-  const inbox = await startInbox(t, target);
-  const page = await freshPage(t, browser());
-  await signIn(page, inbox.url, token);
-  await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+  const { runId, page } = await pausedRunPage(t, browser(), target, { goal: "Pay invoice INV-2042" });
   const { digest } = await pendingOf(target, runId);
 
   await page.locator('form#answer textarea[name="note"]').fill("Not this month: the budget is spent.");
@@ -142,12 +122,7 @@ eachStore("a deny with a note records the note and the signed-in approver's name
 eachStore(
   "an approval from a page whose request changed since it opened is refused and runs nothing",
   async (t, target) => {
-    const token = await addApprover(target, "noor");
-    const runId = await startPausedRun(target, { goal: "Pay invoice INV-2043" });
-    const inbox = await startInbox(t, target);
-    const page = await freshPage(t, browser());
-    await signIn(page, inbox.url, token);
-    await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+    const { runId, page } = await pausedRunPage(t, browser(), target, { goal: "Pay invoice INV-2043" });
     const shown = await pendingOf(target, runId);
     // The person is typing a note, so the page keeps what it showed, while someone else denies the
     // request from a terminal and the app asks again, for more: a new request with a new digest.
@@ -183,16 +158,17 @@ eachStore(
 eachStore(
   "the run page is usable on a phone: the approve button shows without sideways scrolling",
   async (t, target) => {
-    const token = await addApprover(target, "noor");
-    const runId = await startPausedRun(target, {
-      goal: "Pay invoice INV-2044 from Acme Tools",
-      memo: "INV-2044 (March): 3 torque wrenches",
-      reason: "The invoice matches purchase order PO-88 and is due on Friday.",
-    });
-    const inbox = await startInbox(t, target);
-    const page = await freshPage(t, browser(), PHONE);
-    await signIn(page, inbox.url, token);
-    await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+    const { page } = await pausedRunPage(
+      t,
+      browser(),
+      target,
+      {
+        goal: "Pay invoice INV-2044 from Acme Tools",
+        memo: "INV-2044 (March): 3 torque wrenches",
+        reason: "The invoice matches purchase order PO-88 and is due on Friday.",
+      },
+      PHONE,
+    );
     const approve = page.locator('form#answer button[name="decision"][value="approve"]');
     await approve.scrollIntoViewIfNeeded();
     assert.ok(await approve.isVisible());
@@ -209,12 +185,13 @@ eachStore(
 );
 
 eachStore("on a phone the arguments show in full, wrapped, without scrolling inside their box", async (t, target) => {
-  const token = await addApprover(target, "noor");
-  const runId = await startPausedRun(target, { memo: "INV-2044 (March): 3 torque wrenches, 2 socket sets" });
-  const inbox = await startInbox(t, target);
-  const page = await freshPage(t, browser(), PHONE);
-  await signIn(page, inbox.url, token);
-  await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+  const { page } = await pausedRunPage(
+    t,
+    browser(),
+    target,
+    { memo: "INV-2044 (March): 3 torque wrenches, 2 socket sets" },
+    PHONE,
+  );
   const [shown, whole] = await Promise.all([
     inPage<number>(page, 'document.querySelector("pre[data-field=args]").clientWidth'),
     inPage<number>(page, 'document.querySelector("pre[data-field=args]").scrollWidth'),

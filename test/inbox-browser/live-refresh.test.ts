@@ -1,50 +1,25 @@
 // The live refresh of a run's page never moves a different request under the person's pointer: the
 // real `leash serve`, the app's runs in processes of their own, and headless chromium.
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
 import {
-  addApprover,
   agentModule,
   eachStore,
-  freshPage,
   leashOn,
   markDocument,
+  pausedRunPage,
+  pendingOf,
   sameDocument,
-  signIn,
-  startInbox,
-  startPausedRun,
+  submit,
   useBrowser,
   waitLive,
 } from "./support.js";
-import type { InboxStore } from "./support.js";
 
 const browser = useBrowser();
-
-/** The pending request of a run, as the store holds it. */
-async function pendingOf(target: InboxStore, runId: string) {
-  const state = await target.store.load(runId);
-  assert.ok(state?.pending !== undefined, `run ${runId} awaits approval`);
-  return state.pending;
-}
-
-/** Clicks a button that submits a form, and resolves with the answer to that POST. */
-async function submit(page: Page, decision: "approve" | "deny") {
-  const [response] = await Promise.all([
-    page.waitForResponse((answer) => answer.request().method() === "POST" && answer.url().endsWith("/answer")),
-    page.locator(`form#answer button[name="decision"][value="${decision}"]`).click(),
-  ]);
-  return response;
-}
 
 eachStore(
   "a request that changes under the pointer is held, its buttons disabled, until the person asks to see the new one",
   async (t, target) => {
-    const token = await addApprover(target, "noor");
-    const runId = await startPausedRun(target, { goal: "Pay invoice INV-2045" });
-    const inbox = await startInbox(t, target);
-    const page = await freshPage(t, browser());
-    await signIn(page, inbox.url, token);
-    await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+    const { runId, page } = await pausedRunPage(t, browser(), target, { goal: "Pay invoice INV-2045" });
     const shown = await pendingOf(target, runId);
     await waitLive(page);
     await markDocument(page);

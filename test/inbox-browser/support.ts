@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { root } from "../cli/cli-helpers.js";
-import { PATIENCE_MS, stopAllChildren } from "./inbox-app.js";
+import { addApprover, PATIENCE_MS, startInbox, startPausedRun, stopAllChildren } from "./inbox-app.js";
+import type { Inbox, InboxStore, RunText } from "./inbox-app.js";
 
 export * from "./inbox-app.js";
 
@@ -65,6 +66,35 @@ export async function freshPage(t: TestContext, browser: Browser, viewport = DES
   context.setDefaultTimeout(PATIENCE_MS);
   t.after(() => context.close());
   return context.newPage();
+}
+
+/**
+ * The page of a run the app has just paused (`text`: its goal, reason and memo), open in a fresh page
+ * of `browser` (desktop-sized unless told otherwise) with noor signed in to a new inbox on `target`.
+ */
+export async function pausedRunPage(
+  t: TestContext,
+  browser: Browser,
+  target: InboxStore,
+  text: RunText = {},
+  viewport = DESKTOP,
+): Promise<{ runId: string; inbox: Inbox; page: Page }> {
+  const token = await addApprover(target, "noor");
+  const runId = await startPausedRun(target, text);
+  const inbox = await startInbox(t, target);
+  const page = await freshPage(t, browser, viewport);
+  await signIn(page, inbox.url, token);
+  await page.goto(new URL(`runs/${runId}`, inbox.url).href);
+  return { runId, inbox, page };
+}
+
+/** Clicks a button of the answer form, and resolves with the answer to that POST. */
+export async function submit(page: Page, decision: "approve" | "deny") {
+  const [response] = await Promise.all([
+    page.waitForResponse((answer) => answer.request().method() === "POST" && answer.url().endsWith("/answer")),
+    page.locator(`form#answer button[name="decision"][value="${decision}"]`).click(),
+  ]);
+  return response;
 }
 
 /** Signs in on the sign-in page as a person does, and waits for the list of runs. */

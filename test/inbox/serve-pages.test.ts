@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Agent, Decision } from "../../src/index.js";
 import type { AuditSink, RunStore } from "../../src/index.js";
 import { leash } from "../cli/cli-helpers.js";
+import { summarize } from "../helpers/summarize-skill.js";
 import { eachStore } from "../cli/cli-stores.js";
 import { addApprover, pausedRun, serve } from "./serve-helpers.js";
 
@@ -18,13 +19,6 @@ function quickAgent(store: RunStore & AuditSink): Agent {
     audit: store,
   });
 }
-
-const summarize = {
-  name: "Summarize",
-  brief: (page: string) => `Summarize ${page}.`,
-  check: (summary: { words: number }) => (summary.words > 100 ? "A summary is short." : null),
-  retry: { attempts: 2 },
-};
 
 function rowsOf(page: string): { runId: string; status: string }[] {
   return [...page.matchAll(/<tr data-run-id="([^"]+)" data-status="([^"]+)"/g)].map((match) => ({

@@ -6,24 +6,13 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { connectGateway, leash, runs, serveHttpGateway, setup, textOf, waitingSignal } from "./support.js";
+import { connectGateway, heldSetup, leash, runs, serveHttpGateway, setup, textOf, waitingSignal } from "./support.js";
 
-const heldServer = fileURLToPath(new URL("../fixtures/mcp-held-server.mjs", import.meta.url));
 const slowServer = fileURLToPath(new URL("../fixtures/mcp-slow-server.mjs", import.meta.url));
 
 test("one client that cancels its call leaves another client's identical call on the same gateway waiting: it gets the result", async () => {
-  const at = await setup({ waitMs: 120_000 });
-  const count = path.join(at.dir, "count");
-  const release = path.join(at.dir, "release");
-  writeFileSync(release, "");
-  await writeFile(
-    at.config,
-    JSON.stringify({
-      servers: { held: { command: process.execPath, args: [heldServer, count, release] } },
-      policy: { grantedScopes: ["mcp:held"], allowEffects: ["read", "write"], approvers: ["alice"] },
-      approval: { waitMs: 120_000, pollMs: 50 },
-    }),
-  );
+  const at = await heldSetup({ approvers: ["alice"] }, { approval: { waitMs: 120_000, pollMs: 50 } });
+  writeFileSync(at.release, "");
   const gateway = await serveHttpGateway(at);
   const url = new URL(`http://127.0.0.1:${gateway.port}/mcp`);
   const [one, two] = [new Client({ name: "one", version: "1" }), new Client({ name: "two", version: "1" })];
@@ -50,7 +39,7 @@ test("one client that cancels its call leaves another client's identical call on
     const approved = await leash(["approve", runId, "--as", "alice", "--db", at.db], at.dir);
     assert.equal(approved.status, 0, approved.stderr);
     assert.equal(textOf(await kept), "held 1");
-    assert.equal(readFileSync(count, "utf8"), "hold 1\n");
+    assert.equal(readFileSync(at.count, "utf8"), "hold 1\n");
   } finally {
     await one.close().catch(() => undefined);
     await two.close().catch(() => undefined);

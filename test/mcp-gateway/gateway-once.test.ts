@@ -1,41 +1,16 @@
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
-import path from "node:path";
+import { writeFileSync } from "node:fs";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { eventually } from "../mcp/support.js";
-import { connectGateway, leash, runs, setup, textOf, waitingSignal } from "./support.js";
-import type { Setup } from "./support.js";
-
-const heldServer = fileURLToPath(new URL("../fixtures/mcp-held-server.mjs", import.meta.url));
-
-function read(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
-}
+import { connectGateway, heldSetup, leash, readOrEmpty, runs, textOf, waitingSignal } from "./support.js";
 
 /** A gateway in front of the held server, whose `hold` (a write) needs alice's approval. */
-async function heldSetup(pollMs = 50): Promise<Setup & { count: string; release: string }> {
-  const at = await setup({ waitMs: 120_000 });
-  const count = path.join(at.dir, "count");
-  const release = path.join(at.dir, "release");
-  await writeFile(
-    at.config,
-    JSON.stringify({
-      servers: { held: { command: process.execPath, args: [heldServer, count, release] } },
-      policy: { grantedScopes: ["mcp:held"], allowEffects: ["read", "write"], approvers: ["alice"] },
-      approval: { waitMs: 120_000, pollMs },
-    }),
-  );
-  return { ...at, count, release };
+function heldUnderApproval(pollMs = 50): ReturnType<typeof heldSetup> {
+  return heldSetup({ approvers: ["alice"] }, { approval: { waitMs: 120_000, pollMs } });
 }
 
 test("a gateway restarted on the host of a run's creator leaves the run another live gateway executes alone: it runs once", async () => {
-  const at = await heldSetup();
+  const at = await heldUnderApproval();
   const creator = await connectGateway(at);
   const executor = await connectGateway(at);
   let restarted: Awaited<ReturnType<typeof connectGateway>> | undefined;
@@ -60,7 +35,7 @@ test("a gateway restarted on the host of a run's creator leaves the run another 
     const approved = await leash(["approve", runId, "--as", "alice", "--db", at.db], at.dir);
     assert.equal(approved.status, 0, approved.stderr);
     // The second gateway resumed the run and is executing it now.
-    await eventually(() => read(at.count) === "hold 1\n", "the upstream call to start", 60_000);
+    await eventually(() => readOrEmpty(at.count) === "hold 1\n", "the upstream call to start", 60_000);
     restarted = await connectGateway(at);
     let said = "";
     restarted.transport.stderr?.on("data", (chunk: Buffer) => (said += chunk.toString()));
@@ -69,7 +44,7 @@ test("a gateway restarted on the host of a run's creator leaves the run another 
     writeFileSync(at.release, "");
     const result = await second;
     assert.equal(textOf(result), "held 1");
-    assert.equal(read(at.count), "hold 1\n");
+    assert.equal(readOrEmpty(at.count), "hold 1\n");
     const shown = JSON.parse((await leash(["show", runId, "--db", at.db, "--json"], at.dir)).stdout) as {
       state: { status: string; steps: { outcome: string; starts?: number }[] };
     };
@@ -85,7 +60,7 @@ test("a gateway restarted on the host of a run's creator leaves the run another 
 
 test("identical calls on two gateways whose runs are both approved as soon as named run once, and both clients get the result", async () => {
   // Gateways that read the store every 2 s: both runs are approved before either looks again.
-  const at = await heldSetup(2_000);
+  const at = await heldUnderApproval(2_000);
   writeFileSync(at.release, "");
   const [one, two] = await Promise.all([connectGateway(at), connectGateway(at)]);
   try {
@@ -110,11 +85,11 @@ test("identical calls on two gateways whose runs are both approved as soon as na
       await Promise.all(approvals);
       for (const result of results) assert.equal(textOf(result), `held ${n}`);
       assert.equal(
-        read(at.count)
+        readOrEmpty(at.count)
           .split("\n")
           .filter((line) => line === `hold ${n}`).length,
         1,
-        read(at.count),
+        readOrEmpty(at.count),
       );
     }
     const statuses = (await runs(at)).map((run) => run.status);

@@ -5,7 +5,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { eventually } from "../mcp/support.js";
-import { connectGateway, leash, runs, setup } from "./support.js";
+import { connectGateway, firstRunOnceEnded, leash, runs, setup, slowSetup } from "./support.js";
 
 const slowServer = fileURLToPath(new URL("../fixtures/mcp-slow-server.mjs", import.meta.url));
 
@@ -19,15 +19,8 @@ function alive(pid: number): boolean {
 }
 
 test("a gateway killed while a call of a non-idempotent tool is in flight: at restart the call is interrupted, never run twice", async () => {
-  const at = await setup({ waitMs: 120_000 });
-  const pidFile = path.join(at.dir, "slow.pid");
-  await writeFile(
-    at.config,
-    JSON.stringify({
-      servers: { slow: { command: process.execPath, args: [slowServer, pidFile] } },
-      policy: { grantedScopes: ["mcp:slow"], allowEffects: ["read", "write", "external"], approvalFor: [] },
-    }),
-  );
+  const at = await slowSetup();
+  const { pidFile } = at;
   const first = await connectGateway(at);
   const call = first.client.callTool({ name: "slow__slow", arguments: {} }, undefined, { timeout: 150_000 });
   call.catch(() => undefined);
@@ -43,9 +36,7 @@ test("a gateway killed while a call of a non-idempotent tool is in flight: at re
   const second = await connectGateway(at);
   try {
     // The restarted gateway recovers the run in the background: wait until it has ended.
-    const end = Date.now() + 60_000;
-    let after = (await runs(at))[0];
-    while (after?.status === "running" && Date.now() < end) after = (await runs(at))[0];
+    const after = await firstRunOnceEnded(at);
     assert.equal(after?.runId, cut.runId);
     // An interrupted or failed call ends its run `failed`, so `leash runs` tells it from a success.
     assert.equal(after?.status, "failed");
@@ -91,9 +82,7 @@ test("a gateway killed while a call of an idempotent tool is in flight: at resta
 
   const second = await connectGateway(at);
   try {
-    const end = Date.now() + 60_000;
-    let after = (await runs(at))[0];
-    while (after?.status === "running" && Date.now() < end) after = (await runs(at))[0];
+    const after = await firstRunOnceEnded(at);
     // An interrupted or failed call ends its run `failed`, so `leash runs` tells it from a success.
     assert.equal(after?.status, "failed");
     const shown = JSON.parse((await leash(["show", after.runId, "--db", at.db, "--json"], at.dir)).stdout) as {

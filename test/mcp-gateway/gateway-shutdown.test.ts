@@ -5,16 +5,23 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { eventually } from "../mcp/support.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { connectGateway, leash, runs, serveHttpGateway, setup, textOf, waitingSignal } from "./support.js";
-import type { Setup } from "./support.js";
+import {
+  connectGateway,
+  firstRunOnceEnded,
+  heldSetup,
+  leash,
+  runs,
+  serveHttpGateway,
+  setup,
+  slowSetup,
+  textOf,
+  waitingSignal,
+} from "./support.js";
 
-const heldServer = fileURLToPath(new URL("../fixtures/mcp-held-server.mjs", import.meta.url));
-const slowServer = fileURLToPath(new URL("../fixtures/mcp-slow-server.mjs", import.meta.url));
 const CALL_TIMEOUT = { timeout: 150_000 };
 
 /** The gateway's child process and how it ends: its exit code, and the first stderr line that matches. */
@@ -51,25 +58,9 @@ function watch(transport: StdioClientTransport): {
   return { exit, line, endStdin: () => child.stdin?.end() };
 }
 
-/** A config in front of the held server (whose `hold` runs until released), with no approval asked. */
-async function heldSetup(shutdownMs?: number): Promise<Setup & { count: string; release: string }> {
-  const at = await setup({ waitMs: 120_000 });
-  const count = path.join(at.dir, "count.txt");
-  const release = path.join(at.dir, "release");
-  await writeFile(
-    at.config,
-    JSON.stringify({
-      servers: { held: { command: process.execPath, args: [heldServer, count, release] } },
-      policy: { grantedScopes: ["mcp:held"], allowEffects: ["read", "write"], approvalFor: [] },
-      ...(shutdownMs === undefined ? {} : { shutdownMs }),
-    }),
-  );
-  return { ...at, count, release };
-}
-
 test("SIGTERM with a call in flight: new calls are refused, the call finishes, the client gets its result, the run is completed, the tool ran once, exit 0", async () => {
   // A bound far past the test's own steps: the call ends because it is released, not cut.
-  const at = await heldSetup(120_000);
+  const at = await heldSetup({ approvalFor: [] }, { shutdownMs: 120_000 });
   const { client, transport } = await connectGateway(at);
   const gateway = watch(transport);
   const call = client.callTool({ name: "held__hold", arguments: { n: 1 } }, undefined, CALL_TIMEOUT);
@@ -137,16 +128,8 @@ test("SIGTERM with a call waiting for approval: the client gets the waiting erro
 });
 
 test("SIGTERM with a call that outlasts shutdownMs: the gateway exits anyway (code 1), and the next start recovers the run, never running it twice", async () => {
-  const at = await setup({ waitMs: 120_000 });
-  const pidFile = path.join(at.dir, "slow.pid");
-  await writeFile(
-    at.config,
-    JSON.stringify({
-      servers: { slow: { command: process.execPath, args: [slowServer, pidFile] } },
-      policy: { grantedScopes: ["mcp:slow"], allowEffects: ["read", "write", "external"], approvalFor: [] },
-      shutdownMs: 500,
-    }),
-  );
+  const at = await slowSetup({ shutdownMs: 500 });
+  const { pidFile } = at;
   const first = await connectGateway(at);
   const gateway = watch(first.transport);
   const call = first.client.callTool({ name: "slow__slow", arguments: {} }, undefined, CALL_TIMEOUT);
@@ -169,9 +152,7 @@ test("SIGTERM with a call that outlasts shutdownMs: the gateway exits anyway (co
 
   const second = await connectGateway(at);
   try {
-    const end = Date.now() + 60_000;
-    let after = (await runs(at))[0];
-    while (after?.status === "running" && Date.now() < end) after = (await runs(at))[0];
+    const after = await firstRunOnceEnded(at);
     // An interrupted or failed call ends its run `failed`, so `leash runs` tells it from a success.
     assert.equal(after?.status, "failed");
     const shown = JSON.parse((await leash(["show", cut.runId, "--db", at.db, "--json"], at.dir)).stdout) as {
@@ -185,7 +166,7 @@ test("SIGTERM with a call that outlasts shutdownMs: the gateway exits anyway (co
 });
 
 test("stdin's end with a call in flight (the client went away): the call finishes, its run is completed, the tool ran once, exit 0", async () => {
-  const at = await heldSetup(120_000);
+  const at = await heldSetup({ approvalFor: [] }, { shutdownMs: 120_000 });
   const { client, transport } = await connectGateway(at);
   const gateway = watch(transport);
   const call = client.callTool({ name: "held__hold", arguments: { n: 1 } }, undefined, CALL_TIMEOUT);
@@ -204,7 +185,7 @@ test("stdin's end with a call in flight (the client went away): the call finishe
 });
 
 test("over --http, SIGTERM with a call in flight: the session gets the call's result before the gateway closes it, exit 0", async () => {
-  const at = await heldSetup(120_000);
+  const at = await heldSetup({ approvalFor: [] }, { shutdownMs: 120_000 });
   const gateway = await serveHttpGateway(at);
   const client = new Client({ name: "http-test", version: "1" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${gateway.port}/mcp`)));

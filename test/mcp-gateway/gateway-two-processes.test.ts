@@ -1,39 +1,19 @@
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { eventually } from "../mcp/support.js";
-import { connectGateway, leash, runs, setup, textOf, waitingSignal } from "./support.js";
-
-const heldServer = fileURLToPath(new URL("../fixtures/mcp-held-server.mjs", import.meta.url));
-
-function read(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
-}
+import { connectGateway, heldSetup, leash, readOrEmpty, runs, setup, textOf, waitingSignal } from "./support.js";
 
 test("a second gateway started on the same store leaves the first one's live call alone: it runs once and answers its result", async () => {
-  const at = await setup({ waitMs: 120_000 });
-  const count = path.join(at.dir, "count");
-  const release = path.join(at.dir, "release");
-  await writeFile(
-    at.config,
-    JSON.stringify({
-      servers: { held: { command: process.execPath, args: [heldServer, count, release] } },
-      policy: { grantedScopes: ["mcp:held"], allowEffects: ["read", "write"], approvalFor: [] },
-    }),
-  );
+  const at = await heldSetup({ approvalFor: [] });
+  const { count, release } = at;
   const first = await connectGateway(at);
   let second: Awaited<ReturnType<typeof connectGateway>> | undefined;
   try {
     const call = first.client.callTool({ name: "held__hold", arguments: { n: 1 } }, undefined, { timeout: 150_000 });
     call.catch(() => undefined);
-    await eventually(() => read(count).includes("hold 1"), "the upstream call to start", 60_000);
+    await eventually(() => readOrEmpty(count).includes("hold 1"), "the upstream call to start", 60_000);
     second = await connectGateway(at);
     let said = "";
     second.transport.stderr?.on("data", (chunk: Buffer) => (said += chunk.toString()));
@@ -46,7 +26,7 @@ test("a second gateway started on the same store leaves the first one's live cal
     const result = await call;
     assert.equal(textOf(result), "held 1");
     assert.notEqual((result as { isError?: boolean }).isError, true);
-    assert.equal(read(count), "hold 1\n");
+    assert.equal(readOrEmpty(count), "hold 1\n");
     const [run] = await runs(at);
     assert.equal(run?.status, "completed");
     const shown = JSON.parse((await leash(["show", run.runId, "--db", at.db, "--json"], at.dir)).stdout) as {

@@ -1,8 +1,9 @@
 import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -11,6 +12,8 @@ import { tempFolder } from "../mcp/support.js";
 
 const require = createRequire(import.meta.url);
 const run = promisify(execFile);
+const heldServer = fileURLToPath(new URL("../fixtures/mcp-held-server.mjs", import.meta.url));
+const slowServer = fileURLToPath(new URL("../fixtures/mcp-slow-server.mjs", import.meta.url));
 
 /** A folder for one test: the files server-filesystem may touch, the store, the config. */
 export interface Setup {
@@ -40,6 +43,57 @@ export async function setup(
     }),
   );
   return { dir, files, db: path.join(dir, "runs.db"), config };
+}
+
+/**
+ * A gateway config in front of the held server alone: its `hold` (a write) adds a line to the file
+ * `count` as it starts, then answers once the file `release` exists. `policy` says who approves (or
+ * that nobody is asked); `rest` is the config's other keys.
+ */
+export async function heldSetup(
+  policy: { approvers: string[] } | { approvalFor: string[] },
+  rest: Record<string, unknown> = {},
+): Promise<Setup & { count: string; release: string }> {
+  const at = await setup({ waitMs: 120_000 });
+  const count = path.join(at.dir, "count");
+  const release = path.join(at.dir, "release");
+  writeFileSync(
+    at.config,
+    JSON.stringify({
+      servers: { held: { command: process.execPath, args: [heldServer, count, release] } },
+      policy: { grantedScopes: ["mcp:held"], allowEffects: ["read", "write"], ...policy },
+      ...rest,
+    }),
+  );
+  return { ...at, count, release };
+}
+
+/**
+ * A gateway config in front of the slow server alone, with no approval asked: its `slow` (not
+ * idempotent) writes its process id to the file `pidFile`, then never answers. `rest` is the config's
+ * other keys.
+ */
+export async function slowSetup(rest: Record<string, unknown> = {}): Promise<Setup & { pidFile: string }> {
+  const at = await setup({ waitMs: 120_000 });
+  const pidFile = path.join(at.dir, "slow.pid");
+  writeFileSync(
+    at.config,
+    JSON.stringify({
+      servers: { slow: { command: process.execPath, args: [slowServer, pidFile] } },
+      policy: { grantedScopes: ["mcp:slow"], allowEffects: ["read", "write", "external"], approvalFor: [] },
+      ...rest,
+    }),
+  );
+  return { ...at, pidFile };
+}
+
+/** A file's text, or "" while it does not exist yet. */
+export function readOrEmpty(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
 }
 
 /** The SDK's own Client, connected over stdio to `leash mcp serve` (the built bin) in a child process. */
@@ -75,6 +129,14 @@ export async function runs(at: Setup, db: string[] = ["--db", at.db]): Promise<{
   const listed = await leash(["runs", ...db, "--json"], at.dir);
   if (listed.status !== 0) throw new Error(`leash runs failed: ${listed.stderr}`);
   return (JSON.parse(listed.stdout) as { runs: { runId: string; status: string }[] }).runs;
+}
+
+/** The store's first run once it is no longer `running` (a restarted gateway's recovery ends it), waiting a minute at most. */
+export async function firstRunOnceEnded(at: Setup): Promise<{ runId: string; status: string } | undefined> {
+  const end = Date.now() + 60_000;
+  let run = (await runs(at))[0];
+  while (run?.status === "running" && Date.now() < end) run = (await runs(at))[0];
+  return run;
 }
 
 /** The text of a tool result's first content part. */

@@ -2,7 +2,7 @@ import { html, runHref } from "../html.js";
 import type { Html } from "../html.js";
 import type { GaveUpWork } from "../gave-up.js";
 import { shortGoal } from "../list-runs.js";
-import { page } from "./layout.js";
+import { listTable, page, pager } from "./layout.js";
 import type { Viewer } from "./layout.js";
 
 /** One page of the work that gave up. */
@@ -12,16 +12,6 @@ export interface GaveUpPage {
   page: number;
   /** At least 1. */
   pages: number;
-}
-
-function pager(list: GaveUpPage): Html | null {
-  if (list.pages <= 1) return null;
-  const url = (number: number) => (number === 1 ? "/gave-up" : `/gave-up?page=${number}`);
-  const previous = list.page > 1 ? html`<a rel="prev" href="${url(list.page - 1)}">← Newer</a>` : null;
-  const next = list.page < list.pages ? html`<a rel="next" href="${url(list.page + 1)}">Older →</a>` : null;
-  return html`<nav class="pager" aria-label="Pages">
-    ${previous}<span>Page ${list.page} of ${list.pages}</span>${next}
-  </nav>`;
 }
 
 /** The work that gave up, newest first, a page at a time: what needs a person's attention, with its attempts and problem. */
@@ -41,28 +31,20 @@ export function gaveUpPage(list: GaveUpPage, viewer: Viewer): Html {
   const body =
     rows.length === 0
       ? html`<p class="empty">No work gave up.</p>`
-      : html`<div class="table-wrap">
-          <table class="runs">
-            <thead>
-              <tr>
-                <th scope="col">Last run</th>
-                <th scope="col">Goal</th>
-                <th scope="col" class="num">Attempts</th>
-                <th scope="col">Problem</th>
-                <th scope="col">Ended</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>
-        </div>`;
+      : listTable(
+          html`<th scope="col">Last run</th>
+            <th scope="col">Goal</th>
+            <th scope="col" class="num">Attempts</th>
+            <th scope="col">Problem</th>
+            <th scope="col">Ended</th>`,
+          rows,
+        );
   return page({
     title: "Gave up",
     viewer,
     events: "/events",
     main: html`<h1>Work that gave up</h1>
       <p class="lede">Each piece of work here used up its attempts; its last run holds the record of why.</p>
-      ${body}${pager(list)}`,
+      ${body}${pager(list.page, list.pages, (number) => (number === 1 ? "/gave-up" : `/gave-up?page=${number}`))}`,
   });
 }

@@ -60,3 +60,27 @@ export function page(parts: PageParts): Html {
 export function statusBadge(status: string): Html {
   return html`<span class="badge badge-${status}">${status.replace(/_/g, " ")}</span>`;
 }
+
+/** The links to a list's newer and older pages around page `current` of `pages`; none for a single page. */
+export function pager(current: number, pages: number, url: (pageNumber: number) => string): Html | null {
+  if (pages <= 1) return null;
+  const previous = current > 1 ? html`<a rel="prev" href="${url(current - 1)}">← Newer</a>` : null;
+  const next = current < pages ? html`<a rel="next" href="${url(current + 1)}">Older →</a>` : null;
+  return html`<nav class="pager" aria-label="Pages">${previous}<span>Page ${current} of ${pages}</span>${next}</nav>`;
+}
+
+/** A list's table (runs, or the work that gave up): its column headings, then its rows. */
+export function listTable(headings: Html, rows: readonly Html[]): Html {
+  return html`<div class="table-wrap">
+    <table class="runs">
+      <thead>
+        <tr>
+          ${headings}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </div>`;
+}

@@ -2,7 +2,7 @@ import { html, runHref } from "../html.js";
 import type { Html } from "../html.js";
 import { LIST_FILTERS } from "../list-runs.js";
 import type { RunPage } from "../list-runs.js";
-import { page, statusBadge } from "./layout.js";
+import { listTable, page, pager, statusBadge } from "./layout.js";
 import type { Viewer } from "./layout.js";
 
 function listUrl(status: string | null, pageNumber: number): string {
@@ -28,16 +28,6 @@ function filters(current: string | null): Html {
   return html`<nav class="filters" aria-label="Filter by status">${links}</nav>`;
 }
 
-function pager(list: RunPage): Html | null {
-  if (list.pages <= 1) return null;
-  const previous = list.page > 1 ? html`<a rel="prev" href="${listUrl(list.status, list.page - 1)}">← Newer</a>` : null;
-  const next =
-    list.page < list.pages ? html`<a rel="next" href="${listUrl(list.status, list.page + 1)}">Older →</a>` : null;
-  return html`<nav class="pager" aria-label="Pages">
-    ${previous}<span>Page ${list.page} of ${list.pages}</span>${next}
-  </nav>`;
-}
-
 /** The run list: newest first, filtered by status, a page at a time. */
 export function runsPage(list: RunPage, viewer: Viewer): Html {
   const rows = list.runs.map(
@@ -57,28 +47,20 @@ export function runsPage(list: RunPage, viewer: Viewer): Html {
       ? html`<p class="empty">
           No run${list.status === null ? "" : html` is <strong>${list.status.replace(/_/g, " ")}</strong>`} here.
         </p>`
-      : html`<div class="table-wrap">
-          <table class="runs">
-            <thead>
-              <tr>
-                <th scope="col">Run</th>
-                <th scope="col">Status</th>
-                <th scope="col">Goal</th>
-                <th scope="col" class="num">Steps</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>
-        </div>`;
+      : listTable(
+          html`<th scope="col">Run</th>
+            <th scope="col">Status</th>
+            <th scope="col">Goal</th>
+            <th scope="col" class="num">Steps</th>
+            <th scope="col">Updated</th>`,
+          rows,
+        );
   const events = "/events";
   return page({
     title: list.status === null ? "Runs" : `Runs: ${list.status.replace(/_/g, " ")}`,
     viewer,
     events,
     main: html`<h1>Runs</h1>
-      ${filters(list.status)}${table}${pager(list)}`,
+      ${filters(list.status)}${table}${pager(list.page, list.pages, (pageNumber) => listUrl(list.status, pageNumber))}`,
   });
 }
