@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Agent, Decision } from "../../src/index.js";
 import type { AuditSink, RunStore } from "../../src/index.js";
 import { listGaveUp } from "../../src/inbox/gave-up.js";
+import type { GaveUpWork } from "../../src/inbox/gave-up.js";
 import { leash } from "./cli-helpers.js";
 import { summarize } from "../helpers/summarize-skill.js";
 import { eachStore } from "./cli-stores.js";
@@ -19,14 +20,7 @@ function failingAgent(store: RunStore & AuditSink): Agent {
   });
 }
 
-interface ListedWork {
-  runId: string;
-  skill: string | null;
-  goal: string;
-  attempts: number;
-  problem: { code: string; message: string };
-  endedAt: string;
-}
+type ListedWork = GaveUpWork;
 
 eachStore(
   "runs --status gave_up lists the work whose every attempt failed, and not a run that failed without giving up",

@@ -49,11 +49,8 @@ export const INBOX_JS = `"use strict";
     });
     var form = main.querySelector("form#answer");
     if (form) form.setAttribute("data-held", "true");
-    if (document.getElementById("request-changed")) return;
-    var notice = document.createElement("div");
-    notice.id = "request-changed";
-    notice.className = "notice changed";
-    notice.setAttribute("role", "status");
+    var notice = statusNotice("request-changed", "div");
+    if (!notice) return;
     var text = document.createElement("p");
     text.textContent = "This request changed since you opened it \u2014 review the new one";
     var button = document.createElement("button");
@@ -66,19 +63,24 @@ export const INBOX_JS = `"use strict";
     });
     notice.appendChild(text);
     notice.appendChild(button);
-    main.insertBefore(notice, main.firstChild);
   }
   function showChanged() {
-    if (document.getElementById("changed")) return;
-    var notice = document.createElement("p");
-    notice.id = "changed";
-    notice.className = "notice changed";
-    notice.setAttribute("role", "status");
+    var notice = statusNotice("changed", "p");
+    if (!notice) return;
     var link = document.createElement("a");
     link.href = location.href;
     link.textContent = "This run changed \\u2014 refresh";
     notice.appendChild(link);
+  }
+  // A notice at the top of <main>, once: null when one with that id is already shown.
+  function statusNotice(id, tag) {
+    if (document.getElementById(id)) return null;
+    var notice = document.createElement(tag);
+    notice.id = id;
+    notice.className = "notice changed";
+    notice.setAttribute("role", "status");
     main.insertBefore(notice, main.firstChild);
+    return notice;
   }
   function refresh() {
     if (busy()) return showChanged();
