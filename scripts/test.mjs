@@ -67,7 +67,7 @@ try {
     try {
       await cleanup();
     } catch (error) {
-      console.error(`While cleaning up: ${error instanceof Error ? error.message : error}`);
+      console.error(`While cleaning up: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 }

@@ -23,7 +23,9 @@ export function skipLine(skipped, postgres, browser) {
       `the PostgreSQL tests (${counted(groups.postgres)}no PostgreSQL server binaries; install them with \`${INSTALL_POSTGRES}\`)`,
     );
   } else if (postgres.state === "failed") {
-    parts.push(`the PostgreSQL tests (${counted(groups.postgres)}the throwaway PostgreSQL did not start, as said above)`);
+    parts.push(
+      `the PostgreSQL tests (${counted(groups.postgres)}the throwaway PostgreSQL did not start, as said above)`,
+    );
   } else if (groups.postgres.length > 0) {
     parts.push(`${count(groups.postgres)} needing PostgreSQL (${reasons(groups.postgres)})`);
   }

@@ -69,7 +69,9 @@ export function eachStore(
     } else if (kind === "postgres" && databaseUrl() === undefined) {
       if (inCi()) {
         test(title, () => {
-          throw new Error("DATABASE_URL is not set. CI=true: PostgreSQL tests must run in CI (.ci/run starts a server).");
+          throw new Error(
+            "DATABASE_URL is not set. CI=true: PostgreSQL tests must run in CI (.ci/run starts a server).",
+          );
         });
       } else {
         test(title, { skip: "DATABASE_URL is not set" }, () => undefined);

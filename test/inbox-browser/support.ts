@@ -26,7 +26,8 @@ export const SCREENSHOTS = join(root, "test-output", "inbox-screenshots");
 /** The chromium to drive: CHROMIUM_PATH, else `chromium` on PATH; `undefined` when there is none. */
 function chromiumPath(): string | undefined {
   const fromEnvironment = process.env.CHROMIUM_PATH;
-  if (fromEnvironment !== undefined && fromEnvironment !== "") return existsSync(fromEnvironment) ? fromEnvironment : undefined;
+  if (fromEnvironment !== undefined && fromEnvironment !== "")
+    return existsSync(fromEnvironment) ? fromEnvironment : undefined;
   return (process.env.PATH ?? "")
     .split(delimiter)
     .filter((folder) => folder !== "")

@@ -11,7 +11,10 @@ import { repositoryModule, runRunner, testFolder } from "./runner-support.js";
 const fixture = join(root, "test", "fixtures", "print-how-run.ts");
 
 /** Runs the fixture with `nodeArguments` as this process's environment gives them, and parses what it printed. */
-function runFixture(): { arguments: string[]; printed: { execArgv: string[]; file: string; canonical: string; argument: string } } {
+function runFixture(): {
+  arguments: string[];
+  printed: { execArgv: string[]; file: string; canonical: string; argument: string };
+} {
   const args = nodeArguments(fixture);
   const result = spawnSync(process.execPath, [...args, "ok"], { cwd: root, encoding: "utf8", timeout: 60_000 });
   assert.equal(result.status, 0, result.stderr);

@@ -52,7 +52,10 @@ test("a file marked test-runs-alone runs while no other file runs, and the other
   const alone = interval("alone");
   for (const other of ["left", "right"]) {
     const [began, ended] = interval(other);
-    assert.ok(ended <= alone[0] || began >= alone[1], `${other} ran ${began}-${ended}, alone ran ${alone[0]}-${alone[1]}`);
+    assert.ok(
+      ended <= alone[0] || began >= alone[1],
+      `${other} ran ${began}-${ended}, alone ran ${alone[0]}-${alone[1]}`,
+    );
   }
 });
 
