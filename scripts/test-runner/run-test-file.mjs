@@ -1,8 +1,8 @@
 // Runs one test file as `node --test` does for each of its files (a process of its own, tsx loading
-// the TypeScript, a 120 s limit per test), with the spec output kept for printing in one piece and the
-// counts written by summary-reporter.mjs. Each file leads a process group of its own, so that a run
-// stopped part way (Ctrl-C, a CI timeout) ends every process the file started, and whatever the
-// file leaves running when it ends is ended too.
+// the TypeScript, a 120 s limit: on Node 20 for the whole file, on Node 24 for each test), with the
+// spec output kept for printing in one piece and the counts written by summary-reporter.mjs. Each
+// file leads a process group of its own, so that a run stopped part way (Ctrl-C, a CI timeout) ends
+// every process the file started, and whatever the file leaves running when it ends is ended too.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";

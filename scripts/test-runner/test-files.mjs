@@ -1,12 +1,13 @@
 // Which test files a run has, and what each one needs: PostgreSQL (it or a module it imports reads
-// DATABASE_URL), a browser (it reaches playwright-core), or the machine to itself (a first-line
-// comment `// test-runs-alone: <why>`, for a file that measures time or shares what cannot be shared).
+// DATABASE_URL), a browser (it reaches playwright-core), or the machine to itself (a line
+// `// test-runs-alone: <why>` in the comment that opens it, for a file that measures time or shares
+// what cannot be shared).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The marker of a file that runs while no other file does. */
-const ALONE = /^\/\/ test-runs-alone: \S/m;
+/** The marker of a file that runs while no other file does: a line of the comment that opens the file. */
+const ALONE = /^(?:\/\/.*\n)*?\/\/ test-runs-alone: \S/;
 
 /**
  * The `*.test.ts` files under `folder` whose path from `root` contains one of `filters` (all of them
