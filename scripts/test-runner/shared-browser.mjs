@@ -22,7 +22,9 @@ export function findChromium(environment = process.env) {
  */
 export async function launchSharedBrowser(root, executablePath) {
   const require = createRequire(join(root, "package.json"));
-  const { chromium } = await import(require.resolve("playwright-core"));
+  // playwright-core is CommonJS: its exports are on `default` when node cannot list them statically.
+  const playwright = await import(require.resolve("playwright-core"));
+  const chromium = playwright.chromium ?? playwright.default.chromium;
   // The tests run as root in CI, where Chromium's sandbox cannot start.
   const server = await chromium.launchServer({ executablePath, args: ["--no-sandbox"], headless: true });
   return { endpoint: server.wsEndpoint(), close: () => server.close() };

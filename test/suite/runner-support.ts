@@ -95,3 +95,24 @@ export async function waitUntil(what: string, probe: () => boolean, timeoutMs = 
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/**
+ * The source of a PostgreSQL test file (written with test/postgres/database.ts's `withPostgres`) that
+ * queries the database it is given and writes its DATABASE_URL and process id to `marker`; with
+ * `hang`, its test then never ends.
+ */
+export function postgresFile(marker: string, hang = false): string {
+  return `
+    import { test } from "node:test";
+    import { writeFileSync } from "node:fs";
+    import { sql, withPostgres } from ${JSON.stringify(repositoryModule("test/postgres/database.ts"))};
+    withPostgres("the runner's database", (url) => {
+      test("reaches the database", async () => {
+        const { rows } = await sql(url, "SELECT 40 + 2 AS answer");
+        if (rows[0].answer !== 42) throw new Error("no answer");
+        writeFileSync(${JSON.stringify(marker)}, JSON.stringify({ url, pid: process.pid }));
+        ${hang ? "await new Promise(() => setInterval(() => {}, 1000));" : ""}
+      });
+    });
+  `;
+}
