@@ -10,7 +10,8 @@
 //
 // Environment: LEASH_TEST_JOBS (files at a time; default the cores plus one), DATABASE_URL (a server
 // to use instead of starting one), CI (missing PostgreSQL or Chromium then fails the tests that need
-// them), LEASH_TEST_FOLDER (where to look for test files; the runner's own tests use it).
+// them), LEASH_TEST_FILE_TIMEOUT_MS (how long one file may run, default 10 minutes), LEASH_TEST_FOLDER
+// (where to look for test files; the runner's own tests use it).
 import { availableParallelism } from "node:os";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,7 +31,8 @@ const folder = resolve(process.env.LEASH_TEST_FOLDER || join(root, "test"));
 process.chdir(root);
 const began = process.hrtime.bigint();
 const inCi = !["", "0", "false"].includes(process.env.CI ?? "");
-const jobs = jobCount(process.env.LEASH_TEST_JOBS);
+const jobs = positiveInteger("LEASH_TEST_JOBS", availableParallelism() + 1);
+const fileTimeoutMs = positiveInteger("LEASH_TEST_FILE_TIMEOUT_MS", 600_000);
 const files = testFiles(root, folder, process.argv.slice(2));
 if (files.length === 0) {
   console.error(`No test files found under ${relative(root, folder) || "."}.`);
@@ -159,6 +161,7 @@ async function runAll(ordered, environment, work) {
           environment,
           summaryFile: join(work, `${number}.json`),
           timesFile: join(work, `${number}.time`),
+          fileTimeoutMs,
         });
         running.add(handle);
         void handle.done.then((result) => {
@@ -210,7 +213,12 @@ function printSummary(results, postgres, browser) {
   console.log(`Slowest files: ${slowest.map((result) => `${result.file} ${result.seconds.toFixed(1)} s`).join(", ")}.`);
   for (const result of failedFiles) {
     const names = (result.summary?.failures ?? []).map((failure) => `\n  - ${failure.name}: ${failure.error}`);
-    const why = result.summary === undefined ? ` (exited with ${result.status} before reporting)` : "";
+    const why =
+      result.status === "timed out"
+        ? ` (still running after ${fileTimeoutMs / 1000} s: stopped)`
+        : result.summary === undefined
+          ? ` (exited with ${result.status} before reporting)`
+          : "";
     console.log(`FAILED ${result.file}${why}${names.join("")}`);
   }
   if (stoppedBy !== undefined) console.log(`Stopped by ${stoppedBy.signal} before every file ran.`);
@@ -218,12 +226,16 @@ function printSummary(results, postgres, browser) {
   return failedFiles.length === 0 && stoppedBy === undefined ? 0 : 1;
 }
 
-/** LEASH_TEST_JOBS as a positive integer, or the cores plus one (the tests spend much of their time waiting on children). */
-function jobCount(given) {
-  if (given === undefined || given === "") return availableParallelism() + 1;
+/**
+ * The environment variable `name` as a positive integer, or `fallback` when it is unset. Files at a
+ * time default to the cores plus one: the tests spend much of their time waiting on their children.
+ */
+function positiveInteger(name, fallback) {
+  const given = process.env[name];
+  if (given === undefined || given === "") return fallback;
   const value = Number(given);
-  if (!Number.isSafeInteger(value) || value < 1) {
-    console.error(`LEASH_TEST_JOBS must be a positive integer, not ${JSON.stringify(given)}.`);
+  if (!/^[0-9]+$/.test(given) || !Number.isSafeInteger(value) || value < 1) {
+    console.error(`${name} must be a positive integer, not ${JSON.stringify(given)}.`);
     process.exit(2);
   }
   return value;

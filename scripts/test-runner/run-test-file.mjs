@@ -1,34 +1,34 @@
-// Runs one test file as `node --test` does for each of its files (a process of its own, tsx loading
-// the TypeScript, a time limit: on Node 20 for the whole file, on later Nodes for each test), with the
-// spec output kept for printing in one piece and the counts written by summary-reporter.mjs. Each
-// file leads a process group of its own, so that a run stopped part way (Ctrl-C, a CI timeout) ends
-// every process the file started, and whatever the file leaves running when it ends is ended too.
+// Runs one test file in a process of its own, as `node --test` does for each of its files: tsx loads
+// the TypeScript, reporters write the spec output (kept for printing in one piece) and the counts of
+// summary-reporter.mjs. The file is the process's entry point (`node --import tsx file.test.ts`),
+// which saves the second process `node --test` puts in front of every file. The limits: on later
+// Nodes `--test-timeout` stops each test at 120 s; Node 20 applies it to nothing in this form, and
+// applied it to the whole file under `node --test`, so a file still running after a limit (10 minutes
+// by default) is stopped here. Each file leads a process group of its own, so that a run stopped part way (Ctrl-C, a
+// CI timeout) ends every process the file started, and whatever the file leaves running when it ends
+// is ended too.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
-/**
- * The limit `--test-timeout` sets: Node 20 applies it to the whole file, which a long file on a loaded
- * machine can pass without any test hanging, so there it is 10 minutes; later Nodes apply it to each
- * test, and 120 s is already long for one.
- */
-const TIMEOUT_MS = Number(process.versions.node.split(".")[0]) <= 20 ? 600_000 : 120_000;
+/** How long one test may take (later Nodes). */
+const TEST_TIMEOUT_MS = 120_000;
 
 /** GNU time, when the machine has it: it gives each file's CPU time (its own and its children's). */
 const TIME = "/usr/bin/time";
 
 /**
- * Starts `file` with `environment`, writing its summary to `summaryFile`. Returns `{ done, stop }`:
+ * Starts `file` with `environment`, writing its summary to `summaryFile`, and stops it if it runs
+ * longer than `fileTimeoutMs`. Returns `{ done, stop }`:
  * `done` resolves with `{ file, status, output, summary, seconds, cpuSeconds }` once the file's
  * process has exited; `stop(signal)` signals its whole process group.
  */
-export function runTestFile({ root, file, environment, summaryFile, timesFile }) {
+export function runTestFile({ root, file, environment, summaryFile, timesFile, fileTimeoutMs }) {
   const reporter = join(root, "scripts", "test-runner", "summary-reporter.mjs");
   const node = [
     "--import",
     "tsx",
-    "--test",
-    `--test-timeout=${TIMEOUT_MS}`,
+    `--test-timeout=${TEST_TIMEOUT_MS}`,
     "--test-reporter=spec",
     "--test-reporter-destination=stdout",
     `--test-reporter=${reporter}`,
@@ -47,18 +47,25 @@ export function runTestFile({ root, file, environment, summaryFile, timesFile })
     detached: true,
   });
   const chunks = [];
+  let timedOut = false;
+  const watchdog = setTimeout(() => {
+    timedOut = true;
+    chunks.push(Buffer.from(`\nThe file was still running after ${fileTimeoutMs / 1000} s: stopped.\n`));
+    stop("SIGKILL");
+  }, fileTimeoutMs);
   child.stdout.on("data", (chunk) => chunks.push(chunk));
   child.stderr.on("data", (chunk) => chunks.push(chunk));
   const done = new Promise((resolve) => {
     child.on("error", (error) => chunks.push(Buffer.from(`could not start: ${error.message}\n`)));
     child.on("close", (code, signal) => {
+      clearTimeout(watchdog);
       const seconds = Number(process.hrtime.bigint() - began) / 1e9;
       // What the file started and left running (a child a test did not stop, or one a TERM did not
       // end) goes with it, so that no process outlives the run or holds what the next file needs.
       stop("SIGKILL");
       resolve({
         file,
-        status: signal ?? code,
+        status: timedOut ? "timed out" : (signal ?? code),
         output: Buffer.concat(chunks).toString("utf8"),
         summary: readSummary(summaryFile),
         seconds,

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runRunner, testFolder } from "./runner-support.js";
+import { alive, runRunner, testFolder, waitUntil } from "./runner-support.js";
 
 /** A test file that records when its test began and ended, after waiting until `others` have begun. */
 function timedFile(folder: string, name: string, others: string[], firstLine = ""): string {
@@ -102,5 +102,30 @@ test("LEASH_TEST_JOBS that is not a positive integer is refused before any file 
     const result = await runRunner(files, { LEASH_TEST_JOBS: jobs });
     assert.equal(result.status, 2, `${jobs}: ${result.output}`);
     assert.match(result.output, /LEASH_TEST_JOBS must be a positive integer/);
+  }
+});
+
+test("a file still running after LEASH_TEST_FILE_TIMEOUT_MS is stopped, with every process it started, and fails the run", async (t) => {
+  const marks = testFolder(t, {});
+  const marker = join(marks, "pids.json");
+  const files = testFolder(t, {
+    "stuck.test.ts": `
+      import { test } from "node:test";
+      import { spawn } from "node:child_process";
+      import { writeFileSync } from "node:fs";
+      test("never ends", async () => {
+        const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+        writeFileSync(${JSON.stringify(marker)}, JSON.stringify([process.pid, child.pid]));
+        await new Promise(() => setInterval(() => {}, 1000));
+      });
+    `,
+    "quick.test.ts": `import { test } from "node:test"; test("ends", () => {});\n`,
+  });
+  const result = await runRunner(files, { LEASH_TEST_FILE_TIMEOUT_MS: "8000" });
+  assert.equal(result.status, 1, result.output);
+  assert.match(result.output, /FAILED \S*stuck\.test\.ts \(still running after 8 s: stopped\)/);
+  assert.doesNotMatch(result.output, /FAILED \S*quick\.test\.ts/);
+  for (const pid of JSON.parse(readFileSync(marker, "utf8")) as number[]) {
+    await waitUntil(`process ${pid} to end`, () => !alive(pid), 10_000);
   }
 });
