@@ -1,12 +1,18 @@
 // How long each test file took in earlier runs (kept in .tmp/test-times.json, outside git), so that
-// the longest start first and the run does not end waiting on one long file started last.
+// the longest start first and the run does not end waiting on one long file started last. A fresh
+// clone (CI) has no such record yet: file-seconds.json, beside this file, holds the seconds of a full
+// run on a loaded two-core machine, for the order only (a file it does not list is guessed from its size).
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 
-/** The seconds each file took when it last ran, by path; empty when no run has been recorded. */
+/** The seconds each file took when it last ran here, by path, over those of file-seconds.json. */
 export function readTimes(path) {
+  return { ...readObject(new URL("file-seconds.json", import.meta.url)), ...readObject(path) };
+}
+
+function readObject(path) {
   try {
     const times = JSON.parse(readFileSync(path, "utf8"));
-    return typeof times === "object" && times !== null ? times : {};
+    return typeof times === "object" && times !== null && !Array.isArray(times) ? times : {};
   } catch {
     return {};
   }
