@@ -277,6 +277,7 @@ export class Gateway {
   async #start(call: GatewayCall): Promise<RunState> {
     const runId = newRunId(call);
     await this.#claims?.claim(runId);
+    await this.#claims?.recordApproval(runId, this.#view.approval);
     try {
       return await this.agent.run(goalOf(call), { runId });
     } finally {
