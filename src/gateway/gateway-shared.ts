@@ -60,6 +60,11 @@ export class SharedCall {
     },
   };
 
+  /** The answer of a caller that stops waiting while the call waits (or runs elsewhere). */
+  waitingAnswer(state: RunState | undefined): CallResult {
+    return this.#stillWaiting(state);
+  }
+
   /** When the work stops waiting for a person: the latest deadline of the callers attached. */
   get deadline(): number {
     let latest = 0;

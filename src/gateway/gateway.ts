@@ -202,7 +202,7 @@ export class Gateway {
       while (state.status === "awaiting_approval" || state.status === "running") {
         // Stopping: a call that waits answers now; its run waits on in the store for the next call.
         shared.latest = state;
-        if (this.#shutdown.stopping) return this.#waiting(state, context);
+        if (this.#shutdown.stopping) return shared.waitingAnswer(state);
         // Gateways in other processes may have started a run of the same call at the same moment:
         // all of them settle on the first (see #first) before any resumes one; a run this call
         // started that is not the first is cancelled, so one approval is asked for, and one run runs.
@@ -240,7 +240,7 @@ export class Gateway {
         }
         const left = shared.deadline - Date.now();
         if (left <= 0 || context.signal?.aborted === true || this.#shutdown.stopping)
-          return this.#waiting(state, context);
+          return shared.waitingAnswer(state);
         if (state.status === "awaiting_approval") context.progress?.(this.#progressLine(state));
         await until(Math.min(left, this.#config.pollMs), [context.signal, this.#shutdown.signal]);
         state = (await this.#store.load(state.runId)) ?? state;
