@@ -198,7 +198,8 @@ export async function serveHttp(
       const refused = error instanceof Refused ? error : undefined;
       const status = refused?.status ?? 400;
       // A body too large is not read to its end: close the connection rather than drain it.
-      if (status === 413) response.setHeader("Connection", "close");
+      // Nor is the body of a request refused for its credential: it is never read.
+      if (status === 413 || status === 401) response.setHeader("Connection", "close");
       const message = (error as Error).message;
       if (refused?.jsonRpc === true) {
         response.writeHead(status, { "content-type": "application/json" });

@@ -72,6 +72,12 @@ export async function whyGatewayWillNotCount(
   origin: AnswerOrigin | undefined,
 ): Promise<string | undefined> {
   if (!isGatewayRunId(runId)) return undefined;
-  const approval = await readGatewayApproval(location, runId);
+  let approval: GatewayApproval | undefined;
+  try {
+    approval = await readGatewayApproval(location, runId);
+  } catch {
+    // The answer is recorded already: a record that cannot be read now only leaves the note out.
+    return undefined;
+  }
   return approval === undefined ? undefined : whyNotCounted(approval, approver, origin);
 }

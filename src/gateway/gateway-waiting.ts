@@ -54,7 +54,7 @@ export function notCountedText(items: NonNullable<WaitingStatus["notCounted"]>):
   return items
     .map(
       (item) =>
-        ` An answer by ${escapeText(JSON.stringify(item.approver))}${item.via === null ? "" : ` (via ${escapeText(item.via)})`} was recorded but does not count: ${item.why}.`,
+        ` An answer by ${escapeText(JSON.stringify(item.approver))}${item.via === null ? "" : ` (via ${escapeText(item.via)})`} was recorded but does not count: ${escapeText(item.why)}.`,
     )
     .join("");
 }

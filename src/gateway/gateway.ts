@@ -129,11 +129,6 @@ export class Gateway {
     return { recovered, left: running.length - recovered };
   }
 
-  /** Who may approve this gateway's calls: recorded beside each run it starts (see `leash approve`). */
-  get approval(): GatewayApproval {
-    return this.#view.approval;
-  }
-
   /** Answers one downstream `tools/call`. Identical calls of one client at once share one run. */
   call(tool: string, given: Record<string, unknown>, context: CallContext = {}): Promise<CallResult> {
     if (this.#shutdown.stopping) return Promise.resolve(errorResult(SHUTTING_DOWN));

@@ -75,7 +75,10 @@ const approval = shape({
 const origin: Check = (value, path) => {
   if (!isJsonObject(value) || Object.getPrototypeOf(value) !== Object.prototype) fail(path, "an object");
   string((value as Record<string, unknown>).via, `${path}.via`);
-  for (const [key, item] of Object.entries(value)) string(item, `${path}.${key}`);
+  for (const [key, item] of Object.entries(value)) {
+    if (key === "__proto__") throw new Invalid(`\`${path}\` has an unknown key \`${key}\``);
+    string(item, `${path}.${key}`);
+  }
 };
 // An answer recorded out of process: an approval, where it came from, and whether it is audited.
 const recordedAnswer = shape({

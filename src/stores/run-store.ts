@@ -15,7 +15,6 @@ export interface SaveOptions {
   records?: readonly AuditRecord[];
 }
 
-
 /** Options of {@link RunStore.answer}. */
 export interface AnswerOptions {
   /** Where the answer came from; recorded with it. */

@@ -9,6 +9,7 @@ import { MAX_ELICITATION_CHARS, elicitationQuestion } from "../../src/gateway/ga
 import { connectGateway, setup, textOf } from "./support.js";
 
 /** Characters that must never reach a question raw: controls, bidi overrides and isolates, invisibles. */
+// eslint-disable-next-line no-control-regex -- the control characters are what the test looks for
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]/u;
 
 /** The lines of a question that look like the start of a request or name a tool: one of each. */
@@ -35,7 +36,7 @@ test("the question at the client shows every value escaped on its own line, keys
       digest: "a".repeat(64),
       requestedAt: "2026-12-01T00:00:00.000Z",
       reason: text,
-    } as ApprovalRequest;
+    };
     const question = elicitationQuestion(request, "mcp_abc_1", `fs${text}`)!;
     assert.ok(question !== undefined);
     assert.doesNotMatch(question, UNSAFE, JSON.stringify(question));
@@ -61,17 +62,16 @@ test("the question at the client shows every value escaped on its own line, keys
 });
 
 test("a request too long to show whole is not asked at the client: undefined past the bound, whole under it", () => {
-  const request = (content: string): ApprovalRequest =>
-    ({
-      runId: "mcp_x",
-      step: 0,
-      tool: "fs__write_file",
-      args: { content },
-      effect: "write",
-      scopes: [],
-      digest: "b".repeat(64),
-      requestedAt: "2026-12-01T00:00:00.000Z",
-    }) as ApprovalRequest;
+  const request = (content: string): ApprovalRequest => ({
+    runId: "mcp_x",
+    step: 0,
+    tool: "fs__write_file",
+    args: { content },
+    effect: "write",
+    scopes: [],
+    digest: "b".repeat(64),
+    requestedAt: "2026-12-01T00:00:00.000Z",
+  });
   assert.equal(elicitationQuestion(request("x".repeat(10_000)), "mcp_r"), undefined);
   // Characters that grow when escaped count as escaped: 2,000 ESCs are 12,000 characters shown.
   assert.equal(elicitationQuestion(request("\u001b".repeat(2_000)), "mcp_r"), undefined);

@@ -18,7 +18,7 @@ test("a waiting call answers with its status as data (structuredContent and _met
   try {
     const result = await client.callTool({ name: "held__hold", arguments: { n: 1 } });
     assert.equal(result.isError, true);
-    const data = result.structuredContent as unknown as Waiting;
+    const data = result.structuredContent as Waiting;
     assert.equal(data.status, "awaiting_approval");
     assert.match(data.runId, /^\w+$/);
     assert.match(data.digest, /^[0-9a-f]{64}$/);
@@ -31,7 +31,7 @@ test("a waiting call answers with its status as data (structuredContent and _met
     assert.match(text, new RegExp(`--digest ${data.digest.slice(0, 16)}`));
     // A repeated call finds the same waiting run.
     const again = await client.callTool({ name: "held__hold", arguments: { n: 1 } });
-    assert.equal((again.structuredContent as unknown as Waiting).runId, data.runId);
+    assert.equal((again.structuredContent as Waiting).runId, data.runId);
     assert.equal(readOrEmpty(at.count), "");
   } finally {
     await client.close();
@@ -46,7 +46,7 @@ test("with approval.inbox, a waiting call's answer names the run's page in the i
   const { client } = await connectGateway(at);
   try {
     const result = await client.callTool({ name: "held__hold", arguments: { n: 2 } });
-    const data = result.structuredContent as unknown as Waiting;
+    const data = result.structuredContent as Waiting;
     assert.equal(data.inbox, `http://127.0.0.1:8377/leash/runs/${data.runId}`);
     assert.match(textOf(result), new RegExp(`in the inbox at http://127\\.0\\.0\\.1:8377/leash/runs/${data.runId}`));
   } finally {
@@ -78,7 +78,7 @@ test("an answer by someone the gateway's config does not allow is said so by `le
   const { client } = await connectGateway(at);
   try {
     const first = await client.callTool({ name: "held__hold", arguments: { n: 3 } });
-    const { runId } = first.structuredContent as unknown as Waiting;
+    const { runId } = first.structuredContent as Waiting;
     const approved = await leash(["approve", runId, "--as", "mallory", "--db", at.db], at.dir);
     assert.equal(approved.status, 0, approved.stderr);
     assert.match(
@@ -91,7 +91,7 @@ test("an answer by someone the gateway's config does not allow is said so by `le
     assert.equal(said.counts, false);
     assert.match(said.notCounted ?? "", /policy\.approvers/);
     const again = await client.callTool({ name: "held__hold", arguments: { n: 3 } });
-    const data = again.structuredContent as unknown as Waiting;
+    const data = again.structuredContent as Waiting;
     assert.equal(data.runId, runId);
     assert.deepEqual(
       data.notCounted?.map((item) => [item.approver, item.via]),
