@@ -27,8 +27,11 @@ export interface RecordedAnswer {
   approval: Approval;
   origin: AnswerOrigin;
   state: RunState;
-  /** Why the answer, recorded, will not count (a gateway's run whose config does not let this approver approve). */
-  notCounted?: string;
+  /**
+   * Whether the answer, recorded, will count, where that can be told here (a gateway's run): `null`
+   * when it will, why not when it will not (the gateway's config does not let this approver approve).
+   */
+  notCounted?: string | null;
 }
 
 /** How an answer is recorded, when not from the command line: where it came from, and a check of who gives it. */
@@ -128,9 +131,9 @@ export function answerLines(recorded: RecordedAnswer, location: StoreLocation): 
     `${verb} step ${request.step} of run ${state.runId}: ${request.tool} (effect ${request.effect}) with these arguments, in full:`,
     ...fullJsonLines(request.args, "  "),
     `Recorded as ${JSON.stringify(approval.approver)}; ${originText(origin)}${approval.note === undefined ? "" : `; note ${JSON.stringify(approval.note)}`}; for request digest ${request.digest}.`,
-    ...(recorded.notCounted === undefined
-      ? nextLines(state.runId, location)
-      : [`The answer was recorded but will not count: ${recorded.notCounted}.`]),
+    ...(typeof recorded.notCounted === "string"
+      ? [`The answer was recorded but will not count: ${recorded.notCounted}.`]
+      : nextLines(state.runId, location)),
   ];
 }
 
@@ -142,8 +145,8 @@ export function answerJson(recorded: RecordedAnswer): unknown {
     request: recorded.request,
     answer: recorded.approval.toJSON(),
     origin: recorded.origin,
-    // Whether the run's policy, as far as it is known here (a gateway's), lets this answer decide.
-    counts: recorded.notCounted === undefined,
-    ...(recorded.notCounted === undefined ? {} : { notCounted: recorded.notCounted }),
+    // Whether the run's policy lets this answer decide, where it is known here (a gateway's run).
+    ...(recorded.notCounted === undefined ? {} : { counts: recorded.notCounted === null }),
+    ...(typeof recorded.notCounted === "string" ? { notCounted: recorded.notCounted } : {}),
   };
 }

@@ -61,16 +61,16 @@ export async function readGatewayApproval(
 }
 
 /**
- * Why the gateway that started a run will not count an answer by `approver` given through `origin`
- * (see `whyNotCounted`), or `undefined` when it will, when the run is no gateway's, or when its
- * gateway kept no record of who may approve.
+ * Whether the gateway that started a run will count an answer by `approver` given through `origin`
+ * (see `whyNotCounted`): `null` when it will, why not when it will not, and `undefined` when this
+ * cannot be told here (the run is no gateway's, or its gateway kept no record of who may approve).
  */
 export async function whyGatewayWillNotCount(
   location: StoreLocation,
   runId: string,
   approver: string,
   origin: AnswerOrigin | undefined,
-): Promise<string | undefined> {
+): Promise<string | null | undefined> {
   if (!isGatewayRunId(runId)) return undefined;
   let approval: GatewayApproval | undefined;
   try {
@@ -79,5 +79,5 @@ export async function whyGatewayWillNotCount(
     // The answer is recorded already: a record that cannot be read now only leaves the note out.
     return undefined;
   }
-  return approval === undefined ? undefined : whyNotCounted(approval, approver, origin);
+  return approval === undefined ? undefined : (whyNotCounted(approval, approver, origin) ?? null);
 }
