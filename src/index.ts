@@ -36,6 +36,7 @@ export type { RunStatus, Outcome, FailureCode } from "./state/outcomes.js";
 
 export { MemoryStore } from "./stores/memory-store.js";
 export type { RunStore, SaveOptions, RunStoreWithAudit } from "./stores/run-store.js";
+export type { AnswerOrigin } from "./approvals/answer-origin.js";
 
 export {
   MemoryAuditSink,

@@ -6,7 +6,8 @@ import { CliError } from "./cli-error.js";
 import type { StoreLocation } from "./common-options.js";
 import { findRun } from "./find-run.js";
 import { fullJsonLines, shortJson } from "./print.js";
-import { RUN_PREFIX } from "../gateway/gateway-runs.js";
+import { isGatewayRunId } from "../gateway/gateway-runs.js";
+import { whyGatewayWillNotCount } from "../gateway/gateway-run-approval.js";
 
 /** The shortest digest prefix `--digest` takes: 12 hex digits, 48 bits, too many to match by chance. */
 export const MIN_DIGEST_PREFIX = 12;
@@ -26,6 +27,11 @@ export interface RecordedAnswer {
   approval: Approval;
   origin: AnswerOrigin;
   state: RunState;
+  /**
+   * Whether the answer, recorded, will count, where that can be told here (a gateway's run): `null`
+   * when it will, why not when it will not (the gateway's config does not let this approver approve).
+   */
+  notCounted?: string | null;
 }
 
 /** How an answer is recorded, when not from the command line: where it came from, and a check of who gives it. */
@@ -91,17 +97,22 @@ export async function answerRun(
     : Approval.deny(request.digest, input.approver, input.note);
   const origin = channel.origin ?? cliOrigin();
   const state = await store.answer(runId, approval, { origin });
-  return { request, approval, origin, state };
+  const notCounted = await whyGatewayWillNotCount(location, runId, approval.approver, origin);
+  return { request, approval, origin, state, ...(notCounted === undefined ? {} : { notCounted }) };
 }
 
-/** `origin: via cli, os user "mia", host "build-3"`: where an answer came from, each part labelled and quoted. */
+/** `origin: via cli, os user "mia", host "build-3"` (`via mcp_elicitation, client "desk", host "h"`): where an answer came from, each part labelled and quoted. */
 export function originText(origin: AnswerOrigin): string {
-  return `origin: via ${origin.via}, ${origin.via === "cli" ? "os user" : "user"} ${JSON.stringify(origin.user)}, host ${JSON.stringify(origin.host)}`;
+  // Every field the channel told, in its order (the command line's user and host, a gateway's client and host).
+  const fields = Object.entries(origin)
+    .filter(([key]) => key !== "via")
+    .map(([key, value]) => `, ${key === "user" && origin.via === "cli" ? "os user" : key} ${JSON.stringify(value)}`);
+  return `origin: via ${origin.via}${fields.join("")}`;
 }
 
 /** What happens next: a gateway's run runs when its client calls again; any other, when the app resumes it. */
 function nextLines(runId: string, location: StoreLocation): string[] {
-  if (runId.startsWith(RUN_PREFIX))
+  if (isGatewayRunId(runId))
     return [
       "Nothing ran yet: this is a call through `leash mcp serve`; its gateway's policy decides who may approve.",
       "Next: the gateway runs it when the client makes the same call again (same tool, same arguments).",
@@ -120,7 +131,9 @@ export function answerLines(recorded: RecordedAnswer, location: StoreLocation): 
     `${verb} step ${request.step} of run ${state.runId}: ${request.tool} (effect ${request.effect}) with these arguments, in full:`,
     ...fullJsonLines(request.args, "  "),
     `Recorded as ${JSON.stringify(approval.approver)}; ${originText(origin)}${approval.note === undefined ? "" : `; note ${JSON.stringify(approval.note)}`}; for request digest ${request.digest}.`,
-    ...nextLines(state.runId, location),
+    ...(typeof recorded.notCounted === "string"
+      ? [`The answer was recorded but will not count: ${recorded.notCounted}.`]
+      : nextLines(state.runId, location)),
   ];
 }
 
@@ -132,5 +145,8 @@ export function answerJson(recorded: RecordedAnswer): unknown {
     request: recorded.request,
     answer: recorded.approval.toJSON(),
     origin: recorded.origin,
+    // Whether the run's policy lets this answer decide, where it is known here (a gateway's run).
+    ...(recorded.notCounted === undefined ? {} : { counts: recorded.notCounted === null }),
+    ...(typeof recorded.notCounted === "string" ? { notCounted: recorded.notCounted } : {}),
   };
 }

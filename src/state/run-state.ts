@@ -8,6 +8,7 @@ import type { FailureCode, Outcome, RunStatus } from "./outcomes.js";
 import { parseRunState } from "./run-state-json.js";
 import { ranOfSteps } from "./ran-of-steps.js";
 import { StateError } from "../errors/index.js";
+import type { AnswerOrigin } from "../approvals/answer-origin.js";
 
 /** The version of the saved form of a {@link RunState}. */
 /**
@@ -18,7 +19,7 @@ import { StateError } from "../errors/index.js";
  * otherwise the next claim of the run (a resume, a cancel, a recovery) writes the record.
  */
 export interface RecordedAnswer extends ApprovalJson {
-  origin?: { via: string; user: string; host: string };
+  origin?: AnswerOrigin;
   audited?: boolean;
 }
 
