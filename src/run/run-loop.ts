@@ -3,7 +3,8 @@ import type { Json } from "../json/index.js";
 import { digestOfJson } from "../json/index.js";
 import type { StopReason } from "../limits/limits.js";
 import { DEFAULT_MAX_REJECTIONS } from "../limits/limits.js";
-import type { Failure, RunState, Step } from "../state/run-state.js";
+import { RunState } from "../state/run-state.js";
+import type { Failure, Step } from "../state/run-state.js";
 import { assertNever } from "../errors/index.js";
 import type { ActiveRun } from "./active-run.js";
 import { approvalGate } from "./approval-gate.js";
@@ -74,7 +75,9 @@ async function end(run: ActiveRun, ending: Ending): Promise<RunState> {
   }
   run.record("run_ended", data);
   await run.checkpoint();
-  return state;
+  // The run is sealed now; the caller gets a copy, so nothing that comes in late (a model call a
+  // planner left running) can change what was returned.
+  return RunState.fromJSON(state.toJSON());
 }
 
 function deny(run: ActiveRun, step: Step, outcome: NonNullable<Step["outcome"]>, code: string, message: string): void {
@@ -142,7 +145,10 @@ export async function actStep(
     // stored paused run does: the pending step is stopped and no later answer can run it.
     const late = runLimitReached(run);
     if (late !== undefined && run.controller.signal.aborted) return stopStep(run, step, late);
-    return state;
+    // The pause is durable and the next driver is a resume: this one writes nothing more.
+    const paused = RunState.fromJSON(state.toJSON());
+    run.letGo();
+    return paused;
   }
   state.pending = undefined;
   state.pendingHistory = undefined;
