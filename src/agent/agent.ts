@@ -14,24 +14,16 @@ import { takeOver } from "../run/take-over.js";
 import type { ResumeOptions, TakeOver, TakeOverRequest } from "../run/take-over.js";
 import type { Policy } from "../policy/policy.js";
 import type { Skill } from "../skills/skill.js";
-import type { RunStatus } from "../state/outcomes.js";
 import type { RunState } from "../state/run-state.js";
 import type { AgentEvents } from "./agent-events.js";
 import { AgentEmitter } from "./agent-events.js";
 import type { AgentOptions } from "./agent-options.js";
 import { buildCore, compileSkill } from "./agent-options.js";
 import { AutoCheckpointer } from "./auto-checkpoint.js";
+import { doSkill } from "./do-skill.js";
+import type { SkillDriver, SkillOutcome } from "./do-skill.js";
 
-/** What `agent.do` returns: the outcome of the last attempt. */
-export interface SkillOutcome<O> {
-  done: boolean;
-  status: RunStatus;
-  /** The run id of the last attempt. */
-  task: string;
-  attempt: number;
-  output?: O;
-  state: RunState;
-}
+export type { SkillOutcome } from "./do-skill.js";
 
 /** A run this agent starts, resumes or drives: what a cancel aborts, and the end it awaits. */
 interface Driven {
@@ -179,22 +171,11 @@ export class Agent {
       // A cancel asked for while the resume looked: the paused run is ended as a cancel ends one.
       if (taken.type === "unchanged") return early.aborted ? this.#cancelStored(taken.state.runId) : taken.state;
       const { run } = taken;
-      const lease = typeof options === "object" && options !== null ? options.lease : undefined;
-      const lost = (): void =>
-        run.letGo(
-          new StateError(
-            "stale_state",
-            `The hold on run \`${run.state.runId}\` was lost; this process writes nothing more for it.`,
-            {
-              details: { runId: run.state.runId },
-            },
-          ),
-        );
-      const unlink = [linkAbort(early, run.controller), ...(lease === undefined ? [] : [onAbort(lease, lost)])];
+      const unlink = linkAbort(early, run.controller);
       try {
         return await this.#drive(run, () => continueRun(run, taken.next));
       } finally {
-        for (const stop of unlink) stop();
+        unlink();
       }
     });
   }
@@ -256,39 +237,12 @@ export class Agent {
     input: I,
     options: { principal?: string; limits?: RunOptions["limits"] } = {},
   ): Promise<SkillOutcome<O>> {
-    const compiled = this.#addSkill(skill);
-    const attempts = skill.retry?.attempts ?? 1;
-    let state: RunState | undefined;
-    let attempt = 0;
-    while (attempt < attempts) {
-      attempt += 1;
-      const goal = skill.brief(input);
-      const runOptions: InternalRunOptions = { skill: compiled, attempt };
-      if (options.principal !== undefined) runOptions.principal = options.principal;
-      if (options.limits !== undefined) runOptions.limits = options.limits;
-      if (state !== undefined) runOptions.retryOf = state.runId;
-      state = await this.#start(goal, runOptions);
-      if (state.status !== "failed" || state.failure === undefined) break;
-      this.#events.emit("run_failed", { task: state.runId, attempt, failure: state.failure });
-      // Work a guard blocked at the model, or that waited on a person, is not tried again.
-      const waited = state.steps.some((step) => step.approval !== undefined);
-      if (state.failure.code === "model_blocked" || waited) break;
-    }
-    if (state === undefined) throw new LeashError("invalid_skill", "The skill made no attempt.");
-    if (state.status === "failed" && state.failure !== undefined) {
-      const gaveUp = { task: state.runId, attempts: attempt, problem: state.failure.message };
-      state = await this.#note(state, "gave_up", gaveUp);
-      this.#events.emit("gave_up", gaveUp);
-    }
-    const outcome: SkillOutcome<O> = {
-      done: state.status === "completed",
-      status: state.status,
-      task: state.runId,
-      attempt: state.attempt,
-      state,
+    const driver: SkillDriver = {
+      start: (goal, runOptions) => this.#start(goal, runOptions),
+      note: (state, event, data) => this.#note(state, event, data),
+      emit: (event, payload) => this.#events.emit(event, payload),
     };
-    if (state.status === "completed") outcome.output = state.answer as O;
-    return outcome;
+    return doSkill(driver, this.#addSkill(skill), input, options);
   }
 
   /**
@@ -306,14 +260,4 @@ export class Agent {
     this.#core.skills.set(compiled.skill.name, compiled);
     return compiled;
   }
-}
-
-/** Calls `listener` when `signal` aborts (now or later); returns what stops listening. */
-function onAbort(signal: AbortSignal, listener: () => void): () => void {
-  if (signal.aborted) {
-    listener();
-    return () => undefined;
-  }
-  signal.addEventListener("abort", listener, { once: true });
-  return () => signal.removeEventListener("abort", listener);
 }

@@ -100,6 +100,24 @@ export function takeOver(core: AgentCore, request: TakeOverRequest): Promise<Tak
   }
 }
 
+/**
+ * Lets the claimed run go the moment the caller's hold on it is lost (a worker's lease): its signal
+ * aborts and nothing more is written, and whatever writes next is told `stale_state`.
+ */
+function holdWhile(run: ActiveRun, lease: AbortSignal | undefined): void {
+  if (lease === undefined) return;
+  const { runId } = run.state;
+  const lost = (): void =>
+    run.letGo(
+      new StateError("stale_state", `The hold on run \`${runId}\` was lost; this process writes nothing more for it.`, {
+        details: { runId },
+      }),
+    );
+  if (lease.aborted) lost();
+  // Once the run has ended the listener does nothing: a sealed run is let go already.
+  else lease.addEventListener("abort", lost, { once: true });
+}
+
 /** Refuses to claim for a caller that no longer holds the run (a lease already lost). */
 function refuseLost(lease: AbortSignal | undefined, runId: string): void {
   if (lease?.aborted !== true) return;
@@ -156,6 +174,7 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
     await run.claim(records, () => {
       state.answers = [];
     });
+    holdWhile(run, lease);
     return { type: "claimed", run, next: { type: "resume_approval", step, answer: decided.answer } };
   }
 
@@ -178,6 +197,7 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
       state.answers = [];
     },
   );
+  holdWhile(run, lease);
   return { type: "claimed", run, next: recoveryStage(run, inFlight, unsaved !== undefined) };
 }
 
