@@ -117,9 +117,13 @@ export class ActiveRun {
     if (this.#seal === "open") return;
     throw (
       this.#letGo ??
-      new LeashError("run_ended", `Run \`${this.state.runId}\` has ended; nothing more is written for it.`, {
-        details: { runId: this.state.runId },
-      })
+      new LeashError(
+        "run_ended",
+        `Run \`${this.state.runId}\` has ended or paused here; nothing more is written for it.`,
+        {
+          details: { runId: this.state.runId },
+        },
+      )
     );
   }
 
