@@ -61,6 +61,8 @@ export class ActiveRun {
   #seal: RunSeal = "open";
   /** Why the run was let go before its end, when it was (a lease lost): what a late write is told. */
   #letGo: LeashError | undefined;
+  /** What stops listening for a hold on the run (a lease) once it is let go. */
+  readonly #onLetGo: (() => void)[] = [];
 
   constructor(
     core: AgentCore,
@@ -138,9 +140,16 @@ export class ActiveRun {
     this.#seal = "sealed";
     this.#letGo = reason;
     this.#unwritten = [];
+    for (const release of this.#onLetGo.splice(0)) release();
     if (!this.controller.signal.aborted) {
       this.controller.abort(reason ?? new LeashError("run_ended", `Run \`${this.state.runId}\` has ended.`));
     }
+  }
+
+  /** Calls `release` once the run is let go (ended, paused or lost): listeners on a hold stop there. */
+  whenLetGo(release: () => void): void {
+    if (this.#seal === "sealed") release();
+    else this.#onLetGo.push(release);
   }
 
   /** Adds a record to the run's chain; it is written at the next checkpoint. Refused once the run ended. */

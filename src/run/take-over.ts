@@ -113,9 +113,12 @@ function holdWhile(run: ActiveRun, lease: AbortSignal | undefined): void {
         details: { runId },
       }),
     );
-  if (lease.aborted) lost();
-  // Once the run has ended the listener does nothing: a sealed run is let go already.
-  else lease.addEventListener("abort", lost, { once: true });
+  if (lease.aborted) {
+    lost();
+    return;
+  }
+  lease.addEventListener("abort", lost, { once: true });
+  run.whenLetGo(() => lease.removeEventListener("abort", lost));
 }
 
 /** Refuses to claim for a caller that no longer holds the run (a lease already lost). */
