@@ -11,7 +11,8 @@ import { PostgresStore } from "../../src/stores/postgres/index.js";
 import { Worker } from "../../src/worker/index.js";
 import { readWorkerEffects, workerAgent } from "../fixtures/postgres/worker-agent.js";
 import { dropSchema, freshSchemaName, sql, withPostgres } from "../postgres/database.js";
-import { approvedRuns, effectsFolder, gate, recordingLogger } from "./worker-helpers.js";
+import { killHard, startFixture } from "../stores/fixture-process.js";
+import { approvedRuns, effectsFolder, gate, recordingLogger, until } from "./worker-helpers.js";
 
 /** Short enough that the first worker renews several times while the test waits on it. */
 const LEASE_MS = 300;
@@ -95,6 +96,55 @@ withPostgres("Worker that loses its lease", (url) => {
         );
       } finally {
         await Promise.all(stores.map((store) => store.close()));
+        await dropSchema(url, schema);
+        remove();
+      }
+    });
+
+    test("a worker process paused past its lease stops its run when it wakes, after another worker recovered it, and writes nothing", async () => {
+      schema = freshSchemaName();
+      const { effects, remove } = effectsFolder();
+      const store = open();
+      try {
+        const [runId] = await approvedRuns(workerAgent({ store, effectsFile: effects }), store, 1);
+        const child = startFixture("postgres/worker-child.ts", [url, schema, effects, "signal", "1000"]);
+        try {
+          await child.waitFor((line) => line === `started ${runId}`);
+          // The first worker's machine stalls past its lease: the lease runs out on the database's clock.
+          child.child.kill("SIGSTOP");
+          const expired = async () =>
+            (
+              await sql(
+                url,
+                `SELECT leased_until < clock_timestamp() AS expired FROM ${pg.escapeIdentifier(schema)}.leash_runs WHERE run_id = $1`,
+                [runId],
+              )
+            ).rows[0]?.expired === true;
+          await until(expired, "the stalled worker's lease has run out");
+          const second = new Worker({
+            agent: workerAgent({ store, effectsFile: effects }),
+            store,
+            logger: recordingLogger(),
+          });
+          assert.equal(await second.runOnce(), 1);
+          const recovered = await snapshot(store, runId!);
+          assert.equal((await store.load(runId!))?.status, "completed");
+          child.child.kill("SIGCONT");
+          await child.waitFor((line) => line === `aborted ${runId}`);
+          child.child.kill("SIGTERM");
+          await child.waitFor((line) => line === "stopped");
+          assert.match(child.stderr(), /Lost the lease/);
+          assert.deepEqual(await snapshot(store, runId!), recovered, "the first worker wrote nothing after it woke");
+          const trail = await store.read(runId);
+          assert.deepEqual(verifyAudit(trail), []);
+          assert.equal(trail.filter((record) => record.event === "tool_started").length, 1);
+          assert.equal(readWorkerEffects(effects).length, 1);
+        } finally {
+          child.child.kill("SIGCONT");
+          await killHard(child);
+        }
+      } finally {
+        await store.close();
         await dropSchema(url, schema);
         remove();
       }
