@@ -112,20 +112,18 @@ export class ActiveRun {
 
   /**
    * Refuses work that comes in after the run ended or was let go (a model call a planner left
-   * running, a guard's late answer): the late caller gets `run_ended`, or the reason it was let go,
-   * and neither the state nor the trail changes.
+   * running, a guard's late answer): the late caller gets `code` (`run_ended` by default; a model
+   * call gets `limit_reached`, as every model call the run cannot make does), or the reason the run
+   * was let go, and neither the state nor the trail changes.
    */
-  assertOpen(): void {
+  assertOpen(code: "run_ended" | "limit_reached" = "run_ended"): void {
     if (this.#seal === "open") return;
+    const { runId } = this.state;
     throw (
       this.#letGo ??
-      new LeashError(
-        "run_ended",
-        `Run \`${this.state.runId}\` has ended or paused here; nothing more is written for it.`,
-        {
-          details: { runId: this.state.runId },
-        },
-      )
+      new LeashError(code, `Run \`${runId}\` has ended or paused here; nothing more is done or written for it.`, {
+        details: { runId },
+      })
     );
   }
 

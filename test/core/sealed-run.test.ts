@@ -1,6 +1,6 @@
 // A run that has ended is sealed: a model call, a guard's answer or a streamed delta that comes in
 // after the run ended changes neither the state that was returned nor the store nor the trail, and
-// the late caller is told so (`run_ended`).
+// the late caller is told so (`limit_reached`, as for every model call the run cannot make).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Agent, Decision, MemoryStore, Policy, isLeashError, verifyAudit } from "../../src/index.js";
@@ -65,7 +65,7 @@ test("a model call that finishes after its run completed changes neither the ret
   const recordsBefore = records.length;
 
   slow.release();
-  await assert.rejects(late!, (error: unknown) => isLeashError(error, "run_ended"));
+  await assert.rejects(late!, (error: unknown) => isLeashError(error, "limit_reached"));
 
   assert.deepEqual(await snapshot(store, state), before);
   assert.equal(state.usage.cost, 1, "the returned state was not charged for the late call");
@@ -79,7 +79,7 @@ test("a model call that finishes after its run completed changes neither the ret
   await assert.rejects(agent.resume("raced"), (error: unknown) => isLeashError(error, "run_ended"));
 });
 
-test("a planner that calls the model after its run ended is refused with run_ended and nothing is written", async () => {
+test("a planner that calls the model after its run ended is refused with limit_reached and nothing is written", async () => {
   const store = new MemoryStore();
   const model = heldModel(2);
   model.release();
@@ -94,7 +94,7 @@ test("a planner that calls the model after its run ended is refused with run_end
   });
   const state = await agent.run("end at once", { runId: "kept-context" });
   const before = await snapshot(store, state);
-  await assert.rejects(kept!.callModel(model.model, request), (error: unknown) => isLeashError(error, "run_ended"));
+  await assert.rejects(kept!.callModel(model.model, request), (error: unknown) => isLeashError(error, "limit_reached"));
   assert.deepEqual(await snapshot(store, state), before);
 });
 
@@ -130,7 +130,7 @@ test("a guard that blocks a model call after its run ended writes no block and n
   assert.equal(state.status, "completed");
   const before = await snapshot(store, state);
   decide();
-  await assert.rejects(late!, (error: unknown) => isLeashError(error, "run_ended"));
+  await assert.rejects(late!, (error: unknown) => isLeashError(error, "limit_reached"));
   assert.deepEqual(await snapshot(store, state), before);
   assert.deepEqual(state.said, []);
 });
@@ -153,7 +153,7 @@ test("a model call that finishes after its run paused for approval does not chan
   assert.equal(state.status, "awaiting_approval");
   const before = await snapshot(store, state);
   slow.release();
-  await assert.rejects(late!, (error: unknown) => isLeashError(error, "run_ended"));
+  await assert.rejects(late!, (error: unknown) => isLeashError(error, "limit_reached"));
   assert.deepEqual(await snapshot(store, state), before);
   assert.equal(state.usage.cost, 0);
 });
