@@ -2,7 +2,8 @@ import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
 import { LeashError, StateError } from "../errors/index.js";
 import { ENDED_STATUSES } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
-import type { AgentCore } from "./agent-core.js";
+import { Approval } from "../approvals/approval.js";
+import type { AgentCore, CompiledSkill } from "./agent-core.js";
 
 /**
  * What a resume works on, read once: a run id as given, or a parsed copy of a state (its `toJSON()`
@@ -135,4 +136,53 @@ export async function findResumable(core: AgentCore, target: unknown, answering:
 export function headOf(trail: readonly AuditRecord[], state: RunState): AuditHead | null {
   const last = trail.at(-1);
   return last === undefined ? state.auditHead : { seq: last.seq, digest: last.digest };
+}
+
+/** Options of `agent.resume`. */
+export interface ResumeOptions {
+  /** Answers to the pending request; answers recorded in the store (`store.answer`) count too. */
+  approvals?: Approval[];
+  /**
+   * Aborted when the caller no longer holds the run (a worker's lease lost): the run's signal is
+   * aborted, so a tool honouring `ctx.signal` stops, nothing more is recorded or saved, and the
+   * resume rejects with `stale_state`. The run stays as last saved, for whoever holds it now.
+   */
+  lease?: AbortSignal;
+}
+
+/** The keys of {@link ResumeOptions}: any other is refused, so a misspelt option never goes unseen. */
+const RESUME_OPTION_KEYS: readonly string[] = ["approvals", "lease"];
+
+/** Checks a resume's options, before anything is read: the answers rebuilt, the lease an AbortSignal. */
+export function readResumeOptions(options: unknown): { approvals: Approval[]; lease: AbortSignal | undefined } {
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    throw new LeashError("invalid_option", "Expected the resume options to be an object.");
+  for (const key of Object.keys(options)) {
+    if (!RESUME_OPTION_KEYS.includes(key))
+      throw new LeashError(
+        "invalid_option",
+        `Unknown resume option \`${key}\`; known: ${RESUME_OPTION_KEYS.join(", ")}.`,
+      );
+  }
+  const { lease } = options as ResumeOptions;
+  const given: unknown = (options as ResumeOptions).approvals ?? [];
+  if (lease !== undefined && !(lease instanceof AbortSignal))
+    throw new LeashError("invalid_option", "Expected `lease` to be an AbortSignal.");
+  if (!Array.isArray(given)) throw new LeashError("invalid_option", "Expected `approvals` to be an array of Approval.");
+  // Each rebuilt from one read of its fields: an Approval (or a Proxy of one) may not answer the same twice.
+  const approvals = given.map((item: unknown) => Approval.fromJSON(item));
+  return { approvals, lease };
+}
+
+/** The compiled skill a stored run was doing, found by its name among the agent's skills. */
+export function skillOf(core: AgentCore, name: string | undefined): CompiledSkill | undefined {
+  if (name === undefined) return undefined;
+  const found = core.skills.get(name);
+  if (found === undefined) {
+    throw new StateError(
+      "invalid_state",
+      `The run was doing skill \`${name}\`, which this agent does not know; pass it in \`skills\`.`,
+    );
+  }
+  return found;
 }

@@ -1,27 +1,18 @@
-import { Approval } from "../approvals/approval.js";
-import { assertNever, isLeashError, LeashError, StateError } from "../errors/index.js";
+import type { Approval } from "../approvals/approval.js";
+import { assertNever, isLeashError, StateError } from "../errors/index.js";
 import { MAX_RECORD_DEPTH, toJson } from "../json/index.js";
 import { ENDED_STATUSES } from "../state/outcomes.js";
 import type { RunState, Step } from "../state/run-state.js";
-import type { AgentCore, CompiledSkill } from "./agent-core.js";
+import type { AgentCore } from "./agent-core.js";
 import { ActiveRun } from "./active-run.js";
 import { leftoverAnswerRecords, lostApprovalRecords, unauditedAnswers } from "./audit-answers.js";
 import { answerClaimRecords, auditRefused, decideAnswers } from "./decide-answers.js";
-import { findResumable, headOf } from "./resume-target.js";
+import { findResumable, headOf, readResumeOptions, skillOf } from "./resume-target.js";
+import type { ResumeOptions } from "./resume-target.js";
 import type { Ending } from "./run-loop.js";
 import { endedByCancel, unsavedStart, withdrawCall, withdrawUnsavedStart } from "./withdrawn-call.js";
 
-/** Options of `agent.resume`. */
-export interface ResumeOptions {
-  /** Answers to the pending request; answers recorded in the store (`store.answer`) count too. */
-  approvals?: Approval[];
-  /**
-   * Aborted when the caller no longer holds the run (a worker's lease lost): the run's signal is
-   * aborted, so a tool honouring `ctx.signal` stops, nothing more is recorded or saved, and the
-   * resume rejects with `stale_state`. The run stays as last saved, for whoever holds it now.
-   */
-  lease?: AbortSignal;
-}
+export type { ResumeOptions } from "./resume-target.js";
 
 /** The most starts an idempotent call gets across crashes before its step is `interrupted`. */
 export const MAX_STARTS = 3;
@@ -52,19 +43,6 @@ export type UnchangedReason = "no_matching_answer" | "ended";
 export type TakeOver =
   | { type: "unchanged"; reason: UnchangedReason; state: RunState }
   | { type: "claimed"; run: ActiveRun; next: NextStage };
-
-/** The compiled skill a stored run was doing, found by its name among the agent's skills. */
-export function skillOf(core: AgentCore, name: string | undefined): CompiledSkill | undefined {
-  if (name === undefined) return undefined;
-  const found = core.skills.get(name);
-  if (found === undefined) {
-    throw new StateError(
-      "invalid_state",
-      `The run was doing skill \`${name}\`, which this agent does not know; pass it in \`skills\`.`,
-    );
-  }
-  return found;
-}
 
 /**
  * Takes over a stored run: an answer to its pause, crash recovery, a cancel, or a note after its
@@ -130,15 +108,7 @@ function refuseLost(lease: AbortSignal | undefined, runId: string): void {
 }
 
 async function resume(core: AgentCore, target: unknown, options: ResumeOptions): Promise<TakeOver> {
-  if (typeof options !== "object" || options === null)
-    throw new LeashError("invalid_option", "Expected the resume options to be an object.");
-  const { lease } = options;
-  if (lease !== undefined && !(lease instanceof AbortSignal))
-    throw new LeashError("invalid_option", "Expected `lease` to be an AbortSignal.");
-  const given = options.approvals ?? [];
-  if (!Array.isArray(given)) throw new LeashError("invalid_option", "Expected `approvals` to be an array of Approval.");
-  // Each rebuilt from one read of its fields: an Approval (or a Proxy of one) may not answer the same twice.
-  const approvals = given.map((item: unknown) => Approval.fromJSON(item));
+  const { approvals, lease } = readResumeOptions(options);
 
   const { state, trail, later, head } = await findResumable(core, target, approvals.length > 0);
   const { runId } = state;

@@ -59,7 +59,7 @@ test("a lease lost while the call runs aborts the tool's signal, writes nothing 
   assert.equal(recovered.status, "completed");
 });
 
-test("a resume whose lease is already lost claims nothing, and a lease that is not an AbortSignal is refused", async () => {
+test("a resume whose lease is already lost claims nothing; a lease that is not an AbortSignal, or an unknown option, is refused", async () => {
   const store = new MemoryStore();
   const write = signalledWrite();
   const { agent, approval } = await pausedRun(store, write.save);
@@ -72,6 +72,12 @@ test("a resume whose lease is already lost claims nothing, and a lease that is n
   );
   await assert.rejects(agent.resume("leased", { approvals: [approval], lease: "yes" as never }), (error: unknown) =>
     isLeashError(error, "invalid_option"),
+  );
+  // A misspelt option is refused, naming it and the known ones, rather than going unseen.
+  await assert.rejects(
+    agent.resume("leased", { approvals: [approval], leese: lost.signal } as never),
+    (error: unknown) =>
+      isLeashError(error, "invalid_option") && /`leese`.*approvals, lease/.test((error as Error).message),
   );
   assert.deepEqual((await store.load("leased"))!.toJSON(), before);
   assert.equal((await store.read("leased")).length, trail);
