@@ -8,7 +8,7 @@ export type { AgentOptions } from "./agent/agent-options.js";
 export type { CheckpointOptions, CheckpointFailedEvent } from "./agent/auto-checkpoint.js";
 export type { AgentEvents, RunFailedEvent, GaveUpEvent, TextEvent } from "./agent/agent-events.js";
 export type { RunOptions } from "./run/start-run.js";
-export type { ResumeOptions } from "./run/resume-run.js";
+export type { ResumeOptions } from "./run/take-over.js";
 export type { Planner, PlannerContext, DoneCriterion } from "./run/agent-core.js";
 export type { CallModelOptions } from "./run/call-model.js";
 

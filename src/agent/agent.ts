@@ -1,66 +1,34 @@
 import type { AuditSink } from "../audit/audit-sink.js";
 import type { AuditRecord } from "../audit/audit-record.js";
-import { isLeashError, LeashError, StateError } from "../errors/index.js";
-import { ActiveRun } from "../run/active-run.js";
-import { containFailure } from "../run/contain-failure.js";
+import { LeashError, StateError } from "../errors/index.js";
+import type { ActiveRun } from "../run/active-run.js";
 import type { AgentCore, CompiledSkill } from "../run/agent-core.js";
-import type { ResumeOptions, ResumePlan } from "../run/resume-run.js";
-import { MAX_STARTS, planResume } from "../run/resume-run.js";
-import { actStep, endRun, runLoop } from "../run/run-loop.js";
+import { containFailure } from "../run/contain-failure.js";
+import { continueRun } from "../run/continue-run.js";
+import { linkAbort } from "../run/link-abort.js";
+import { readResumeTarget } from "../run/resume-target.js";
+import { runLoop } from "../run/run-loop.js";
 import type { InternalRunOptions, RunOptions } from "../run/start-run.js";
 import { prepareRun } from "../run/start-run.js";
-import type { Skill } from "../skills/skill.js";
+import { takeOver } from "../run/take-over.js";
+import type { ResumeOptions, TakeOver, TakeOverRequest } from "../run/take-over.js";
 import type { Policy } from "../policy/policy.js";
-import { ENDED_STATUSES } from "../state/outcomes.js";
-import type { RunStatus } from "../state/outcomes.js";
-import { RunState } from "../state/run-state.js";
+import type { Skill } from "../skills/skill.js";
+import type { RunState } from "../state/run-state.js";
 import type { AgentEvents } from "./agent-events.js";
-import { leftoverAnswerRecords, lostApprovalRecords } from "../run/audit-answers.js";
-import { endedByCancel, withdrawCall } from "../run/withdrawn-call.js";
 import { AgentEmitter } from "./agent-events.js";
 import type { AgentOptions } from "./agent-options.js";
 import { buildCore, compileSkill } from "./agent-options.js";
 import { AutoCheckpointer } from "./auto-checkpoint.js";
+import { doSkill } from "./do-skill.js";
+import type { SkillDriver, SkillOutcome } from "./do-skill.js";
 
-/**
- * What a resume works on, read once: a run id as given, or a parsed copy of a state (its `toJSON()`
- * called once), so the id checked here is the id of the state resumed. Anything else goes on as it
- * is, to be refused later with a clear error.
- */
-function resumeTarget(target: unknown): { target: unknown; runId: string | undefined } {
-  if (typeof target === "string") return { target, runId: target };
-  if (typeof target !== "object" || target === null) return { target, runId: undefined };
-  let toJSON: unknown;
-  try {
-    toJSON = (target as { toJSON?: unknown }).toJSON;
-  } catch {
-    return { target, runId: undefined };
-  }
-  if (typeof toJSON !== "function") return { target, runId: undefined };
-  const copy = RunState.fromJSON((toJSON as () => unknown).call(target));
-  return { target: copy, runId: copy.runId };
-}
+export type { SkillOutcome } from "./do-skill.js";
 
-/** Aborts `controller` when `signal` aborts (now or later); returns what stops listening. */
-function linkAbort(signal: AbortSignal, controller: AbortController): () => void {
-  const onAbort = (): void => controller.abort(signal.reason);
-  if (signal.aborted) {
-    onAbort();
-    return () => undefined;
-  }
-  signal.addEventListener("abort", onAbort, { once: true });
-  return () => signal.removeEventListener("abort", onAbort);
-}
-
-/** What `agent.do` returns: the outcome of the last attempt. */
-export interface SkillOutcome<O> {
-  done: boolean;
-  status: RunStatus;
-  /** The run id of the last attempt. */
-  task: string;
-  attempt: number;
-  output?: O;
-  state: RunState;
+/** A run this agent starts, resumes or drives: what a cancel aborts, and the end it awaits. */
+interface Driven {
+  controller: AbortController;
+  done: Promise<RunState>;
 }
 
 /**
@@ -75,16 +43,14 @@ export interface SkillOutcome<O> {
 export class Agent {
   readonly #core: AgentCore;
   readonly #events = new AgentEmitter();
-  readonly #active = new Map<string, { run: ActiveRun; done: Promise<RunState> }>();
   /**
-   * Run ids this agent is starting, resuming or driving: one driver per run in one agent. Each is
-   * registered before the first await, with a controller that a cancel aborts, so a cancel reaches a
-   * run while it is being prepared or claimed too.
+   * The runs this agent drives, by run id: one driver per run in one agent. Each is registered
+   * before the first await, with a controller that a cancel aborts, so a cancel reaches a run while
+   * it is being prepared or claimed too.
    */
-  readonly #driving = new Map<string, { controller: AbortController; done?: Promise<RunState> }>();
+  readonly #runs = new Map<string, Driven>();
   /** The cancels under way, by run id: a second cancel of a run waits for the first. */
   readonly #cancelling = new Map<string, Promise<RunState>>();
-
   /** The automatic checkpoints of the `checkpoint` option, when it is given. */
   readonly #checkpoints: AutoCheckpointer | undefined;
 
@@ -134,50 +100,51 @@ export class Agent {
     return this.#start(goal, options);
   }
 
-  async #start(goal: string, options: InternalRunOptions): Promise<RunState> {
+  #start(goal: string, options: InternalRunOptions): Promise<RunState> {
     const given = typeof options === "object" && options !== null ? options.runId : undefined;
-    if (typeof given === "string" && this.#driving.has(given)) {
-      throw new StateError(
-        "run_exists",
-        `Run \`${given}\` is being run by this agent already; a run id is never reused.`,
-        {
-          details: { runId: given },
-        },
-      );
+    if (typeof given === "string" && this.#runs.has(given)) {
+      const message = `Run \`${given}\` is being run by this agent already; a run id is never reused.`;
+      return Promise.reject(new StateError("run_exists", message, { details: { runId: given } }));
     }
-    const entry: { controller: AbortController; done?: Promise<RunState> } = { controller: new AbortController() };
-    if (typeof given === "string") this.#driving.set(given, entry);
-    try {
-      entry.done = this.#startReserved(goal, options, entry.controller.signal);
-      return await entry.done;
-    } finally {
-      if (typeof given === "string" && this.#driving.get(given) === entry) this.#driving.delete(given);
-    }
+    return this.#register(typeof given === "string" ? given : undefined, async (early) => {
+      const run = await prepareRun(this.#core, goal, options);
+      const unlink = [options.signal, early]
+        .filter((signal) => signal !== undefined)
+        .map((signal) => linkAbort(signal, run.controller));
+      try {
+        return await this.#drive(run, () => runLoop(run));
+      } finally {
+        for (const stop of unlink) stop();
+      }
+    });
   }
 
-  async #startReserved(goal: string, options: InternalRunOptions, early: AbortSignal): Promise<RunState> {
-    const run = await prepareRun(this.#core, goal, options);
-    const signals = [options.signal, early].filter((signal) => signal !== undefined);
-    const links = signals.map((signal) => linkAbort(signal, run.controller));
+  /** Registers a run id while `body` starts, resumes or drives it; the registration ends with it. */
+  async #register(runId: string | undefined, body: (early: AbortSignal) => Promise<RunState>): Promise<RunState> {
+    const controller = new AbortController();
+    const entry: Driven = { controller, done: Promise.resolve().then(() => body(controller.signal)) };
+    if (runId !== undefined) this.#runs.set(runId, entry);
     try {
-      return await this.#drive(run, () => runLoop(run));
+      return await entry.done;
     } finally {
-      for (const unlink of links) unlink();
+      if (runId !== undefined && this.#runs.get(runId) === entry) this.#runs.delete(runId);
     }
   }
 
   async #drive(run: ActiveRun, body: () => Promise<RunState>): Promise<RunState> {
     const { runId } = run.state;
-    // The run is registered before its body starts: a planner's very first call may already cancel it.
     // Whatever the body throws ends the run failed and saved (containFailure), never `running`.
     const done = Promise.resolve()
       .then(body)
       .catch((error: unknown) => containFailure(run, error));
-    this.#active.set(runId, { run, done });
+    // A run started without an id is known by the id it was given once prepared.
+    const registered = this.#runs.get(runId);
+    const entry: Driven = { controller: run.controller, done };
+    if (registered === undefined) this.#runs.set(runId, entry);
     try {
       return await done;
     } finally {
-      if (this.#active.get(runId)?.run === run) this.#active.delete(runId);
+      if (this.#runs.get(runId) === entry) this.#runs.delete(runId);
       // The checkpoints the run made due are stored (or reported) before its driver returns.
       await this.#checkpoints?.settled();
     }
@@ -190,86 +157,26 @@ export class Agent {
    * @example await agent.resume(paused.runId, { approvals: [Approval.grant(paused.pending!.digest, "allen")] });
    */
   async resume(target: string | RunState, options: ResumeOptions = {}): Promise<RunState> {
-    const read = resumeTarget(target);
-    const runId = read.runId;
-    target = read.target as string | RunState;
-    if (runId !== undefined && (this.#driving.has(runId) || this.#active.has(runId))) {
+    const read = readResumeTarget(target);
+    const { runId } = read;
+    if (runId !== undefined && this.#runs.has(runId)) {
       throw new StateError(
         "stale_state",
         `Run \`${runId}\` is being driven by this agent; it cannot be resumed until that ends.`,
         { details: { runId } },
       );
     }
-    const entry: { controller: AbortController; done?: Promise<RunState> } = { controller: new AbortController() };
-    if (runId !== undefined) this.#driving.set(runId, entry);
-    try {
-      entry.done = this.#resume(target, options, entry.controller.signal);
-      return await entry.done;
-    } finally {
-      if (runId !== undefined && this.#driving.get(runId) === entry) this.#driving.delete(runId);
-    }
-  }
-
-  async #resume(target: string | RunState, options: ResumeOptions, early: AbortSignal): Promise<RunState> {
-    const plan = await planResume(this.#core, target, options, (name) => this.#skill(name));
-    if (plan.type === "unchanged") {
+    return this.#register(runId, async (early) => {
+      const taken = await takeOver(this.#core, { type: "resume", target: read.target, options });
       // A cancel asked for while the resume looked: the paused run is ended as a cancel ends one.
-      return early.aborted ? this.#cancelStored(plan.state.runId) : plan.state;
-    }
-    const { run } = plan;
-    const unlink = linkAbort(early, run.controller);
-    try {
-      return await this.#driveResumed(plan);
-    } finally {
-      unlink();
-    }
-  }
-
-  #driveResumed(plan: Exclude<ResumePlan, { type: "unchanged" }>): Promise<RunState> {
-    const { run } = plan;
-    return this.#drive(run, async () => {
-      if (plan.type === "approval") {
-        const ended = await actStep(run, plan.step, { restart: false, answer: plan.answer.toJSON() });
-        return ended ?? runLoop(run);
+      if (taken.type === "unchanged") return early.aborted ? this.#cancelStored(taken.state.runId) : taken.state;
+      const { run } = taken;
+      const unlink = linkAbort(early, run.controller);
+      try {
+        return await this.#drive(run, () => continueRun(run, taken.next));
+      } finally {
+        unlink();
       }
-      const step = plan.step;
-      if (step?.outcome === "stopped") {
-        // The trail said the saved call never started: the run ended there, as it does now.
-        const code = step.error?.code;
-        return endRun(run, { status: "stopped", reason: code === "max_duration" ? "max_duration" : "cancelled" });
-      }
-      if (step !== undefined && step.decision.type === "act" && (step.starts ?? 0) > 0) {
-        const found = run.tools.get(step.decision.tool);
-        if (found?.idempotent === true && (step.starts ?? 0) < MAX_STARTS) {
-          const ended = await actStep(run, step, { restart: true });
-          if (ended !== undefined) return ended;
-        } else {
-          // Whether a call of a non-idempotent tool took effect is unknown: a person must look,
-          // and it is never repeated blindly.
-          step.outcome = "interrupted";
-          step.error = {
-            code: "interrupted",
-            message:
-              found?.idempotent === true
-                ? `\`${step.decision.tool}\` was started ${step.starts} times without finishing; it is not started again.`
-                : `The process stopped while \`${step.decision.tool}\` was running; whether it took effect is unknown, so it is not repeated.`,
-          };
-          run.record("tool_ended", {
-            step: step.index,
-            tool: step.decision.tool,
-            outcome: "interrupted",
-            resultDigest: null,
-            error: step.error,
-          });
-        }
-      } else if (step !== undefined && step.decision.type === "act") {
-        const ended = await actStep(run, step, { restart: false });
-        if (ended !== undefined) return ended;
-      } else if (step !== undefined) {
-        step.outcome = "interrupted";
-        step.error = { code: "interrupted", message: "The process stopped before this answer was judged." };
-      }
-      return runLoop(run);
     });
   }
 
@@ -291,70 +198,33 @@ export class Agent {
   }
 
   async #cancel(runId: string): Promise<RunState> {
-    const reason = new LeashError("limit_reached", `Run \`${runId}\` was cancelled.`);
-    const active = this.#active.get(runId);
-    active?.run.controller.abort(reason);
-    // A run this agent is starting or resuming is cancelled where it is, and its end awaited.
-    const driving = this.#driving.get(runId);
-    if (driving !== undefined) {
-      driving.controller.abort(reason);
-      if (driving.done !== undefined) {
-        try {
-          return await driving.done;
-        } catch {
-          // The resume was refused (an approver not allowed, say): the stored run is cancelled all the same.
-          return this.#cancelStored(runId);
-        }
-      }
+    const driven = this.#runs.get(runId);
+    if (driven === undefined) return this.#cancelStored(runId);
+    driven.controller.abort(new LeashError("limit_reached", `Run \`${runId}\` was cancelled.`));
+    try {
+      return await driven.done;
+    } catch {
+      // The resume was refused (an approver not allowed, say): the stored run is cancelled all the same.
+      return this.#cancelStored(runId);
     }
-    if (active !== undefined) return active.done;
-    return this.#cancelStored(runId);
   }
 
   /** Ends a run that no process here drives (paused, or crashed) as stopped, from the store. */
   async #cancelStored(runId: string): Promise<RunState> {
-    const { store } = this.#core;
-    if (store === undefined)
-      throw new StateError("run_not_found", `Run \`${runId}\` is not running here and this agent has no store.`, {
-        details: { runId },
-      });
-    const state = await store.load(runId);
-    if (state === null)
-      throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
-    if (ENDED_STATUSES.has(state.status)) return state;
-    const trail = await this.#core.audit.read(runId);
-    const last = trail.at(-1);
-    const run = new ActiveRun(this.#core, state, {
-      head: last === undefined ? state.auditHead : { seq: last.seq, digest: last.digest },
-      stored: true,
-      skill: this.#skill(state.skill),
-    });
-    run.controller.abort();
-    // A trail ahead of the state may say the saved call never started: it is taken back, not interrupted.
-    const headSeq = state.auditHead?.seq ?? -1;
-    withdrawCall(
-      run,
-      trail.filter((record) => record.seq > headSeq),
-    );
-    // Answers recorded for the paused run and not yet in a separate sink are audited with the claim, and
-    // so is the answer a crashed resume's claim saved in the state but never wrote to the trail.
-    const leftover = leftoverAnswerRecords(this.#core, state, trail);
-    const claimed = run.claim(
-      [["run_resumed", { reason: "cancel" }], ...leftover, ...lostApprovalRecords(state, trail, leftover)],
-      () => {
-        state.answers = [];
-      },
-    );
-    try {
-      await claimed;
-    } catch (error) {
-      // Another process moved the run first (a cancel of its own, say): a run that has ended is returned.
-      if (!isLeashError(error, "stale_state")) throw error;
-      const now = await endedByCancel(this.#core, runId, headSeq);
-      if (now !== undefined) return now;
-      throw error;
-    }
-    return endRun(run, { status: "stopped", reason: "cancelled" });
+    return this.#continue(await takeOver(this.#core, { type: "cancel", runId }));
+  }
+
+  /** Writes a note after a run's end (`gave_up`), as a take-over of the ended run. */
+  async #note(state: RunState, event: string, data: unknown): Promise<RunState> {
+    const request: TakeOverRequest = { type: "note", state, event, data };
+    return this.#continue(await takeOver(this.#core, request));
+  }
+
+  /** Goes on with what a take-over gave, outside the registry (a cancel or a note ends the run at once). */
+  async #continue(taken: TakeOver): Promise<RunState> {
+    if (taken.type === "unchanged") return taken.state;
+    const { run, next } = taken;
+    return continueRun(run, next).catch((error: unknown) => containFailure(run, error));
   }
 
   /**
@@ -367,39 +237,12 @@ export class Agent {
     input: I,
     options: { principal?: string; limits?: RunOptions["limits"] } = {},
   ): Promise<SkillOutcome<O>> {
-    const compiled = this.#addSkill(skill);
-    const attempts = skill.retry?.attempts ?? 1;
-    let state: RunState | undefined;
-    let attempt = 0;
-    while (attempt < attempts) {
-      attempt += 1;
-      const goal = skill.brief(input);
-      const runOptions: InternalRunOptions = { skill: compiled, attempt };
-      if (options.principal !== undefined) runOptions.principal = options.principal;
-      if (options.limits !== undefined) runOptions.limits = options.limits;
-      if (state !== undefined) runOptions.retryOf = state.runId;
-      state = await this.#start(goal, runOptions);
-      if (state.status !== "failed" || state.failure === undefined) break;
-      this.#events.emit("run_failed", { task: state.runId, attempt, failure: state.failure });
-      // Work a guard blocked at the model, or that waited on a person, is not tried again.
-      const waited = state.steps.some((step) => step.approval !== undefined);
-      if (state.failure.code === "model_blocked" || waited) break;
-    }
-    if (state === undefined) throw new LeashError("invalid_skill", "The skill made no attempt.");
-    if (state.status === "failed" && state.failure !== undefined) {
-      const gaveUp = { task: state.runId, attempts: attempt, problem: state.failure.message };
-      state = await this.#recordAfterEnd(state, "gave_up", gaveUp);
-      this.#events.emit("gave_up", gaveUp);
-    }
-    const outcome: SkillOutcome<O> = {
-      done: state.status === "completed",
-      status: state.status,
-      task: state.runId,
-      attempt: state.attempt,
-      state,
+    const driver: SkillDriver = {
+      start: (goal, runOptions) => this.#start(goal, runOptions),
+      note: (state, event, data) => this.#note(state, event, data),
+      emit: (event, payload) => this.#events.emit(event, payload),
     };
-    if (state.status === "completed") outcome.output = state.answer as O;
-    return outcome;
+    return doSkill(driver, this.#addSkill(skill), input, options);
   }
 
   /**
@@ -410,34 +253,11 @@ export class Agent {
     return this.#events.on(event, handler);
   }
 
-  async #recordAfterEnd(state: RunState, event: string, data: unknown): Promise<RunState> {
-    const run = new ActiveRun(this.#core, state, {
-      head: state.auditHead,
-      stored: this.#core.store !== undefined,
-      skill: undefined,
-    });
-    run.record(event, data);
-    await run.checkpoint();
-    return run.state;
-  }
-
   #addSkill(skill: Skill<never, never>): CompiledSkill {
     const known = this.#core.skills.get(skill.name);
     if (known?.skill === skill) return known;
     const compiled = compileSkill(skill, this.#core.tools);
     this.#core.skills.set(compiled.skill.name, compiled);
     return compiled;
-  }
-
-  #skill(name: string | undefined): CompiledSkill | undefined {
-    if (name === undefined) return undefined;
-    const found = this.#core.skills.get(name);
-    if (found === undefined) {
-      throw new StateError(
-        "invalid_state",
-        `The run was doing skill \`${name}\`, which this agent does not know; pass it in \`skills\`.`,
-      );
-    }
-    return found;
   }
 }

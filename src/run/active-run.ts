@@ -25,6 +25,13 @@ async function appendRecords(audit: AuditSink, records: AuditRecord[]): Promise<
 /** How many times a claim's records are written on a trail that another writer moved on. */
 const CLAIM_APPEND_ATTEMPTS = 5;
 
+/**
+ * Whether this process may still write for the run: `open` while it drives it; `ending` once its
+ * `run_ended` is recorded (only the checkpoint that writes it is left); `sealed` once that is
+ * durable, or once the run was let go (a pause saved, a lease lost). A sealed run writes nothing.
+ */
+export type RunSeal = "open" | "ending" | "sealed";
+
 /** Why the loop must end now, whatever the planner does: set inside `callModel`, read by the loop. */
 export type ForcedEnd = { type: "stop"; reason: StopReason } | { type: "fail"; failure: Failure };
 
@@ -51,6 +58,11 @@ export class ActiveRun {
   #savedRevision: number;
   #segmentStart: number;
   #stored: boolean;
+  #seal: RunSeal = "open";
+  /** Why the run was let go before its end, when it was (a lease lost): what a late write is told. */
+  #letGo: LeashError | undefined;
+  /** What stops listening for a hold on the run (a lease) once it is let go. */
+  readonly #onLetGo: (() => void)[] = [];
 
   constructor(
     core: AgentCore,
@@ -93,12 +105,60 @@ export class ActiveRun {
     return work;
   }
 
-  /** Adds a record to the run's chain; it is written at the next checkpoint. */
+  /** Whether this process may still change the run (see {@link RunSeal}). */
+  get isOpen(): boolean {
+    return this.#seal === "open";
+  }
+
+  /**
+   * Refuses work that comes in after the run ended or was let go (a model call a planner left
+   * running, a guard's late answer): the late caller gets `code` (`run_ended` by default; a model
+   * call gets `limit_reached`, as every model call the run cannot make does), or the reason the run
+   * was let go, and neither the state nor the trail changes.
+   */
+  assertOpen(code: "run_ended" | "limit_reached" = "run_ended"): void {
+    if (this.#seal === "open") return;
+    const { runId } = this.state;
+    throw (
+      this.#letGo ??
+      new LeashError(code, `Run \`${runId}\` has ended or paused here; nothing more is done or written for it.`, {
+        details: { runId },
+      })
+    );
+  }
+
+  /**
+   * Lets the run go: nothing more is recorded or saved by this process, and the run's signal is
+   * aborted so tools that honour it stop. Used once a pause is saved (the next driver is a resume),
+   * and when another process holds the run now (a lease lost): the run stays as last saved, for that
+   * process to go on with, as after a crash.
+   */
+  letGo(reason?: LeashError): void {
+    if (this.#seal === "sealed") return;
+    this.#seal = "sealed";
+    this.#letGo = reason;
+    this.#unwritten = [];
+    for (const release of this.#onLetGo.splice(0)) release();
+    if (!this.controller.signal.aborted) {
+      this.controller.abort(reason ?? new LeashError("run_ended", `Run \`${this.state.runId}\` has ended.`));
+    }
+  }
+
+  /** Calls `release` once the run is let go (ended, paused or lost): listeners on a hold stop there. */
+  whenLetGo(release: () => void): void {
+    if (this.#seal === "sealed") release();
+    else this.#onLetGo.push(release);
+  }
+
+  /** Adds a record to the run's chain; it is written at the next checkpoint. Refused once the run ended. */
   record(event: string, data: unknown): AuditRecord {
+    this.assertOpen();
     const record = makeRecord(this.state.runId, this.#head, event, data, this.now());
     this.#unwritten.push(record);
     this.#head = { seq: record.seq, digest: record.digest };
     this.state.auditHead = this.#head;
+    // After the end's own record, only the checkpoint that writes it is left.
+    if (event === "run_ended") this.#seal = "ending";
     return record;
   }
 
@@ -113,6 +173,7 @@ export class ActiveRun {
    * the trail.
    */
   async claim(records: [event: string, data: unknown][], settle?: () => void): Promise<void> {
+    this.assertOpen();
     const { store, storeIsSink } = this.core;
     if (store !== undefined && !storeIsSink && this.#stored) {
       const expectedRevision = this.#savedRevision;
@@ -171,6 +232,7 @@ export class ActiveRun {
    * written first, so a crash can leave the trail ahead of the state but never behind it.
    */
   async checkpoint(): Promise<void> {
+    if (this.#seal === "sealed") this.assertOpen();
     const now = this.core.clock();
     this.state.elapsedMs += Math.max(0, now.getTime() - this.#segmentStart);
     this.#segmentStart = now.getTime();
@@ -207,6 +269,8 @@ export class ActiveRun {
     this.checkpointFailed = false;
     this.#stored = true;
     this.#savedRevision = this.state.revision;
+    // The end is durable: the run is sealed, and work still in flight for it is told to stop.
+    if (this.#seal === "ending") this.letGo();
   }
 
   /** Hands records that are in the trail now to the live feed (`agent.on("record")`). */

@@ -76,6 +76,7 @@ export function makeCallModel(run: ActiveRun) {
 
 function makeOneCall(run: ActiveRun) {
   return async (client: ModelClient, request: ModelRequest, options: CallModelOptions): Promise<ModelResponse> => {
+    run.assertOpen("limit_reached");
     if (run.forcedEnd !== undefined) throw new LeashError("limit_reached", "This run has ended; no more model calls.");
     if (typeof client !== "object" || client === null || typeof client.generate !== "function") {
       throw new LeashError("invalid_option", "Expected `client` to be a ModelClient with a `generate` method.");
@@ -94,18 +95,22 @@ function makeOneCall(run: ActiveRun) {
     const before = hasGuards
       ? await askGuards(run.core.guards, "beforeModel", run.work(), signal, sealed.copy())
       : ALLOWED;
+    run.assertOpen("limit_reached");
     if (before.type !== "allow") return refuse(run, "beforeModel", before);
 
     const step = run.state.steps.length;
     let writing = true;
     const { feed } = run.core;
     const onText = (delta: string): void => {
-      if (writing && typeof delta === "string" && delta !== "" && feed.wantsText())
+      if (writing && run.isOpen && typeof delta === "string" && delta !== "" && feed.wantsText())
         feed.text({ runId: run.state.runId, step, delta });
     };
     // A model call that ignores its signal cannot keep a cancel from ending the run.
     const answered = await raceAbort(() => client.generate(sealed.copy(), { signal, onText }), signal);
     writing = false;
+    // An answer that comes after the run ended (a planner that left this call running) is refused:
+    // it charges nothing, records nothing, and the state returned at the end stays as it was.
+    run.assertOpen("limit_reached");
     let response: ModelResponse;
     try {
       if (answered.type === "aborted") throw new LeashError("limit_reached", "The run was cancelled.");
@@ -144,6 +149,7 @@ function makeOneCall(run: ActiveRun) {
     const after = hasGuards
       ? await askGuards(run.core.guards, "afterModel", run.work(), signal, copyJson(response))
       : ALLOWED;
+    run.assertOpen("limit_reached");
     if (after.type !== "allow") return refuse(run, "afterModel", after);
     return copyJson(response);
   };

@@ -23,11 +23,13 @@ export function describeThrown(error: unknown): string {
  * The driver's last line: whatever a run's body threw that nothing else caught ends the run `failed`
  * with `internal_error`, a `run_ended` record and a checkpoint. A checkpoint that failed (the store
  * down, a save refused because another process took the run over) is not written over: the run stays
- * as last saved, as after a crash, for `resume` to recover, and the caller gets the store's error.
+ * as last saved, as after a crash, for `resume` to recover, and the caller gets the store's error;
+ * so does a run this process let go (a lease lost), with the reason it was let go.
  * Whatever reaches the caller is a `LeashError`, never a raw error.
  */
 export async function containFailure(run: ActiveRun, error: unknown): Promise<RunState> {
-  if (run.checkpointFailed) {
+  // A run let go (another process holds it now) is not ended here either: nothing more is written.
+  if (run.checkpointFailed || !run.isOpen) {
     if (isLeashError(error)) throw error;
     throw new LeashError("store_failed", `Saving run \`${run.state.runId}\` failed: ${describeThrown(error)}`, {
       cause: error,

@@ -102,9 +102,10 @@ export async function invokeTool(
   run: ActiveRun,
   step: Step,
   tool: Tool,
-  restart: boolean,
+  options: { restart: boolean; unsaved: boolean },
 ): Promise<CallStop | undefined> {
   const { state } = run;
+  const { restart, unsaved } = options;
   const decision = step.decision as ActDecision;
   if (!restart) {
     state.toolCalls += 1;
@@ -115,14 +116,17 @@ export async function invokeTool(
   // Derived from run, step and approval, never random: every start of this call, in any process,
   // carries the same key, so a target that dedupes can recognise a repeat.
   step.idempotencyKey ??= digestOfJson(["leash.idempotency/1", state.runId, step.index, step.approval?.digest ?? null]);
-  run.record("tool_started", {
-    step: step.index,
-    tool: tool.name,
-    args: decision.args,
-    start: step.starts,
-    idempotencyKey: step.idempotencyKey,
-    charged: restart ? 0 : tool.cost,
-  });
+  // A start the trail holds already (its intent never saved, so it never ran) is the one that runs.
+  if (!unsaved) {
+    run.record("tool_started", {
+      step: step.index,
+      tool: tool.name,
+      args: decision.args,
+      start: step.starts,
+      idempotencyKey: step.idempotencyKey,
+      charged: restart ? 0 : tool.cost,
+    });
+  }
   // The intent is durable before the call: after a crash, resume knows a call may have happened.
   await run.checkpoint();
   // A cancel or the running time may have landed while the intent was written: checked again here,

@@ -3,7 +3,8 @@ import type { Json } from "../json/index.js";
 import { digestOfJson } from "../json/index.js";
 import type { StopReason } from "../limits/limits.js";
 import { DEFAULT_MAX_REJECTIONS } from "../limits/limits.js";
-import type { Failure, RunState, Step } from "../state/run-state.js";
+import { RunState } from "../state/run-state.js";
+import type { Failure, Step } from "../state/run-state.js";
 import { assertNever } from "../errors/index.js";
 import type { ActiveRun } from "./active-run.js";
 import { approvalGate } from "./approval-gate.js";
@@ -12,9 +13,10 @@ import { passGates } from "./gates.js";
 import { invokeTool } from "./invoke-tool.js";
 import { judgeAnswer } from "./judge-answer.js";
 import { callLimitReached, plannerLimitReached, runLimitReached } from "./limit-checks.js";
+import { withdrawUnsavedStart } from "./withdrawn-call.js";
 
 /** How a run ends, when it does. */
-type Ending =
+export type Ending =
   | { status: "completed"; answer: Json }
   | { status: "stopped"; reason: StopReason }
   | { status: "failed"; failure: Failure };
@@ -74,7 +76,9 @@ async function end(run: ActiveRun, ending: Ending): Promise<RunState> {
   }
   run.record("run_ended", data);
   await run.checkpoint();
-  return state;
+  // The run is sealed now; the caller gets a copy, so nothing that comes in late (a model call a
+  // planner left running) can change what was returned.
+  return RunState.fromJSON(state.toJSON());
 }
 
 function deny(run: ActiveRun, step: Step, outcome: NonNullable<Step["outcome"]>, code: string, message: string): void {
@@ -100,24 +104,35 @@ function stopStep(run: ActiveRun, step: Step, reason: StopReason): Promise<RunSt
   return end(run, { status: "stopped", reason });
 }
 
+/** How an act step is taken: `restart` for a call already charged, `unsaved` for a start the trail holds and the state never saved. */
+export interface ActOptions {
+  restart: boolean;
+  /** The call runs under the start the trail holds (no second `tool_started`); refused, that start is withdrawn first. */
+  unsaved?: boolean;
+  answer?: ApprovalJson;
+}
+
 /**
  * Takes one act step through the gates, the approval and the call. Returns the run's end if the
  * step ended it (a limit, a failure, a pause), else `undefined` to go on.
  */
-export async function actStep(
-  run: ActiveRun,
-  step: Step,
-  options: { restart: boolean; answer?: ApprovalJson },
-): Promise<RunState | undefined> {
+export async function actStep(run: ActiveRun, step: Step, options: ActOptions): Promise<RunState | undefined> {
   const { state } = run;
+  // A start the trail holds that will not run after all is closed in the trail before anything else.
+  const withdraw = (): void => {
+    if (options.unsaved === true) withdrawUnsavedStart(run, step);
+  };
   const gates = await passGates(run, step, options.restart);
   switch (gates.type) {
     case "deny":
+      withdraw();
       deny(run, step, gates.outcome, gates.code, gates.message);
       return undefined;
     case "stop":
+      withdraw();
       return stopStep(run, step, gates.reason);
     case "fail":
+      withdraw();
       step.outcome = "blocked";
       step.error = { code: gates.failure.code, message: gates.failure.message };
       return end(run, { status: "failed", failure: gates.failure });
@@ -130,6 +145,7 @@ export async function actStep(
   // A cancel or a limit may have landed while a person decided: checked again before a pause is
   // saved and, below, in the same synchronous stretch as the charge, so nothing slips in between.
   if (approval.type === "pause") {
+    withdraw();
     const reached = runLimitReached(run);
     if (reached !== undefined) return stopStep(run, step, reached);
     state.status = "awaiting_approval";
@@ -142,19 +158,36 @@ export async function actStep(
     // stored paused run does: the pending step is stopped and no later answer can run it.
     const late = runLimitReached(run);
     if (late !== undefined && run.controller.signal.aborted) return stopStep(run, step, late);
-    return state;
+    // The pause is durable and the next driver is a resume: this one writes nothing more.
+    const paused = RunState.fromJSON(state.toJSON());
+    run.letGo();
+    return paused;
   }
   state.pending = undefined;
   state.pendingHistory = undefined;
   if (approval.type === "deny") {
+    withdraw();
     step.approval = approval.approval;
     deny(run, step, approval.outcome, approval.outcome, approval.message);
     return undefined;
   }
   if (approval.approval !== undefined) step.approval = approval.approval;
+  // With a sink separate from the store, the trail takes a call's start before the state does.
+  // Saving everything else first leaves the start alone between the two writes: a crash there leaves
+  // a state that holds the step and a trail one `tool_started` ahead, which recovery continues from
+  // (that start never ran), never writing a second start for the step. Done before the limits are
+  // checked, so the check and the charge stay in one synchronous stretch.
+  const { store, storeIsSink } = run.core;
+  if (store !== undefined && !storeIsSink && options.unsaved !== true) await run.checkpoint();
   const reached = callLimitReached(run, gates.tool, options.restart);
-  if (reached !== undefined) return stopStep(run, step, reached);
-  const ended = await invokeTool(run, step, gates.tool, options.restart);
+  if (reached !== undefined) {
+    withdraw();
+    return stopStep(run, step, reached);
+  }
+  const ended = await invokeTool(run, step, gates.tool, {
+    restart: options.restart,
+    unsaved: options.unsaved === true,
+  });
   if (ended?.type === "failed") return end(run, { status: "failed", failure: ended.failure });
   if (ended?.type === "stopped") return end(run, { status: "stopped", reason: ended.reason });
   return undefined;

@@ -40,6 +40,49 @@ export function withdrawCall(run: ActiveRun, later: readonly AuditRecord[]): Ste
   return inFlight;
 }
 
+/**
+ * The start of the open step that the trail holds and the state never saved: a `tool_started` past
+ * the state's head, for the open step, numbered one past the starts the state knows, with no
+ * `tool_ended` after it. With a separate sink the trail takes a call's start before the state does,
+ * and the call begins only once both are durable, so such a start never ran.
+ *
+ * @param later the records of the trail past the state's head
+ */
+export function unsavedStart(run: ActiveRun, later: readonly AuditRecord[]): AuditRecord | undefined {
+  const open = run.state.steps.findLast((step) => step.outcome === null);
+  if (open === undefined || open.decision.type !== "act") return undefined;
+  const expected = (open.starts ?? 0) + 1;
+  const at = later.findIndex((record) => {
+    const data = record.data as { step?: unknown; start?: unknown } | null;
+    return record.event === "tool_started" && data?.step === open.index && data.start === expected;
+  });
+  if (at < 0) return undefined;
+  const ended = later.slice(at + 1).some((record) => {
+    const data = record.data as { step?: unknown } | null;
+    return record.event === "tool_ended" && data?.step === open.index;
+  });
+  return ended ? undefined : later[at];
+}
+
+/**
+ * Closes a start that the trail holds and the state never saved ({@link unsavedStart}) without
+ * running it: a `tool_ended` with outcome `stopped` that says plainly the call never ran. A first
+ * start leaves its step `stopped` (code `withdrawn`); a restart leaves its step open, for the run's
+ * end to close as `interrupted`, since an earlier start may have taken effect.
+ */
+export function withdrawUnsavedStart(run: ActiveRun, step: Step): void {
+  const tool = step.decision.type === "act" ? step.decision.tool : null;
+  const error = {
+    code: "withdrawn",
+    message: `The process stopped after the trail took this start of \`${tool}\` and before the state did, so the call never ran; it is not run under that start.`,
+  };
+  if ((step.starts ?? 0) === 0) {
+    step.outcome = "stopped";
+    step.error = { ...error };
+  }
+  run.record("tool_ended", { step: step.index, tool, outcome: "stopped", resultDigest: null, error });
+}
+
 /** How long a cancel that lost its claim to another cancel waits for that one to end the run. */
 const CANCEL_WAIT_MS = 30_000;
 

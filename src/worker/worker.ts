@@ -119,7 +119,7 @@ export class Worker {
       const [runId] = await store.lease({ worker, limit: 1, ttlMs, exclude: tried, recover });
       if (runId === undefined) break;
       tried.push(runId);
-      const outcome = await this.#withLease(store, runId, async () => {
+      const outcome = await this.#withLease(store, runId, async (lease) => {
         let state: RunState | null;
         try {
           state = await store.load(runId);
@@ -131,7 +131,7 @@ export class Worker {
         }
         // The lease was taken on what the row said a moment ago; the state itself decides.
         if (state === null || !(needsApproval(state) || (recover && state.status === "running"))) return "lost";
-        return this.#attempt(state);
+        return this.#attempt(state, lease);
       });
       if (outcome === "resumed") resumed++;
     }
@@ -164,21 +164,36 @@ export class Worker {
     );
   }
 
-  /** Holds the lease while `body` runs, renewing it; gives it back unless the run failed (then it runs out, as a back-off). */
-  async #withLease(store: LeasingStore, runId: string, body: () => Promise<Attempt>): Promise<Attempt> {
+  /**
+   * Holds the lease while `body` runs, renewing it; gives it back unless the run failed (then it runs
+   * out, as a back-off). A lease lost (a renewal that fails, or finds another holder) aborts the
+   * signal `body` is given: the resume then stops the run, and nothing more is written for it here.
+   */
+  async #withLease(
+    store: LeasingStore,
+    runId: string,
+    body: (lease: AbortSignal) => Promise<Attempt>,
+  ): Promise<Attempt> {
     const { workerId: worker, leaseMs: ttlMs, logger } = this.#options;
+    const lease = new AbortController();
+    const lose = (why: string): void => {
+      if (lease.signal.aborted) return;
+      clearInterval(heartbeat);
+      logger.warn(`Lost the lease on run \`${runId}\` (${why}); stopping the run, and writing nothing more for it.`, {
+        worker,
+        runId,
+      });
+      lease.abort();
+    };
+    // Safety first: a renewal that fails leaves it unknown whether the lease still holds, so the run
+    // is let go at once rather than driven on by a worker that may no longer hold it.
     const heartbeat = setInterval(
       () => {
         store.renewLease({ worker, runIds: [runId], ttlMs }).then(
           (held) => {
-            if (held.length === 0)
-              logger.warn(
-                `Lost the lease on run \`${runId}\` while resuming it; was the worker paused past its lease?`,
-                { worker, runId },
-              );
+            if (!held.includes(runId)) lose("another worker holds it, or it ran out");
           },
-          (error: unknown) =>
-            logger.warn(`Could not renew the lease on run \`${runId}\`: ${messageOf(error)}`, { worker, runId }),
+          (error: unknown) => lose(`it could not be renewed: ${messageOf(error)}`),
         );
       },
       Math.max(1, Math.floor(ttlMs / 3)),
@@ -186,11 +201,11 @@ export class Worker {
     heartbeat.unref();
     let outcome: Attempt = "failed";
     try {
-      outcome = await body();
+      outcome = await body(lease.signal);
       return outcome;
     } finally {
       clearInterval(heartbeat);
-      if (outcome !== "failed") {
+      if (outcome !== "failed" && !lease.signal.aborted) {
         await store.releaseLease({ worker, runIds: [runId] }).catch((error: unknown) => {
           logger.warn(`Could not release the lease on run \`${runId}\`; it runs out by itself: ${messageOf(error)}`, {
             worker,
@@ -206,14 +221,16 @@ export class Worker {
    * another worker has just moved to `running` would be taken for crash recovery of a live run, while
    * a copy whose revision is no longer the stored one is refused (`stale_state`).
    */
-  async #attempt(seen: RunState): Promise<Attempt> {
+  async #attempt(seen: RunState, lease?: AbortSignal): Promise<Attempt> {
     const { agent, logger } = this.#options;
     const worker = this.id;
     const { runId } = seen;
     let state: RunState;
     try {
-      state = await agent.resume(seen);
+      state = await agent.resume(seen, lease === undefined ? {} : { lease });
     } catch (error) {
+      // Said when the lease was lost; the run is its new holder's now.
+      if (lease?.aborted === true) return "lost";
       if (isLeashError(error) && LOST_RACE.has(error.code)) {
         logger.info(`Another process got to run \`${runId}\` first (${error.code}); moving on.`, {
           worker,

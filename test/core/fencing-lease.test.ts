@@ -45,10 +45,12 @@ withPostgres("fencing tokens across a lapsed lease", (url) => {
   test("a worker that takes over a lapsed lease calls with a larger fencing token than the stalled worker", async () => {
     const schema = freshSchemaName();
     const store = new PostgresStore({ connectionString: url, schema });
-    // The stalled worker's store cannot renew its lease: as a worker paused past its lease would be.
+    // Once its call has started, the stalled worker's store cannot renew its lease: as a worker paused
+    // past its lease would be. (Earlier, a worker that lost its lease would stop the run before the call.)
+    let stalling = false;
     const stalledStore = new Proxy(store, {
       get(target, key, receiver) {
-        if (key === "renewLease") return () => Promise.resolve([]);
+        if (key === "renewLease" && stalling) return () => Promise.resolve([]);
         const value = Reflect.get(target, key, receiver) as unknown;
         return typeof value === "function" ? (value as () => unknown).bind(target) : value;
       },
@@ -66,6 +68,7 @@ withPostgres("fencing tokens across a lapsed lease", (url) => {
       const stalledStart = first.nextStart();
       const stalledPass = stalled.runOnce();
       const stalledCall = await stalledStart;
+      stalling = true;
 
       const taker = new Worker({ agent: agentOn(store, second.write), store, logger: recordingLogger() });
       const takerStart = second.nextStart();
