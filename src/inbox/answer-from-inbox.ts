@@ -1,3 +1,4 @@
+import { LeashError } from "../index.js";
 import type { ApprovalRequest, RunState } from "../index.js";
 import { answerRun } from "../cli/answer-run.js";
 import { CliError } from "../cli/cli-error.js";
@@ -29,6 +30,20 @@ export function policyAllows(policy: ApproverCheck, approver: string, request: A
   } catch {
     return false;
   }
+}
+
+/**
+ * Refuses a field whose text is not well-formed UTF-16 (a lone surrogate): it could not be recorded
+ * as JSON, so it is the caller's mistake (`not_json`, a 400), named before anything is looked up.
+ */
+function checkWellFormed(field: string, value: unknown): void {
+  if (typeof value !== "string" || value.isWellFormed()) return;
+  const at = value.search(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+  const unit = value.charCodeAt(at).toString(16);
+  throw new LeashError(
+    "not_json",
+    `Expected ${field} to be text, but it holds a lone surrogate (\\u${unit} at character ${at + 1}), which JSON text cannot carry. Nothing was recorded.`,
+  );
 }
 
 /** An answer as a signed-in approver gives it on the run's page or through the API. */
@@ -66,6 +81,7 @@ export async function answerFromInbox(
   host: string,
 ): Promise<RunState> {
   const { digest, decision, note } = answer;
+  for (const [field, value] of Object.entries({ digest, decision, note })) checkWellFormed(field, value);
   if (typeof digest !== "string" || !/^[0-9a-f]{64}$/.test(digest))
     throw new CliError("invalid_option", "Expected digest to be the 64 hex digits of the request the page showed.");
   if (decision !== "approve" && decision !== "deny")
