@@ -34,7 +34,7 @@ export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
       throw new CliError("invalid_option", "Expected a JSON body { digest, decision, note? }.");
     // Only these fields are read: an `approver` in the body is ignored, the signed-in name is recorded.
     const { digest, decision, note } = body as Record<string, unknown>;
-    const state = await answerFromInbox(
+    const answered = await answerFromInbox(
       parts,
       c.req.param("id"),
       c.get("approver"),
@@ -44,6 +44,10 @@ export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     // A cookie session's token is spent by an answer: the next one is in this header.
     const session = c.get("session");
     if (session !== undefined) c.header("X-CSRF-Token", parts.sessions.rotateCsrf(session));
-    return c.json({ run: state.toJSON() });
+    return c.json({
+      run: answered.state.toJSON(),
+      recorded: answered.recorded,
+      ...(answered.notice === undefined ? {} : { notice: answered.notice }),
+    });
   });
 }
