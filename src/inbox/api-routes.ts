@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { CliError } from "../cli/cli-error.js";
+import { interruptedSteps } from "../cli/interrupted-steps.js";
 import { answerFromInbox } from "./answer-from-inbox.js";
 import type { InboxEnv, InboxParts } from "./inbox-context.js";
 import { listQuery, listRuns } from "./list-runs.js";
@@ -20,7 +21,11 @@ export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     const state = await parts.store.load(runId);
     if (state === null) throw new CliError("run_not_found", `There is no run ${runId} in this store.`);
     const chain = await runChain(parts.store, state);
-    return c.json({ run: state.toJSON(), chain: { ok: chain.ok, problems: chain.problems } });
+    return c.json({
+      run: state.toJSON(),
+      interruptedSteps: interruptedSteps(state).length,
+      chain: { ok: chain.ok, problems: chain.problems },
+    });
   });
 
   app.post("/api/runs/:id/answer", async (c) => {

@@ -5,6 +5,7 @@ import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { withExistingStore } from "../open-store.js";
 import { escapeText } from "../escape-text.js";
+import { interruptedSteps, interruptedText } from "../interrupted-steps.js";
 import { unreadableSummary } from "../unreadable-run.js";
 import type { UnreadableSummary } from "../unreadable-run.js";
 import { printGaveUp } from "./runs-gave-up.js";
@@ -24,6 +25,8 @@ export interface RunSummary {
   skill: string | null;
   goal: string;
   steps: number;
+  /** How many steps are `interrupted`: whether each call took effect is for a person to check. */
+  interruptedSteps: number;
   updatedAt: string;
 }
 
@@ -34,6 +37,7 @@ function summaryOf(state: RunState): RunSummary {
     skill: state.skill ?? null,
     goal: state.goal,
     steps: state.steps.length,
+    interruptedSteps: interruptedSteps(state).length,
     updatedAt: state.updatedAt,
   };
 }
@@ -94,6 +98,12 @@ export function runsCommand(): Command {
       ].map(escapeText),
     );
     printLines(formatTable([["RUN", "STATUS", "SKILL / GOAL", "STEPS", "UPDATED"], ...rows]));
+    // Said under the table, by run, rather than in a column: the flag is a sentence a person must read.
+    const flagged = runs.flatMap((run) => {
+      const flag = interruptedText(run.interruptedSteps);
+      return flag === null ? [] : [`Run ${run.runId}: ${flag} (leash show ${run.runId}).`];
+    });
+    if (flagged.length > 0) printLines(["", ...flagged]);
     if (options.status === "awaiting_approval") {
       printLines([
         "",

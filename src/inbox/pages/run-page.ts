@@ -5,7 +5,10 @@ import { problemLines } from "../../cli/check-trail.js";
 import { answerAction, html, joinHtml, jsonLineHtml } from "../html.js";
 import type { Html } from "../html.js";
 import type { RunChain } from "../run-chain.js";
+import { costText } from "../../cli/cost-text.js";
+import { interruptedSteps } from "../../cli/interrupted-steps.js";
 import { page, statusBadge } from "./layout.js";
+import { interruptedFlag } from "./runs-page.js";
 import type { Viewer } from "./layout.js";
 import type { AnswerNotice } from "../session-store.js";
 import { answerEffect, answersToPending, nameText, verdictText } from "../standing-answers.js";
@@ -166,7 +169,7 @@ export function runPage(state: RunState, chain: RunChain, viewer: Viewer, notice
   const facts = html`<dl class="facts">
     <dt>Status</dt>
     <dd data-field="status" data-status="${state.status}">
-      ${statusBadge(state.status)}${state.stopReason === undefined ? null : html` (${state.stopReason})`}${state.failure === undefined ? null : html` ${state.failure.code}: ${state.failure.message}`}
+      ${statusBadge(state.status)}${interruptedFlag(interruptedSteps(state).length)}${state.stopReason === undefined ? null : html` (${state.stopReason})`}${state.failure === undefined ? null : html` ${state.failure.code}: ${state.failure.message}`}
     </dd>
     <dt>Goal</dt>
     <dd data-field="goal">${state.goal}</dd>
@@ -183,7 +186,7 @@ export function runPage(state: RunState, chain: RunChain, viewer: Viewer, notice
     <dt>Usage</dt>
     <dd data-field="usage">${state.usage.tokens} tokens, ${state.toolCalls} tool calls</dd>
     <dt>Cost</dt>
-    <dd data-field="cost">${state.usage.cost}</dd>
+    <dd data-field="cost">${costText(state.usage.cost)}</dd>
     <dt>Updated</dt>
     <dd>${state.updatedAt} (revision ${state.revision})</dd>
   </dl>`;
