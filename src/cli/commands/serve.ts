@@ -1,5 +1,6 @@
 import { Command } from "commander";
-import { CliError, EXIT_OPERATIONAL } from "../cli-error.js";
+import { CliError } from "../cli-error.js";
+import { listenFailure } from "../listen-failure.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { loadAgent } from "../load-agent.js";
@@ -78,11 +79,7 @@ export function serveCommand(): Command {
         port,
         ...(policy === undefined ? {} : { policy }),
       }).catch((error: unknown) => {
-        throw new CliError(
-          "listen_failed",
-          `Could not listen on ${options.host}:${port}: ${(error as Error).message}`,
-          EXIT_OPERATIONAL,
-        );
+        throw listenFailure(options.host, port, error);
       });
       closers.unshift(() => inbox.close());
       if (options.json) printJsonLine({ url: inbox.url });
