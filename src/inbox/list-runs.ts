@@ -33,6 +33,8 @@ export interface RunRow {
   /** Whether `goal` was shortened. */
   goalShortened: boolean;
   steps: number;
+  /** What the run spent so far, exact (the page shows it rounded). */
+  cost: number;
   /** How many steps are `interrupted`: whether each call took effect is for a person to check. */
   interruptedSteps: number;
   updatedAt: string;
@@ -55,6 +57,7 @@ function rowOf(state: RunState): RunRow {
     skill: state.skill ?? null,
     ...shortGoal(state.goal),
     steps: state.steps.length,
+    cost: state.usage.cost,
     interruptedSteps: interruptedSteps(state).length,
     updatedAt: state.updatedAt,
   };

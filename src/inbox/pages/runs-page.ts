@@ -1,3 +1,4 @@
+import { costText } from "../../cli/cost-text.js";
 import { interruptedText } from "../../cli/interrupted-steps.js";
 import { html, runHref } from "../html.js";
 import type { Html } from "../html.js";
@@ -46,6 +47,7 @@ export function runsPage(list: RunPage, viewer: Viewer): Html {
         <td>${statusBadge(run.status)}${interruptedFlag(run.interruptedSteps)}</td>
         <td class="goal">${run.skill === null ? null : html`<span class="skill">${run.skill}</span> `}${run.goal}</td>
         <td class="num" data-label="Steps">${run.steps}</td>
+        <td class="num" data-label="Cost" data-field="cost">${costText(run.cost)}</td>
         <td class="when">
           <time datetime="${run.updatedAt}">${run.updatedAt.replace("T", " ").replace(/\.\d+Z$/, "Z")}</time>
         </td>
@@ -61,6 +63,7 @@ export function runsPage(list: RunPage, viewer: Viewer): Html {
             <th scope="col">Status</th>
             <th scope="col">Goal</th>
             <th scope="col" class="num">Steps</th>
+            <th scope="col" class="num">Cost</th>
             <th scope="col">Updated</th>`,
           rows,
         );
