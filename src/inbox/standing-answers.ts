@@ -25,6 +25,22 @@ export function answersToPending(state: RunState): StandingAnswer[] {
   return state.answers.filter((answer) => answer.digest === pending.digest);
 }
 
+/**
+ * Whether an answer is this signed-in approver's own: given under their name through the inbox (or a
+ * link made for them), as its origin says. A `leash approve --as NAME` from a terminal is a claim
+ * anyone there can make, so it is shown as that name's answer but never taken for the viewer's: it
+ * neither hides their buttons nor stops them answering.
+ */
+export function givenBy(answer: StandingAnswer, approver: string): boolean {
+  const origin = answer.origin;
+  return (
+    answer.approver === approver &&
+    origin !== undefined &&
+    (origin.via === "leash-serve" || origin.via === "link") &&
+    origin.user === approver
+  );
+}
+
 /** `approved` or `denied`. */
 export function verdictText(answer: { granted: boolean }): string {
   return answer.granted ? "approved" : "denied";
@@ -45,7 +61,7 @@ function list(names: readonly string[]): string {
  * every approval.
  */
 export function answerEffect(answers: readonly StandingAnswer[], approver: string, granted: boolean): AnswerEffect {
-  const mine = answers.find((answer) => answer.approver === approver);
+  const mine = answers.find((answer) => givenBy(answer, approver));
   const verdict = granted ? "approval" : "denial";
   if (mine !== undefined && mine.granted === granted)
     return { type: "repeat", notice: `Your ${verdict} of this request was recorded already; nothing changed.` };
@@ -56,7 +72,7 @@ export function answerEffect(answers: readonly StandingAnswer[], approver: strin
       { details: { answered: true } },
     );
   }
-  const others = answers.filter((answer) => answer.approver !== approver);
+  const others = answers.filter((answer) => !givenBy(answer, approver));
   const deniers = others.filter((answer) => !answer.granted).map((answer) => answer.approver);
   const approvers = others.filter((answer) => answer.granted).map((answer) => answer.approver);
   if (granted && deniers.length > 0)

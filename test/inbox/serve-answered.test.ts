@@ -2,6 +2,7 @@
 // no buttons to whoever answered, takes the same answer again as harmless, refuses a changed one, and
 // says plainly when an approval comes while a denial already stands.
 import assert from "node:assert/strict";
+import { leash } from "../cli/cli-helpers.js";
 import { eachStore } from "../cli/cli-stores.js";
 import { addApprover, answersOf, pausedRun, postAnswer, serve, signIn } from "./serve-helpers.js";
 import type { Served, SignedIn } from "./serve-helpers.js";
@@ -39,7 +40,11 @@ function textOf(page: string): string {
   return page
     .replace(/<[^>]+>/g, " ")
     .replace(/\s+/g, " ")
-    .replace(/ ([,.:)])/g, "$1");
+    .replace(/ ([,.:)])/g, "$1")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 }
 
 eachStore(
@@ -196,5 +201,30 @@ eachStore(
       const same = result.status === 200;
       assert.ok(same || result.status === 409, `status ${result.status}`);
     }
+  },
+);
+
+eachStore(
+  "an answer typed at a terminal under an approver's name is not taken for theirs in the inbox",
+  async (t, target) => {
+    const run = await pausedRun(target);
+    const token = await addApprover(target, "noor");
+    const served = await serve(t, target);
+    const digest = run.pending?.digest ?? "";
+    const typed = leash(["deny", run.runId, "--as", "noor", "--digest", digest, ...target.args], { cwd: target.cwd });
+    assert.equal(typed.status, 0, typed.stderr);
+
+    const session = await signIn(served, token);
+    const page = await runPageOf(served, run.runId, { Cookie: session.cookie });
+    assert.match(textOf(page), /answered by noor: denied \(denied by "noor"; origin: via cli/);
+    assert.doesNotMatch(textOf(page), /answered by you/);
+    assert.match(page, /<form id="answer"/);
+
+    const approved = await apiAnswer(served, token, run.runId, { digest, decision: "approve" });
+    assert.equal(approved.status, 200);
+    assert.equal(approved.body.recorded, true);
+    assert.match(approved.body.notice ?? "", /a denial already stands \(denied by noor\)/);
+    const after = textOf(await runPageOf(served, run.runId, { Cookie: session.cookie }));
+    assert.match(after, /answered by you: approved, waiting for the app to act/);
   },
 );

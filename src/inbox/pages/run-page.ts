@@ -11,7 +11,7 @@ import { page, statusBadge } from "./layout.js";
 import { interruptedFlag } from "./runs-page.js";
 import type { Viewer } from "./layout.js";
 import type { AnswerNotice } from "../session-store.js";
-import { answerEffect, answersToPending, nameText, verdictText } from "../standing-answers.js";
+import { answerEffect, answersToPending, givenBy, nameText, verdictText } from "../standing-answers.js";
 import type { StandingAnswer } from "../standing-answers.js";
 
 /** A notice shown once on a run's page, after the viewer answered it. */
@@ -66,7 +66,7 @@ function historyOf(state: RunState, request: ApprovalRequest): Html {
 
 /** `answered by you: approved, waiting for the app to act`, or `answered by noor: denied`, then where from and the note. */
 function answerItem(answer: StandingAnswer, viewer: Viewer): Html {
-  const mine = answer.approver === viewer.name;
+  const mine = givenBy(answer, viewer.name);
   const who = mine ? "you" : nameText(answer.approver);
   return html`<li data-approver="${answer.approver}" data-granted="${String(answer.granted)}">
     <strong class="answered">answered by ${who}: ${verdictText(answer)}</strong
@@ -78,7 +78,7 @@ function answerItem(answer: StandingAnswer, viewer: Viewer): Html {
 /** The answer form, or, once the viewer answered, what they answered instead of its buttons. */
 function answerForm(state: RunState, request: ApprovalRequest, viewer: Viewer): Html {
   const answers = answersToPending(state);
-  const mine = answers.find((answer) => answer.approver === viewer.name);
+  const mine = answers.find((answer) => givenBy(answer, viewer.name));
   if (mine !== undefined)
     return html`<p class="answered-by-you" data-field="answered">
       <strong>answered by you: ${verdictText(mine)}, waiting for the app to act.</strong> Nothing runs until the app
@@ -118,7 +118,7 @@ function pendingSection(state: RunState, viewer: Viewer): Html | null {
   if (state.status !== "awaiting_approval" || request === undefined) return null;
   const answers = state.answers.map((answer) => answerItem(answer, viewer));
   const form = answerForm(state, request, viewer);
-  const answeredByViewer = answersToPending(state).some((answer) => answer.approver === viewer.name);
+  const answeredByViewer = answersToPending(state).some((answer) => givenBy(answer, viewer.name));
   return html`<section data-field="pending" data-digest="${request.digest}" class="pending">
     <h2>${answeredByViewer ? "Answered by you: waiting for the app to act" : "Waiting for your answer"}</h2>
     <p class="ask">
