@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { test } from "node:test";
@@ -139,4 +140,21 @@ test("leash witness says what it prints in whole sentences, and its refusals are
     assert.equal(refused.status, 2);
     assert.match(errorLine(refused).message, /^[A-Z].*\.$/, errorLine(refused).message);
   }
+});
+
+test("leash witness given a file that holds a verifier key, not a signer key, says which file to give", (t) => {
+  const folder = tempFolder();
+  t.after(() => folder.remove());
+  const cwd = folder.path;
+  const logKey = keygen(cwd, "example.com/log", "log.key");
+  const printed = keygen(cwd, "witness.example/w1", "witness.key");
+  writeFileSync(join(cwd, "witness.pub"), `${printed}\n`);
+  const refused = leash(["witness", "--port", "0", "--key-file", "witness.pub", "--log", `example.com/log=${logKey}`], {
+    cwd,
+  });
+  assert.equal(refused.status, 2);
+  assert.match(
+    errorLine(refused).message,
+    /^The key file witness\.pub holds no signer key \(a signer key starts with PRIVATE\+KEY\+\)\. Give --key-file the file `leash keygen --out FILE` wrote/,
+  );
 });

@@ -48,6 +48,11 @@ export function witnessCommand(): Command {
     .action(async (options: WitnessCommandOptions) => {
       const port = portOf(options.port);
       const signerKey = readKeyFile(options.keyFile);
+      if (!signerKey.startsWith("PRIVATE+KEY+"))
+        throw new CliError(
+          "invalid_option",
+          `The key file ${options.keyFile} holds no signer key (a signer key starts with PRIVATE+KEY+). Give --key-file the file \`leash keygen --out FILE\` wrote for the witness; the verifier key keygen printed is not the one to share: the witness prints its own when it starts.`,
+        );
       const { startWitness, witnessLogs } = await import("../../witness/index.js");
       // A witness's own cosigner key given for a log is named as such before the logs are read.
       for (const entry of options.log) {
