@@ -25,10 +25,13 @@ async function witnessLines(cwd: string, args: string[]): Promise<{ lines: strin
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: string[] = [];
+  // A witness that never prints its last start line is stopped rather than waited on forever.
+  const deadline = setTimeout(() => child.kill("SIGKILL"), 60_000);
   for await (const line of createInterface({ input: child.stdout })) {
     lines.push(line);
     if (line.startsWith("It keeps")) break;
   }
+  clearTimeout(deadline);
   return {
     lines,
     stop: async () => {
