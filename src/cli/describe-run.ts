@@ -5,6 +5,8 @@ import { problemLines } from "./check-trail.js";
 import { originText } from "./answer-run.js";
 import { isGatewayRunId } from "../gateway/gateway-runs.js";
 import type { AnswerOrigin } from "./answer-origin.js";
+import { costText } from "./cost-text.js";
+import { interruptedSteps, interruptedText } from "./interrupted-steps.js";
 import { fullJsonLines, shortJson } from "./print.js";
 
 /** The origin recorded with an answer (`store.answer(..., { origin })`), when there is a well-formed one. */
@@ -45,7 +47,11 @@ export function stepLines(step: Step, origins: Map<number, unknown>): string[] {
       : `finish ${shortJson(decision.answer, 90, "see leash show --json")}`;
   const lines = [`  ${String(step.index).padStart(2)}  ${asked}`];
   if (decision.type === "act" && decision.reason !== undefined) lines.push(`      because: ${decision.reason}`);
-  const outcome = step.outcome ?? "waiting (for a person, or in flight)";
+  // An interrupted call is not among what ran: its start is known, its outcome is not.
+  const outcome =
+    step.outcome === "interrupted"
+      ? "interrupted: started, outcome unknown (a person should check whether it took effect)"
+      : (step.outcome ?? "waiting (for a person, or in flight)");
   lines.push(
     `      -> ${outcome}${step.result === null ? "" : `: ${shortJson(step.result, 80, "see leash show --json")}`}`,
   );
@@ -98,9 +104,38 @@ function trailLines(check: TrailCheck): string[] {
   return lines;
 }
 
+/**
+ * The tools that ran, and apart from them the calls whose outcome is unknown: an interrupted call
+ * started, and whether it took effect is for a person to check, so it is never listed as having run.
+ */
+function toolLines(state: RunState, interrupted: readonly Step[]): string[] {
+  const ran = [...trace(state).ran];
+  // `ran` holds the tool of each started call in step order: the interrupted ones come out of it,
+  // from the last, so that the places of the earlier ones still hold.
+  const started = state.steps.filter((step) => step.decision.type === "act" && (step.starts ?? 0) > 0);
+  for (const step of [...interrupted].reverse()) {
+    if (step.decision.type !== "act") continue;
+    const place = started.indexOf(step);
+    const at = ran[place] === step.decision.tool ? place : ran.lastIndexOf(step.decision.tool);
+    if (at >= 0) ran.splice(at, 1);
+  }
+  const calls = `${state.toolCalls} ${state.toolCalls === 1 ? "call" : "calls"}`;
+  const lines = [`Tools that ran: ${ran.length === 0 ? "none" : ran.join(", ")} (${calls})`];
+  if (interrupted.length > 0)
+    lines.push(
+      `Started, outcome unknown: ${interrupted
+        .map((step) => `${step.decision.type === "act" ? step.decision.tool : "finish"} (step ${step.index})`)
+        .join(", ")}`,
+    );
+  return lines;
+}
+
 /** The trace of a run as lines of text: what `leash show` prints. */
 export function describeRun(state: RunState, check: TrailCheck): string[] {
   const lines = [`Run ${state.runId}: ${state.status}`];
+  const interrupted = interruptedSteps(state);
+  const flag = interruptedText(interrupted.length);
+  if (flag !== null) lines.push(`  ${flag}`);
   if (state.stopReason !== undefined) lines.push(`  stopped: ${state.stopReason}`);
   if (state.failure !== undefined) lines.push(`  failed: ${state.failure.code}: ${state.failure.message}`);
   lines.push(`  goal: ${state.goal}`);
@@ -114,11 +149,11 @@ export function describeRun(state: RunState, check: TrailCheck): string[] {
   lines.push("", `Steps (${state.steps.length}):`);
   if (state.steps.length === 0) lines.push("  none");
   for (const step of state.steps) lines.push(...stepLines(step, check.origins));
-  const { said, ran } = trace(state);
+  const { said } = trace(state);
   lines.push("", "Guards said:");
   lines.push(...(said.length === 0 ? ["  nothing"] : said.map((line) => `  ${line}`)));
-  lines.push(`Tools that ran: ${ran.length === 0 ? "none" : ran.join(", ")} (${state.toolCalls} calls)`);
-  lines.push(`Usage: ${state.usage.tokens} tokens, cost ${state.usage.cost}`);
+  lines.push(...toolLines(state, interrupted));
+  lines.push(`Usage: ${state.usage.tokens} tokens, cost ${costText(state.usage.cost)}`);
   const pending = pendingLines(state);
   if (pending.length > 0) lines.push("", ...pending);
   lines.push("", ...trailLines(check));

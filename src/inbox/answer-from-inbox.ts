@@ -1,8 +1,12 @@
+import { LeashError } from "../index.js";
 import type { ApprovalRequest, RunState } from "../index.js";
 import { answerRun } from "../cli/answer-run.js";
 import { CliError } from "../cli/cli-error.js";
 import type { StoreLocation } from "../cli/common-options.js";
 import type { CliStore } from "../cli/open-store.js";
+import type { KeyedQueue } from "./keyed-queue.js";
+import { answerEffect, answersToPending } from "./standing-answers.js";
+import type { AnswerEffect } from "./standing-answers.js";
 
 /** What the inbox needs of the app's policy: who may answer a request. */
 export interface ApproverCheck {
@@ -31,6 +35,20 @@ export function policyAllows(policy: ApproverCheck, approver: string, request: A
   }
 }
 
+/**
+ * Refuses a field whose text is not well-formed UTF-16 (a lone surrogate): it could not be recorded
+ * as JSON, so it is the caller's mistake (`not_json`, a 400), named before anything is looked up.
+ */
+function checkWellFormed(field: string, value: unknown): void {
+  if (typeof value !== "string" || value.isWellFormed()) return;
+  const at = value.search(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+  const unit = value.charCodeAt(at).toString(16);
+  throw new LeashError(
+    "not_json",
+    `Expected ${field} to be text, but it holds a lone surrogate (\\u${unit} at character ${at + 1}), which JSON text cannot carry. Nothing was recorded.`,
+  );
+}
+
 /** An answer as a signed-in approver gives it on the run's page or through the API. */
 export interface InboxAnswer {
   /** The full digest of the request the page showed. */
@@ -45,6 +63,18 @@ export interface AnswerContext {
   location: StoreLocation;
   /** The app's policy, when `--agent` is given. */
   policy?: ApproverCheck;
+  /** Where the answers to one run wait their turn: each is judged against the answers recorded before it. */
+  answerQueue: KeyedQueue;
+}
+
+/** What an answer given in the inbox did. */
+export interface InboxAnswered {
+  /** The run as stored after the answer (unchanged when nothing was recorded). */
+  state: RunState;
+  /** Whether the answer was recorded: false for the same answer given again by the same approver. */
+  recorded: boolean;
+  /** A sentence to show beside the answer: why nothing was recorded, or that a denial already stands. */
+  notice?: string;
 }
 
 /** The longest note kept with an answer. */
@@ -56,7 +86,9 @@ export const MAX_NOTE_LENGTH = 2000;
  * `stale_state`, and `store.answer` refuses it too if it changes between this look and the write),
  * under the signed-in name only, with the origin `{ via: "leash-serve", user, host }`. With the
  * app's policy, an approver its `mayApprove` refuses is refused (`approver_not_allowed`) and nothing
- * is recorded.
+ * is recorded. Judged against the answers already recorded for the request ({@link answerEffect}):
+ * the same answer again records nothing, a different one from the same approver is refused
+ * (`stale_state`), and an approval given while a denial stands is recorded with a notice saying so.
  */
 export async function answerFromInbox(
   context: AnswerContext,
@@ -64,8 +96,9 @@ export async function answerFromInbox(
   approver: string,
   answer: InboxAnswer,
   host: string,
-): Promise<RunState> {
+): Promise<InboxAnswered> {
   const { digest, decision, note } = answer;
+  for (const [field, value] of Object.entries({ digest, decision, note })) checkWellFormed(field, value);
   if (typeof digest !== "string" || !/^[0-9a-f]{64}$/.test(digest))
     throw new CliError("invalid_option", "Expected digest to be the 64 hex digits of the request the page showed.");
   if (decision !== "approve" && decision !== "deny")
@@ -75,11 +108,34 @@ export async function answerFromInbox(
   const text = typeof note === "string" && note.trim() !== "" ? note : undefined;
   if (text !== undefined && text.length > MAX_NOTE_LENGTH)
     throw new CliError("invalid_option", `Expected note to be at most ${MAX_NOTE_LENGTH} characters.`);
+  const granted = decision === "approve";
+  return context.answerQueue.run(runId, async () => {
+    // A run that cannot be loaded here is refused by the recording below, with its own message.
+    const current = await context.store.load(runId).catch(() => null);
+    // Judged only against the request the page showed; any other state is refused below, as it was.
+    const effect: AnswerEffect =
+      current !== null && current.pending?.digest === digest
+        ? answerEffect(answersToPending(current), approver, granted)
+        : { type: "record" };
+    if (effect.type === "repeat" && current !== null) return { state: current, recorded: false, notice: effect.notice };
+    const state = await record(context, runId, approver, { granted, digest, text }, host);
+    return { state, recorded: true, ...(effect.notice === undefined ? {} : { notice: effect.notice }) };
+  });
+}
+
+async function record(
+  context: AnswerContext,
+  runId: string,
+  approver: string,
+  answer: { granted: boolean; digest: string; text: string | undefined },
+  host: string,
+): Promise<RunState> {
+  const { granted, digest, text } = answer;
   const { policy } = context;
   const recorded = await answerRun(
     context.store,
     runId,
-    { granted: decision === "approve", approver, digest, ...(text === undefined ? {} : { note: text }) },
+    { granted, approver, digest, ...(text === undefined ? {} : { note: text }) },
     context.location,
     {
       origin: { via: "leash-serve", user: approver, host },

@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { CliError } from "../cli/cli-error.js";
+import { interruptedSteps } from "../cli/interrupted-steps.js";
 import { answerFromInbox } from "./answer-from-inbox.js";
 import type { InboxEnv, InboxParts } from "./inbox-context.js";
 import { listQuery, listRuns } from "./list-runs.js";
@@ -20,7 +21,11 @@ export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     const state = await parts.store.load(runId);
     if (state === null) throw new CliError("run_not_found", `There is no run ${runId} in this store.`);
     const chain = await runChain(parts.store, state);
-    return c.json({ run: state.toJSON(), chain: { ok: chain.ok, problems: chain.problems } });
+    return c.json({
+      run: state.toJSON(),
+      interruptedSteps: interruptedSteps(state).length,
+      chain: { ok: chain.ok, problems: chain.problems },
+    });
   });
 
   app.post("/api/runs/:id/answer", async (c) => {
@@ -34,7 +39,7 @@ export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
       throw new CliError("invalid_option", "Expected a JSON body { digest, decision, note? }.");
     // Only these fields are read: an `approver` in the body is ignored, the signed-in name is recorded.
     const { digest, decision, note } = body as Record<string, unknown>;
-    const state = await answerFromInbox(
+    const answered = await answerFromInbox(
       parts,
       c.req.param("id"),
       c.get("approver"),
@@ -44,6 +49,10 @@ export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     // A cookie session's token is spent by an answer: the next one is in this header.
     const session = c.get("session");
     if (session !== undefined) c.header("X-CSRF-Token", parts.sessions.rotateCsrf(session));
-    return c.json({ run: state.toJSON() });
+    return c.json({
+      run: answered.state.toJSON(),
+      recorded: answered.recorded,
+      ...(answered.notice === undefined ? {} : { notice: answered.notice }),
+    });
   });
 }

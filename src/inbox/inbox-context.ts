@@ -5,6 +5,7 @@ import type { ApproverCheck } from "./answer-from-inbox.js";
 import type { ApproverRegistry } from "./approver-registry.js";
 import type { EventStreams } from "./event-streams.js";
 import type { InboxProblem } from "./inbox-problem.js";
+import type { KeyedQueue } from "./keyed-queue.js";
 import { messagePage } from "./pages/message-page.js";
 import type { Viewer } from "./pages/layout.js";
 import type { Session, SessionStore } from "./session-store.js";
@@ -18,6 +19,8 @@ export interface InboxParts {
   /** The app's policy, when `leash serve --agent` loaded it. */
   policy?: ApproverCheck;
   sessions: SessionStore;
+  /** Where the answers to one run wait their turn (see `answerFromInbox`). */
+  answerQueue: KeyedQueue;
   throttle: SignInThrottle;
   streams: EventStreams;
   /** The `Host` headers answered (`host:port`, lowercase); null for any. */

@@ -10,6 +10,7 @@ export interface InboxProblem {
 
 const STATUS_OF: Readonly<Record<string, InboxProblem["status"]>> = {
   invalid_option: 400,
+  not_json: 400,
   unauthorized: 401,
   csrf_refused: 403,
   approver_not_allowed: 403,
@@ -21,6 +22,10 @@ const STATUS_OF: Readonly<Record<string, InboxProblem["status"]>> = {
 export const STALE_MESSAGE =
   "This request changed (or was answered) since the page showed it, so your answer was not recorded. Read the request again before you answer.";
 
+function answeredAlready(error: unknown): boolean {
+  return isLeashError(error) && error.details.answered === true;
+}
+
 /**
  * The problem an error stands for. The inbox's own refusals and leash's errors keep their code; a
  * store that cannot be reached is 503; anything else is 500 without its message, which might name
@@ -28,7 +33,10 @@ export const STALE_MESSAGE =
  */
 export function inboxProblem(error: unknown): InboxProblem {
   const code = error instanceof CliError ? error.code : isLeashError(error) ? error.code : undefined;
-  if (code === "stale_state") return { status: 409, code, message: STALE_MESSAGE };
+  // An answer refused because the approver answered already says so; any other stale answer gets the
+  // one message that tells a person to read the request again.
+  if (code === "stale_state")
+    return { status: 409, code, message: answeredAlready(error) ? (error as Error).message : STALE_MESSAGE };
   if (code !== undefined) {
     const status = STATUS_OF[code];
     if (status !== undefined) return { status, code, message: (error as Error).message };

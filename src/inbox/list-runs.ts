@@ -2,6 +2,7 @@ import { RUN_STATUSES } from "../index.js";
 import type { RunState, RunStatus } from "../index.js";
 import type { CliStore } from "../cli/open-store.js";
 import { CliError } from "../cli/cli-error.js";
+import { interruptedSteps } from "../cli/interrupted-steps.js";
 import { listGaveUp } from "./gave-up.js";
 
 /** How many runs a page of the list shows. */
@@ -32,6 +33,10 @@ export interface RunRow {
   /** Whether `goal` was shortened. */
   goalShortened: boolean;
   steps: number;
+  /** What the run spent so far, exact (the page shows it rounded). */
+  cost: number;
+  /** How many steps are `interrupted`: whether each call took effect is for a person to check. */
+  interruptedSteps: number;
   updatedAt: string;
 }
 
@@ -52,6 +57,8 @@ function rowOf(state: RunState): RunRow {
     skill: state.skill ?? null,
     ...shortGoal(state.goal),
     steps: state.steps.length,
+    cost: state.usage.cost,
+    interruptedSteps: interruptedSteps(state).length,
     updatedAt: state.updatedAt,
   };
 }

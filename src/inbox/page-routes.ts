@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { CliError } from "../cli/cli-error.js";
 import { answerFromInbox } from "./answer-from-inbox.js";
+import type { InboxAnswered } from "./answer-from-inbox.js";
 import { listGaveUp } from "./gave-up.js";
 import { runHref } from "./html.js";
 import { inboxProblem } from "./inbox-problem.js";
@@ -128,8 +129,9 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
 
   const answer = async (c: InboxContext, runId: string): Promise<Response> => {
     const form = await c.req.parseBody();
+    let answered: InboxAnswered;
     try {
-      await answerFromInbox(
+      answered = await answerFromInbox(
         parts,
         runId,
         c.get("approver"),
@@ -144,7 +146,14 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     if (session !== undefined) {
       parts.sessions.rotateCsrf(session);
       // Said once, by the session itself: no link can make a page claim an answer was recorded.
-      session.flash = { runId, notice: form.decision === "approve" ? "approved" : "denied" };
+      session.flash = {
+        runId,
+        notice: {
+          granted: form.decision === "approve",
+          recorded: answered.recorded,
+          ...(answered.notice === undefined ? {} : { text: answered.notice }),
+        },
+      };
     }
     return c.redirect(runHref(runId), 303);
   };

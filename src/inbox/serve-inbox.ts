@@ -7,6 +7,7 @@ import type { ApproverCheck } from "./answer-from-inbox.js";
 import type { ApproverRegistry } from "./approver-registry.js";
 import { EventStreams } from "./event-streams.js";
 import { inboxApp } from "./inbox-app.js";
+import { KeyedQueue } from "./keyed-queue.js";
 import { allowedHosts, hostPart } from "./security-headers.js";
 import { SessionStore } from "./session-store.js";
 import { SignInThrottle } from "./sign-in-throttle.js";
@@ -49,6 +50,7 @@ export async function startInbox(options: InboxOptions): Promise<RunningInbox> {
     registry: options.registry,
     ...(options.policy === undefined ? {} : { policy: options.policy }),
     sessions: new SessionStore(),
+    answerQueue: new KeyedQueue(),
     throttle: new SignInThrottle(),
     streams,
     get hosts() {

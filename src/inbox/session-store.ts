@@ -3,6 +3,14 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 /** How long a session lasts without a request: 12 hours. */
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
 
+/** What a run's page says once after this session answered it: the answer, whether it was recorded, and why not or what stands. */
+export interface AnswerNotice {
+  granted: boolean;
+  recorded: boolean;
+  /** A sentence from the inbox: the answer was given already, or a denial already stands. */
+  text?: string;
+}
+
 /** A signed-in approver's session, kept in the server's memory only. */
 export interface Session {
   /** The cookie's value: 32 random bytes, base64url. */
@@ -24,7 +32,7 @@ export interface Session {
    */
   userAgent: string;
   /** A notice shown once, on the next view of that run's page: the answer this session just recorded. */
-  flash?: { runId: string; notice: "approved" | "denied" };
+  flash?: { runId: string; notice: AnswerNotice };
 }
 
 function randomId(): string {

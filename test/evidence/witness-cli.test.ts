@@ -33,8 +33,9 @@ test("leash witness refuses to start without a log, with a --log not ORIGIN=KEY,
   const taken = leash(["witness", "--port", String(port), "--key-file", folder.keyFile, ...logArgs], {
     cwd: folder.dir,
   });
-  assert.equal(taken.status, 2, taken.stderr);
-  assert.match(errorLine(taken).message, /Could not listen/);
+  assert.equal(taken.status, 3, taken.stderr);
+  assert.equal(errorLine(taken).code, "listen_failed");
+  assert.match(errorLine(taken).message, /^Could not listen on 127\.0\.0\.1:\d+: another process listens there already; .*\.$/);
 });
 
 test("leash witness --config names logs beside --log, and --json prints its start as one JSON line", async (t) => {

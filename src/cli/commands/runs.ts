@@ -4,7 +4,9 @@ import type { RunState, RunStatus } from "../../index.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { withExistingStore } from "../open-store.js";
+import { costText } from "../cost-text.js";
 import { escapeText } from "../escape-text.js";
+import { interruptedSteps, interruptedText } from "../interrupted-steps.js";
 import { unreadableSummary } from "../unreadable-run.js";
 import type { UnreadableSummary } from "../unreadable-run.js";
 import { printGaveUp } from "./runs-gave-up.js";
@@ -24,6 +26,10 @@ export interface RunSummary {
   skill: string | null;
   goal: string;
   steps: number;
+  /** What the run spent so far, exact (the text shows it rounded). */
+  cost: number;
+  /** How many steps are `interrupted`: whether each call took effect is for a person to check. */
+  interruptedSteps: number;
   updatedAt: string;
 }
 
@@ -34,6 +40,8 @@ function summaryOf(state: RunState): RunSummary {
     skill: state.skill ?? null,
     goal: state.goal,
     steps: state.steps.length,
+    cost: state.usage.cost,
+    interruptedSteps: interruptedSteps(state).length,
     updatedAt: state.updatedAt,
   };
 }
@@ -90,10 +98,17 @@ export function runsCommand(): Command {
         run.status,
         run.skill === null ? shorten(run.goal, 48) : `${run.skill}: ${shorten(run.goal, 36)}`,
         String(run.steps),
+        costText(run.cost),
         run.updatedAt,
       ].map(escapeText),
     );
-    printLines(formatTable([["RUN", "STATUS", "SKILL / GOAL", "STEPS", "UPDATED"], ...rows]));
+    printLines(formatTable([["RUN", "STATUS", "SKILL / GOAL", "STEPS", "COST", "UPDATED"], ...rows]));
+    // Said under the table, by run, rather than in a column: the flag is a sentence a person must read.
+    const flagged = runs.flatMap((run) => {
+      const flag = interruptedText(run.interruptedSteps);
+      return flag === null ? [] : [`Run ${run.runId}: ${flag} (leash show ${run.runId}).`];
+    });
+    if (flagged.length > 0) printLines(["", ...flagged]);
     if (options.status === "awaiting_approval") {
       printLines([
         "",

@@ -1,11 +1,12 @@
 import { Command } from "commander";
-import { CliError, EXIT_OPERATIONAL } from "../cli-error.js";
+import { CliError } from "../cli-error.js";
+import { listenFailure } from "../listen-failure.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { loadAgent } from "../load-agent.js";
 import type { LoadedAgent } from "../load-agent.js";
 import { openExistingStore } from "../open-store.js";
-import { printErrorLines, printJsonLine, printLines } from "../print.js";
+import { printErrorJsonLine, printErrorLines, printJsonLine, printLines } from "../print.js";
 import type { ApproverCheck } from "../../inbox/answer-from-inbox.js";
 import { openApproverRegistry } from "../../inbox/approver-registry.js";
 import { isLoopback } from "../../inbox/security-headers.js";
@@ -69,6 +70,7 @@ export function serveCommand(): Command {
         closers.unshift(() => loaded.close());
         policy = policyOf(loaded, options.agent);
       }
+      const noApprovers = (await registry.list()).length === 0;
       const stopped = stopSignal();
       const inbox = await startInbox({
         store,
@@ -78,15 +80,17 @@ export function serveCommand(): Command {
         port,
         ...(policy === undefined ? {} : { policy }),
       }).catch((error: unknown) => {
-        throw new CliError(
-          "listen_failed",
-          `Could not listen on ${options.host}:${port}: ${(error as Error).message}`,
-          EXIT_OPERATIONAL,
-        );
+        throw listenFailure(options.host, port, error);
       });
       closers.unshift(() => inbox.close());
       if (options.json) printJsonLine({ url: inbox.url });
       else printLines([`leash inbox: ${inbox.url}`]);
+      // An inbox nobody can sign in to is the first thing a new store shows: say how to let someone in.
+      if (noApprovers) {
+        const message = `No one can sign in yet: ${location.label} has no approvers. Add one with \`leash approvers add NAME ${location.args}\`, which prints their sign-in token once.`;
+        if (options.json) printErrorJsonLine({ warning: "no_approvers", message });
+        else printErrorLines([`leash: ${message}`]);
+      }
       if (!isLoopback(options.host))
         printErrorLines([
           `leash: warning: the inbox listens on ${options.host}, not loopback: anyone who can reach this address can try to sign in, over plain HTTP.`,

@@ -7,6 +7,7 @@ import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { describeRun } from "../describe-run.js";
 import { findRun } from "../find-run.js";
+import { interruptedSteps } from "../interrupted-steps.js";
 import { withExistingStore } from "../open-store.js";
 import { printJson, printLines, shortJson } from "../print.js";
 import { readTrail } from "../verify/verify-jsonl.js";
@@ -67,7 +68,12 @@ export function showCommand(): Command {
       const check = checkRunTrail(state, await store.read(runId));
       if (options.json) {
         const { origins: _origins, ...audit } = check;
-        return printJson({ state: state.toJSON(), trace: trace(state), audit });
+        return printJson({
+          state: state.toJSON(),
+          trace: trace(state),
+          interruptedSteps: interruptedSteps(state).length,
+          audit,
+        });
       }
       printLines(describeRun(state, check));
     });

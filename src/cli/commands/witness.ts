@@ -1,7 +1,8 @@
 import { Command } from "commander";
-import { messageOf } from "../../errors/index.js";
 import { CliError } from "../cli-error.js";
+import { checkLogKey } from "../evidence/key-option.js";
 import { readKeyFile } from "../evidence/read-key.js";
+import { listenFailure } from "../listen-failure.js";
 import { printJsonLine, printLines } from "../print.js";
 
 interface WitnessCommandOptions {
@@ -16,7 +17,8 @@ interface WitnessCommandOptions {
 
 function portOf(text: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new CliError("invalid_option", "Expected --port to be 0 to 65535.");
+  if (!/^\d+$/.test(text) || port > 65535)
+    throw new CliError("invalid_option", "Expected --port to be a port number from 0 to 65535 (0 picks a free one).");
   return port;
 }
 
@@ -46,7 +48,17 @@ export function witnessCommand(): Command {
     .action(async (options: WitnessCommandOptions) => {
       const port = portOf(options.port);
       const signerKey = readKeyFile(options.keyFile);
+      if (!signerKey.startsWith("PRIVATE+KEY+"))
+        throw new CliError(
+          "invalid_option",
+          `The key file ${options.keyFile} holds no signer key (a signer key starts with PRIVATE+KEY+). Give --key-file the file \`leash keygen --out FILE\` wrote for the witness; the verifier key keygen printed is not the one to share: the witness prints its own when it starts.`,
+        );
       const { startWitness, witnessLogs } = await import("../../witness/index.js");
+      // A witness's own cosigner key given for a log is named as such before the logs are read.
+      for (const entry of options.log) {
+        const key = /=([^=+\s]+\+[0-9a-f]{8}\+.*)$/s.exec(entry)?.[1];
+        if (key !== undefined) checkLogKey(`--log ${entry.slice(0, entry.length - key.length - 1)}=KEY`, key.trim());
+      }
       const logs = witnessLogs(options.log, options.config);
       const witness = await startWitness({
         logs,
@@ -56,9 +68,7 @@ export function witnessCommand(): Command {
         ...(options.db === undefined ? {} : { db: options.db }),
       }).catch((error: unknown) => {
         const code = (error as { code?: unknown }).code;
-        if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
-          throw new CliError("invalid_option", `Could not listen on ${options.host}:${port}: ${messageOf(error)}`);
-        }
+        if (typeof code === "string" && /^E[A-Z]+$/.test(code)) throw listenFailure(options.host, port, error);
         throw error;
       });
       const origins = Object.keys(logs);
@@ -68,7 +78,11 @@ export function witnessCommand(): Command {
         printLines([
           `Witness listening on ${witness.url}`,
           `Verifier key: ${witness.verifierKey}`,
-          `Witnessing ${origins.length} log(s): ${origins.join(", ")}; state in ${options.db ?? "memory (lost on exit: give --db FILE)"}.`,
+          "That is the witness's cosigner verifier key: give it to whoever checks its cosignatures (leash checkpoint --witness URL=KEY, leash verify --witness-key KEY), not the key leash keygen printed.",
+          `It witnesses ${origins.length === 1 ? "1 log" : `${origins.length} logs`}: ${origins.join(", ")}.`,
+          options.db === undefined
+            ? "It keeps the latest checkpoint it cosigned per log in memory, lost when it stops; give --db FILE to keep it."
+            : `It keeps the latest checkpoint it cosigned per log in ${options.db}.`,
         ]);
       }
       await new Promise<void>((done) => {

@@ -4,6 +4,7 @@ import { SqliteStore } from "../../stores/sqlite/index.js";
 import { answerRun } from "../answer-run.js";
 import { checkRunTrail } from "../check-trail.js";
 import { CliError, EXIT_FAILURE } from "../cli-error.js";
+import { costText } from "../cost-text.js";
 import { storeLocation } from "../common-options.js";
 import { formatTable, shortJson } from "../print.js";
 import type { TrailProblem } from "../verify/trail-report.js";
@@ -23,6 +24,8 @@ export interface DemoResult {
   note: string;
   said: string[];
   ran: string[];
+  /** What the run spent, exact: the narration shows the cost rounded. */
+  usage: { tokens: number; cost: number };
   steps: { index: number; asked: string; outcome: string | null }[];
   trail: { records: number; problems: TrailProblem[]; auditHead: AuditHead | null; headIsLast: boolean | null };
   /** Whether anything sent to the model held where the key is kept: it must be false. */
@@ -146,6 +149,7 @@ export async function runDemo(db: string, tell: Tell): Promise<DemoResult> {
   tell("What the guards said (leash show lists these):");
   for (const line of trace(done).said) tell(`   ${line}`);
   tell(`Tools that ran: ${trace(done).ran.join(", ")}.`);
+  tell(`Usage: ${done.usage.tokens} tokens, cost ${costText(done.usage.cost)} (the Everyday model's price).`);
   tell("");
   tell("Try next (`npx leash` in a checkout of leash or a project that depends on it):");
   tell(`   npx leash runs --db ${db}`);
@@ -161,6 +165,7 @@ export async function runDemo(db: string, tell: Tell): Promise<DemoResult> {
     note: repair.note,
     said: trace(done).said,
     ran: trace(done).ran,
+    usage: done.usage,
     steps: done.steps.map((step) => ({
       index: step.index,
       asked: step.decision.type === "act" ? step.decision.tool : "finish",

@@ -1,8 +1,8 @@
 import { messageOf } from "../../errors/index.js";
-import { parseCosignerKey } from "../../evidence/cosigner-keys.js";
 import { addCosignatures, isLeashError, type LeashError } from "../../index.js";
 import { witnessCheckpoint } from "../../witness/index.js";
 import type { CliEvidence } from "./cli-evidence.js";
+import { checkCosignerKey } from "./key-option.js";
 import { unverifiedCheckpoint } from "./read-checkpoint.js";
 
 /** How long one witness may take to answer, retry included. */
@@ -32,12 +32,12 @@ export interface WitnessOutcome {
  * const targets = witnessTargets(["http://w1=witness.example/w1+5e6f7a8b+BJ3..."], []);
  */
 export function witnessTargets(values: readonly string[], sharedKeys: readonly string[]): WitnessTarget[] {
-  for (const key of sharedKeys) parseCosignerKey(key);
+  for (const key of sharedKeys) checkCosignerKey("--witness-key", key);
   return values.map((value) => {
     const split = value.indexOf("=");
     if (split === -1) return { url: value, keys: [...sharedKeys] };
     const key = value.slice(split + 1);
-    parseCosignerKey(key);
+    checkCosignerKey(`--witness ${value.slice(0, split)}=KEY`, key);
     return { url: value.slice(0, split), keys: [key] };
   });
 }

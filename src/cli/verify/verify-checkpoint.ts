@@ -5,6 +5,7 @@ import type { CommonOptions } from "../common-options.js";
 import { evidenceTarget, type EvidenceTarget } from "../evidence/evidence-target.js";
 import { withEvidence } from "../evidence/open-evidence.js";
 import { readCheckpointFile, unverifiedCheckpoint } from "../evidence/read-checkpoint.js";
+import { checkCosignerKey } from "../evidence/key-option.js";
 import { verifierKeyOf, type KeyOptions } from "../evidence/read-key.js";
 import { printJson, printLines } from "../print.js";
 
@@ -28,6 +29,7 @@ interface CheckKeys {
 function checkKeysOf(options: CheckpointVerifyOptions): CheckKeys {
   const key = verifierKeyOf(options);
   const witnessKeys = options.witnessKey ?? [];
+  for (const witnessKey of witnessKeys) checkCosignerKey("--witness-key", witnessKey);
   if (options.witnesses !== undefined && !/^[1-9][0-9]{0,8}$/.test(options.witnesses)) {
     throw new CliError("invalid_option", "--witnesses takes a whole number of witnesses, 1 or more.");
   }

@@ -53,6 +53,10 @@ table.runs { width: 100%; border-collapse: collapse; font-size: .95rem; }
 .badge-awaiting_approval, .badge-write, .badge-external { background: var(--wait-wash); color: var(--wait); border-color: #ecc88a; }
 .badge-completed, .badge-read { background: var(--ok-wash); color: var(--ok); border-color: #a9d9bb; }
 .badge-failed, .badge-stopped, .badge-gave_up { background: var(--bad-wash); color: var(--bad); border-color: #e6b3ae; }
+.flag { display: block; margin-top: .25rem; font-size: .8rem; font-weight: 600; color: var(--bad); }
+.warning { background: var(--bad-wash); color: var(--bad); border: 1px solid #e6b3ae; border-radius: 6px; padding: .6rem .75rem; }
+.answered-by-you { background: var(--ok-wash); color: var(--ok); border: 1px solid #a9d9bb; border-radius: 6px; padding: .6rem .75rem; }
+.answers .origin { display: block; font-size: .85rem; color: var(--muted); }
 .badge-running { background: #e6edfc; color: var(--accent); border-color: #b8c8f2; }
 .pager { display: flex; gap: 1rem; align-items: center; justify-content: center; margin: 1rem 0; }
 .empty { color: var(--muted); }

@@ -5,11 +5,17 @@ import { problemLines } from "../../cli/check-trail.js";
 import { answerAction, html, joinHtml, jsonLineHtml } from "../html.js";
 import type { Html } from "../html.js";
 import type { RunChain } from "../run-chain.js";
+import { costText } from "../../cli/cost-text.js";
+import { interruptedSteps } from "../../cli/interrupted-steps.js";
 import { page, statusBadge } from "./layout.js";
+import { interruptedFlag } from "./runs-page.js";
 import type { Viewer } from "./layout.js";
+import type { AnswerNotice } from "../session-store.js";
+import { answerEffect, answersToPending, givenBy, nameText, verdictText } from "../standing-answers.js";
+import type { StandingAnswer } from "../standing-answers.js";
 
 /** A notice shown once on a run's page, after the viewer answered it. */
-export type RunNotice = "approved" | "denied" | undefined;
+export type RunNotice = AnswerNotice | undefined;
 
 /** A value as whole, pretty-printed JSON, one escaped line at a time inside a `<pre>`: nothing is cut. */
 function jsonBlock(value: unknown, field?: string): Html {
@@ -58,25 +64,63 @@ function historyOf(state: RunState, request: ApprovalRequest): Html {
   </ol>`;
 }
 
+/** `answered by you: approved, waiting for the app to act`, or `answered by noor: denied`, then where from and the note. */
+function answerItem(answer: StandingAnswer, viewer: Viewer): Html {
+  const mine = givenBy(answer, viewer.name);
+  const who = mine ? "you" : nameText(answer.approver);
+  return html`<li data-approver="${answer.approver}" data-granted="${String(answer.granted)}">
+    <strong class="answered">answered by ${who}: ${verdictText(answer)}</strong
+    >${mine ? ", waiting for the app to act" : null}
+    <span class="origin">(${answeredBy(answer)})</span>
+  </li>`;
+}
+
+/** The answer form, or, once the viewer answered, what they answered instead of its buttons. */
+function answerForm(state: RunState, request: ApprovalRequest, viewer: Viewer): Html {
+  const answers = answersToPending(state);
+  const mine = answers.find((answer) => givenBy(answer, viewer.name));
+  if (mine !== undefined)
+    return html`<p class="answered-by-you" data-field="answered">
+      <strong>answered by you: ${verdictText(mine)}, waiting for the app to act.</strong> Nothing runs until the app
+      resumes the run; your answer cannot be changed here.
+    </p>`;
+  // What an approval from this viewer would do, said before the buttons: a denial may already stand.
+  const standing = answerEffect(answers, viewer.name, true);
+  const warning =
+    standing.type === "record" && standing.notice !== undefined && answers.some((answer) => !answer.granted)
+      ? html`<p class="warning" data-field="denial-stands">
+          A denial already stands
+          (${joinHtml(
+            answers.filter((answer) => !answer.granted).map((answer) => html`denied by ${nameText(answer.approver)}`),
+            ", ",
+          )}):
+          a denial by an approver the app's policy allows wins over every approval.
+        </p>`
+      : null;
+  if (viewer.csrf === undefined)
+    return html`${warning}
+      <p>Signed in with a token: answer through <code>POST /api/runs/ID/answer</code>.</p>`;
+  return html`${warning}
+    <form id="answer" method="post" action="${answerAction(state.runId)}" class="answer">
+      <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+      <input type="hidden" name="digest" value="${request.digest}" />
+      <label for="note">Note (kept with your answer)</label>
+      <textarea id="note" name="note" rows="3" maxlength="2000"></textarea>
+      <div class="decide">
+        <button type="submit" name="decision" value="approve" class="approve">Approve as ${viewer.name}</button>
+        <button type="submit" name="decision" value="deny" class="deny">Deny</button>
+      </div>
+    </form>`;
+}
+
 function pendingSection(state: RunState, viewer: Viewer): Html | null {
   const request = state.pending;
   if (state.status !== "awaiting_approval" || request === undefined) return null;
-  const answers = state.answers.map((answer) => html`<li>${answeredBy(answer)}</li>`);
-  const form =
-    viewer.csrf === undefined
-      ? html`<p>Signed in with a token: answer through <code>POST /api/runs/ID/answer</code>.</p>`
-      : html`<form id="answer" method="post" action="${answerAction(state.runId)}" class="answer">
-          <input type="hidden" name="_csrf" value="${viewer.csrf}" />
-          <input type="hidden" name="digest" value="${request.digest}" />
-          <label for="note">Note (kept with your answer)</label>
-          <textarea id="note" name="note" rows="3" maxlength="2000"></textarea>
-          <div class="decide">
-            <button type="submit" name="decision" value="approve" class="approve">Approve as ${viewer.name}</button>
-            <button type="submit" name="decision" value="deny" class="deny">Deny</button>
-          </div>
-        </form>`;
+  const answers = state.answers.map((answer) => answerItem(answer, viewer));
+  const form = answerForm(state, request, viewer);
+  const answeredByViewer = answersToPending(state).some((answer) => givenBy(answer, viewer.name));
   return html`<section data-field="pending" data-digest="${request.digest}" class="pending">
-    <h2>Waiting for your answer</h2>
+    <h2>${answeredByViewer ? "Answered by you: waiting for the app to act" : "Waiting for your answer"}</h2>
     <p class="ask">
       Step ${request.step} asks to run <strong data-field="tool">${request.tool}</strong> with these arguments, in full:
     </p>
@@ -109,9 +153,12 @@ function pendingSection(state: RunState, viewer: Viewer): Html | null {
 
 function noticeOf(notice: RunNotice): Html | null {
   if (notice === undefined) return null;
-  const verb = notice === "approved" ? "approval" : "denial";
+  const verb = notice.granted ? "approval" : "denial";
+  const said = notice.recorded
+    ? `Your ${verb} was recorded. Nothing ran yet: the app acts on it when it resumes the run.`
+    : "";
   return html`<p role="status" class="notice">
-    Your ${verb} was recorded. Nothing ran yet: the app acts on it when it resumes the run.
+    ${said}${notice.text === undefined ? null : html` <span data-field="answer-notice">${notice.text}</span>`}
   </p>`;
 }
 
@@ -122,7 +169,7 @@ export function runPage(state: RunState, chain: RunChain, viewer: Viewer, notice
   const facts = html`<dl class="facts">
     <dt>Status</dt>
     <dd data-field="status" data-status="${state.status}">
-      ${statusBadge(state.status)}${state.stopReason === undefined ? null : html` (${state.stopReason})`}${state.failure === undefined ? null : html` ${state.failure.code}: ${state.failure.message}`}
+      ${statusBadge(state.status)}${interruptedFlag(interruptedSteps(state).length)}${state.stopReason === undefined ? null : html` (${state.stopReason})`}${state.failure === undefined ? null : html` ${state.failure.code}: ${state.failure.message}`}
     </dd>
     <dt>Goal</dt>
     <dd data-field="goal">${state.goal}</dd>
@@ -139,7 +186,7 @@ export function runPage(state: RunState, chain: RunChain, viewer: Viewer, notice
     <dt>Usage</dt>
     <dd data-field="usage">${state.usage.tokens} tokens, ${state.toolCalls} tool calls</dd>
     <dt>Cost</dt>
-    <dd data-field="cost">${state.usage.cost}</dd>
+    <dd data-field="cost">${costText(state.usage.cost)}</dd>
     <dt>Updated</dt>
     <dd>${state.updatedAt} (revision ${state.revision})</dd>
   </dl>`;

@@ -1,3 +1,5 @@
+import { costText } from "../../cli/cost-text.js";
+import { interruptedText } from "../../cli/interrupted-steps.js";
 import { html, runHref } from "../html.js";
 import type { Html } from "../html.js";
 import { LIST_FILTERS } from "../list-runs.js";
@@ -28,15 +30,24 @@ function filters(current: string | null): Html {
   return html`<nav class="filters" aria-label="Filter by status">${links}</nav>`;
 }
 
+/** The flag of a run with interrupted steps, under its status: a person should check those calls. */
+export function interruptedFlag(count: number): Html | null {
+  const text = interruptedText(count);
+  return text === null
+    ? null
+    : html`<span class="flag" data-field="interrupted" data-count="${String(count)}">${text}</span>`;
+}
+
 /** The run list: newest first, filtered by status, a page at a time. */
 export function runsPage(list: RunPage, viewer: Viewer): Html {
   const rows = list.runs.map(
     (run) =>
       html`<tr data-run-id="${run.runId}" data-status="${run.status}">
         <td class="run-id"><a href="${runHref(run.runId)}">${run.runId}</a></td>
-        <td>${statusBadge(run.status)}</td>
+        <td>${statusBadge(run.status)}${interruptedFlag(run.interruptedSteps)}</td>
         <td class="goal">${run.skill === null ? null : html`<span class="skill">${run.skill}</span> `}${run.goal}</td>
         <td class="num" data-label="Steps">${run.steps}</td>
+        <td class="num" data-label="Cost" data-field="cost">${costText(run.cost)}</td>
         <td class="when">
           <time datetime="${run.updatedAt}">${run.updatedAt.replace("T", " ").replace(/\.\d+Z$/, "Z")}</time>
         </td>
@@ -52,6 +63,7 @@ export function runsPage(list: RunPage, viewer: Viewer): Html {
             <th scope="col">Status</th>
             <th scope="col">Goal</th>
             <th scope="col" class="num">Steps</th>
+            <th scope="col" class="num">Cost</th>
             <th scope="col">Updated</th>`,
           rows,
         );
