@@ -19,7 +19,7 @@ import { leftoverAnswerRecords, lostApprovalRecords } from "../run/audit-answers
 import { endedByCancel, withdrawCall } from "../run/withdrawn-call.js";
 import { AgentEmitter } from "./agent-events.js";
 import type { AgentOptions } from "./agent-options.js";
-import { buildCore, compileSkill } from "./agent-options.js";
+import { buildCore, checkCallOptions, compileSkill } from "./agent-options.js";
 import { AutoCheckpointer } from "./auto-checkpoint.js";
 
 /**
@@ -131,7 +131,7 @@ export class Agent {
    * @example const state = await agent.run("save the report", { principal: "mia", limits: { maxSteps: 8 } });
    */
   async run(goal: string, options: RunOptions = {}): Promise<RunState> {
-    return this.#start(goal, options);
+    return this.#start(goal, checkCallOptions(options, "run"));
   }
 
   async #start(goal: string, options: InternalRunOptions): Promise<RunState> {
@@ -190,6 +190,7 @@ export class Agent {
    * @example await agent.resume(paused.runId, { approvals: [Approval.grant(paused.pending!.digest, "allen")] });
    */
   async resume(target: string | RunState, options: ResumeOptions = {}): Promise<RunState> {
+    checkCallOptions(options, "resume");
     const read = resumeTarget(target);
     const runId = read.runId;
     target = read.target as string | RunState;
@@ -367,6 +368,7 @@ export class Agent {
     input: I,
     options: { principal?: string; limits?: RunOptions["limits"] } = {},
   ): Promise<SkillOutcome<O>> {
+    checkCallOptions(options, "do");
     const compiled = this.#addSkill(skill);
     const attempts = skill.retry?.attempts ?? 1;
     let state: RunState | undefined;
