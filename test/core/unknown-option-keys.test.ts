@@ -158,3 +158,59 @@ test("a key that would draw text is shown quoted, not raw", () => {
     (error: Error) => !error.message.includes("\nknown: everything"),
   );
 });
+
+test("mcpTools options and overrides, adapters' options and scripted steps refuse a misspelt key", async () => {
+  const { mcpTools } = await import("../../src/mcp/index.js");
+  const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
+  const { InMemoryTransport } = await import("@modelcontextprotocol/sdk/inMemory.js");
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const server = new McpServer({ name: "s", version: "1" });
+  server.registerTool("t", { inputSchema: {} }, () => ({ content: [] }));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "test", version: "1" });
+  await client.connect(clientSide);
+  try {
+    await assert.rejects(mcpTools(client, { server: "s", scope: ["x"] } as never), refused("invalid_option", "scope"));
+    await assert.rejects(
+      mcpTools(client, { server: "s", overrides: { t: { efect: "read" } } } as never),
+      refused("invalid_option", "efect"),
+    );
+  } finally {
+    await client.close();
+  }
+  const { openaiChat } = await import("../../src/providers/openai/index.js");
+  const { anthropicMessages } = await import("../../src/providers/anthropic/index.js");
+  const fakeOpenAI = { chat: { completions: { create: () => ({}) } } };
+  assert.throws(
+    () => openaiChat(fakeOpenAI as never, { model: "m", streaming: true } as never),
+    refused("invalid_option", "streaming"),
+  );
+  const fakeAnthropic = { messages: { create: () => ({}) } };
+  assert.throws(
+    () => anthropicMessages(fakeAnthropic as never, { model: "m", maxTokens: 10, max_tokens: 5 } as never),
+    refused("invalid_option", "max_tokens"),
+  );
+  const { says, scriptedModel } = await import("../../src/testing/index.js");
+  assert.throws(
+    () => says.text("hi", { usgae: { inputTokens: 1, outputTokens: 1 } } as never),
+    refused("invalid_option", "usgae"),
+  );
+  assert.throws(() => says.tool("t", {}, { ID: "x" } as never), refused("invalid_option", "ID"));
+  assert.throws(() => scriptedModel({ nmae: "m" } as never, says.text("hi")), refused("invalid_option", "nmae"));
+});
+
+test("the gateway config refuses an unknown field in every part, a tool override's included", async () => {
+  const { checkGatewayConfig, GATEWAY_CONFIG_FIELDS } = await import("../../src/gateway/gateway-config.js");
+  const base = { servers: { s: { command: "node" } } };
+  const cases: [object, string][] = [
+    [{ ...base, polcy: {} }, "polcy"],
+    [{ ...base, policy: { allowEffect: ["read"] } }, "allowEffect"],
+    [{ servers: { s: { command: "node", scope: ["x"] } } }, "scope"],
+    [{ servers: { s: { command: "node", overrides: { t: { efect: "read" } } } } }, "efect"],
+  ];
+  for (const [config, key] of cases) {
+    assert.throws(() => checkGatewayConfig(config, "gateway.json", "/"), new RegExp(`unknown field \`${key}\``));
+  }
+  assert.ok(GATEWAY_CONFIG_FIELDS.policy.includes("grantedScopes"), "the known fields are one list per part");
+});
