@@ -34,7 +34,14 @@ export function checkOptionKeys(
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new LeashError(code, `Expected \`${where}\` to be an object.`);
   }
-  for (const key of Object.keys(value)) {
+  let keys: string[];
+  try {
+    keys = Object.keys(value);
+  } catch (error) {
+    // A Proxy whose `ownKeys` trap throws: refused as unreadable, never let through unchecked.
+    throw new LeashError(code, `Expected \`${where}\` to be readable, but listing its keys threw.`, { cause: error });
+  }
+  for (const key of keys) {
     if (!known.includes(key)) {
       throw new LeashError(code, `Unknown ${noun} \`${shown(key)}\` in \`${where}\`; known: ${known.join(", ")}.`, {
         details: { key: key.slice(0, 64), known: [...known] },

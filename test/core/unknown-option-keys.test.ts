@@ -214,3 +214,16 @@ test("the gateway config refuses an unknown field in every part, a tool override
   }
   assert.ok(GATEWAY_CONFIG_FIELDS.policy.includes("grantedScopes"), "the known fields are one list per part");
 });
+
+test("options whose keys cannot be listed are refused as unreadable, not let through", () => {
+  const hostile = new Proxy(
+    {},
+    {
+      ownKeys: () => {
+        throw new Error("no keys for you");
+      },
+    },
+  );
+  assert.throws(() => new Policy(hostile), { code: "invalid_option" });
+  assert.throws(() => new Approval("a".repeat(64), hostile as never), { code: "invalid_option" });
+});
