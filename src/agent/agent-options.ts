@@ -3,7 +3,7 @@ import type { Approver } from "../approvals/approval.js";
 import type { CheckpointOptions } from "./auto-checkpoint.js";
 import type { AuditSink } from "../audit/audit-sink.js";
 import { MemoryAuditSink } from "../audit/memory-audit-sink.js";
-import { LeashError } from "../errors/index.js";
+import { LeashError, checkOptionKeys } from "../errors/index.js";
 import type { Guard } from "../guards/guard.js";
 import { checkGuard } from "../guards/guard.js";
 import type { Limits } from "../limits/limits.js";
@@ -58,6 +58,29 @@ export interface AgentOptions {
   checkpoint?: CheckpointOptions;
 }
 
+/** Every option {@link AgentOptions} names: any other key is refused. */
+export const AGENT_OPTIONS = [
+  "tools",
+  "planner",
+  "policy",
+  "limits",
+  "store",
+  "audit",
+  "skills",
+  "approver",
+  "guards",
+  "done",
+  "name",
+  "clock",
+  "randomId",
+  "maxArgumentsSize",
+  "maxResultSize",
+  "recordModelText",
+  "checkpoint",
+] as const;
+
+const SKILL_FIELDS = ["name", "description", "tools", "output", "brief", "check", "retry"] as const;
+
 const fail = (message: string): never => {
   throw new LeashError("invalid_option", message);
 };
@@ -65,6 +88,17 @@ const fail = (message: string): never => {
 /** Compiles a skill once: its output schema and its subset of the agent's tools. */
 export function compileSkill(skill: Skill<never, never>, tools: Toolset): CompiledSkill {
   if (typeof skill !== "object" || skill === null) throw new LeashError("invalid_skill", "Expected a skill object.");
+  // A misspelt field (`ouput`, `retries`) would silently drop a check or a retry.
+  checkOptionKeys(skill, SKILL_FIELDS, `skill ${JSON.stringify(String(skill.name))}`, {
+    code: "invalid_skill",
+    noun: "field",
+  });
+  if (skill.retry !== undefined) {
+    checkOptionKeys(skill.retry, ["attempts"], `retry of skill ${JSON.stringify(String(skill.name))}`, {
+      code: "invalid_skill",
+      noun: "field",
+    });
+  }
   if (typeof skill.name !== "string" || skill.name === "")
     throw new LeashError("invalid_skill", "Expected the skill's `name` to be a non-empty string.");
   if (typeof skill.brief !== "function")
@@ -99,6 +133,8 @@ export function compileSkill(skill: Skill<never, never>, tools: Toolset): Compil
 /** Checks and defaults every option of an agent in one place, before any side effect. */
 export function buildCore(options: AgentOptions): AgentCore {
   if (typeof options !== "object" || options === null) fail("Expected the agent options to be an object.");
+  // A misspelt option (`polcy`, `limit`) would silently leave its default in place.
+  checkOptionKeys(options, AGENT_OPTIONS, "new Agent(options)");
   const tools =
     options.tools instanceof Toolset
       ? options.tools
@@ -159,4 +195,19 @@ export function buildCore(options: AgentOptions): AgentCore {
     recordModelText: options.recordModelText === true,
     feed: SILENT_FEED,
   };
+}
+
+/** The keys of `agent.run(goal, options)`. */
+const RUN_OPTIONS = ["runId", "principal", "signal", "limits"] as const;
+/** The keys of `agent.do(skill, input, options)`. */
+const DO_OPTIONS = ["principal", "limits"] as const;
+
+/**
+ * Refuses, before anything is read or written, options of `run`, `resume` or `do` with a key they do
+ * not take (`runld` for `runId` would start a run under a random id), and returns them as they are.
+ */
+export function checkCallOptions<T>(options: T, call: "run" | "do"): T {
+  const known = call === "run" ? RUN_OPTIONS : DO_OPTIONS;
+  checkOptionKeys(options, known, `agent.${call}(..., options)`);
+  return options;
 }

@@ -18,7 +18,7 @@ import type { RunState } from "../state/run-state.js";
 import type { AgentEvents } from "./agent-events.js";
 import { AgentEmitter } from "./agent-events.js";
 import type { AgentOptions } from "./agent-options.js";
-import { buildCore, compileSkill } from "./agent-options.js";
+import { buildCore, checkCallOptions, compileSkill } from "./agent-options.js";
 import { AutoCheckpointer } from "./auto-checkpoint.js";
 import { doSkill } from "./do-skill.js";
 import type { SkillDriver, SkillOutcome } from "./do-skill.js";
@@ -97,7 +97,7 @@ export class Agent {
    * @example const state = await agent.run("save the report", { principal: "mia", limits: { maxSteps: 8 } });
    */
   async run(goal: string, options: RunOptions = {}): Promise<RunState> {
-    return this.#start(goal, options);
+    return this.#start(goal, checkCallOptions(options, "run"));
   }
 
   #start(goal: string, options: InternalRunOptions): Promise<RunState> {
@@ -237,6 +237,7 @@ export class Agent {
     input: I,
     options: { principal?: string; limits?: RunOptions["limits"] } = {},
   ): Promise<SkillOutcome<O>> {
+    checkCallOptions(options, "do");
     const driver: SkillDriver = {
       start: (goal, runOptions) => this.#start(goal, runOptions),
       note: (state, event, data) => this.#note(state, event, data),

@@ -1,6 +1,6 @@
 import type { AuditRecord } from "../audit/audit-record.js";
 import type { AuditSink } from "../audit/audit-sink.js";
-import { LeashError, messageOf } from "../errors/index.js";
+import { LeashError, checkOptionKeys, messageOf } from "../errors/index.js";
 import { isCheckpointOrigin } from "../evidence/checkpoint.js";
 import { evidenceLogOf, type EvidenceLogOwner } from "../evidence/evidence-log-of.js";
 import { parseSignerKey } from "../evidence/note-keys.js";
@@ -54,6 +54,7 @@ export class AutoCheckpointer {
   constructor(options: unknown, audit: AuditSink, failed: (event: CheckpointFailedEvent) => void) {
     if (typeof options !== "object" || options === null)
       invalid("Expected `checkpoint` to be an object { key, origin, every?, atRunEnd? }.");
+    checkOptionKeys(options, ["key", "origin", "every", "atRunEnd"], "checkpoint");
     const { key, origin, every, atRunEnd } = options as Partial<CheckpointOptions>;
     if (typeof key !== "string") invalid("Expected `checkpoint.key` to be a signer key's text.");
     parseSignerKey(key!);

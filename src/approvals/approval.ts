@@ -1,4 +1,4 @@
-import { LeashError } from "../errors/index.js";
+import { LeashError, checkOptionKeys } from "../errors/index.js";
 import { snapshotFields } from "../decisions/decision.js";
 import { isDigest } from "../json/index.js";
 import type { Json } from "../json/index.js";
@@ -45,6 +45,10 @@ export class Approval {
 
   constructor(digest: string, given: { granted: boolean; approver: string; note?: string }) {
     // Each option is read exactly once: a getter cannot answer one thing to the check and another to use.
+    // A misspelt `note` (`notes`) would drop what the approver wrote.
+    if (typeof given === "object" && given !== null) {
+      checkOptionKeys(given, ["granted", "approver", "note"], "new Approval(digest, options)");
+    }
     const options =
       typeof given === "object" && given !== null
         ? (snapshotFields(given, ["granted", "approver", "note"], (message) => {

@@ -1,6 +1,6 @@
 import * as nodeFs from "node:fs";
 import { dirname } from "node:path";
-import { isLeashError, LeashError, messageOf } from "../errors/index.js";
+import { isLeashError, LeashError, messageOf, checkOptionKeys } from "../errors/index.js";
 import type { AuditHead, AuditRecord } from "./audit-record.js";
 import type { SyncReadableAuditSink } from "./audit-sink.js";
 import { checkChain } from "./chain-heads.js";
@@ -110,6 +110,7 @@ export class JsonlAuditSink implements SyncReadableAuditSink {
     if (typeof options !== "object" || options === null) {
       throw new LeashError("invalid_option", "Expected the options of JsonlAuditSink to be an object.");
     }
+    checkOptionKeys(options, ["fsync", "fileSystem"], "new JsonlAuditSink(path, options)");
     const fsync: unknown = options.fsync ?? "none";
     if (!FSYNC_MODES.includes(fsync as FsyncMode)) {
       throw new LeashError("invalid_option", 'Expected `fsync` to be one of "none", "batch" or "always".');

@@ -49,6 +49,7 @@ export const ERROR_CODES = [
   "unknown_key",
   "bad_signature",
   "malformed_checkpoint",
+  "root_mismatch",
   "audit_invalid",
   // Witnesses (C2SP tlog-witness).
   "witness_refused",

@@ -8,3 +8,4 @@ export {
   MAX_MESSAGE_LENGTH,
   type ErrorDetails,
 } from "./leash-error.js";
+export { checkOptionKeys, type OptionKeysRefusal } from "./check-option-keys.js";

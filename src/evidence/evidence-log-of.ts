@@ -35,7 +35,7 @@ export function isEvidenceLog(value: unknown): value is EvidenceLog {
  * @example
  * const log = evidenceLogOf(store);
  * const note = await signCheckpoint(store, { key: signerKey, origin: "example.com/leash" });
- * await log.saveCheckpoint(note);
+ * await log.saveCheckpoint(note, { key: verifierKey });
  * const proof = await log.inclusionProof((await log.leafIndexOf(runId, 0))!, await log.size());
  */
 export function evidenceLogOf(store: EvidenceLogOwner): StoreEvidenceLog {

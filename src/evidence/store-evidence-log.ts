@@ -1,6 +1,7 @@
 import { verifyAudit, type AuditProblem } from "../audit/verify-audit.js";
 import { LeashError } from "../errors/index.js";
 import { formatCheckpoint, parseCheckpoint } from "./checkpoint.js";
+import { checkedCheckpoint, type SaveCheckpointOptions } from "./checked-checkpoint.js";
 import type { EvidenceLog } from "./evidence-log.js";
 import type { LogTables, StoredCheckpoint } from "./log-tables.js";
 import { recordsRootExtending, storedRootExtending, type SignedHead } from "./fork-check.js";
@@ -37,11 +38,15 @@ export interface StoreEvidenceLog extends EvidenceLog {
   leafIndexOf(runId: string, seq: number): Promise<number | null>;
   /**
    * Stores a signed checkpoint of this log, whole. Storing the same checkpoint again with more
-   * signature lines (a witness's cosignatures) adds them to the stored note. Refuses a note that is
-   * not a checkpoint (`malformed_note`, `malformed_checkpoint`) or that signs more leaves than the log
-   * holds (`invalid_option`). The signature is not checked here: `verifyCheckpoint` does that.
+   * signature lines (a witness's cosignatures) adds them to the stored note. Refuses, storing nothing,
+   * a note that is not a checkpoint of this log under `key` (the log's verifier key): a signature by
+   * the key that is missing (`unknown_key`) or does not verify (`bad_signature`), a note or checkpoint
+   * that breaks its format (`malformed_note`, `malformed_checkpoint`), an origin other than `origin`
+   * (default: that of the latest stored checkpoint; `malformed_checkpoint`), more leaves than the log
+   * holds (`invalid_option`), or a root that is not the log's root at that size, rebuilt from the
+   * records (`root_mismatch`). A stored checkpoint is therefore always one a later one can extend.
    */
-  saveCheckpoint(note: string): Promise<StoredCheckpoint>;
+  saveCheckpoint(note: string, options: SaveCheckpointOptions): Promise<StoredCheckpoint>;
   /** The stored checkpoint of the largest tree (of several, the last stored), or null. */
   latestCheckpoint(): Promise<StoredCheckpoint | null>;
   /** Every stored checkpoint, in the order stored. */
@@ -89,7 +94,12 @@ export function storeEvidenceLog(tables: LogTables): StoreEvidenceLog {
       await tables.sequence();
       return tables.leafIndexOf(runId, seq);
     },
-    saveCheckpoint: async (note) => saveCheckpoint(tables, note),
+    saveCheckpoint: async (note, options) => {
+      const latest = await tables.latestCheckpointRow();
+      const origin = latest === null ? undefined : parseCheckpoint(splitNote(latest.note).text).origin;
+      await checkedCheckpoint(self, note, options, { held: await tables.sequence(), origin });
+      return saveCheckpoint(tables, note);
+    },
     latestCheckpoint: async () => publicOf(await tables.latestCheckpointRow()),
     checkpoints: async () => (await tables.checkpointRows()).map((row) => publicOf(row)!),
     checkpoint: async ({ key, origin }) => {
@@ -141,17 +151,10 @@ async function leafHashesOf(tables: LogTables, start: number, end: number): Prom
   return hashes;
 }
 
+/** Stores a note already checked to be a checkpoint of this log (or signed by this log itself, just now). */
 async function saveCheckpoint(tables: LogTables, note: string): Promise<StoredCheckpoint> {
   const { text } = splitNote(note);
   const { size } = parseCheckpoint(text);
-  const held = await tables.sequence();
-  if (size > held) {
-    throw new LeashError(
-      "invalid_option",
-      `The checkpoint signs ${size} leaves, but this log holds ${held}: it is not a checkpoint of this log.`,
-      { details: { treeSize: size, logSize: held } },
-    );
-  }
   for (const row of await tables.checkpointsAt(size)) {
     if (splitNote(row.note).text !== text) continue;
     const merged = mergeSignatures(row.note, note, text.length);

@@ -92,9 +92,22 @@ function object(file: string, value: unknown, where: string): Fields {
   return value as Fields;
 }
 
-function only(file: string, fields: Fields, where: string, known: string[]): void {
+function only(file: string, fields: Fields, where: string, known: readonly string[]): void {
   for (const key of Object.keys(fields))
     if (!known.includes(key)) fail(file, `${where} has an unknown field \`${key}\` (known: ${known.join(", ")}).`);
+}
+
+/**
+ * Refuses a field of one part of the config that is not in that part's list of
+ * {@link GATEWAY_CONFIG_FIELDS}: a misspelt field (`allowEffect`) would silently keep its default.
+ */
+function checkConfigFields(
+  file: string,
+  fields: Fields,
+  where: string,
+  part: keyof typeof GATEWAY_CONFIG_FIELDS,
+): void {
+  only(file, fields, where, GATEWAY_CONFIG_FIELDS[part]);
 }
 
 function strings(file: string, value: unknown, where: string): string[] | undefined {
@@ -170,11 +183,21 @@ const SERVER_FIELDS = [
   "trust",
 ];
 
+/** The fields each part of a gateway config may hold; a new config field is added to its part's list. */
+export const GATEWAY_CONFIG_FIELDS = {
+  config: ["servers", "policy", "limits", "approval", "http", "maxMessageBytes", "shutdownMs"],
+  http: ["allowedOrigins", "sessionIdleMs", "tokenFile", "client"],
+  policy: ["grantedScopes", "allowEffects", "approvalFor", "approvers"],
+  approval: ["waitMs", "pollMs", "elicitAs", "elicitationApproves", "inbox"],
+  server: SERVER_FIELDS,
+  override: ["effect", "idempotent", "scopes"],
+} as const satisfies Record<string, readonly string[]>;
+
 function serverOf(file: string, name: string, value: unknown, base: string): UpstreamConfig {
   const where = `servers.${name}`;
   if (!SERVER_NAME.test(name)) fail(file, `the server name \`${name}\` must be 1 to 32 letters, digits, _ or -.`);
   const fields = object(file, value, where);
-  only(file, fields, where, SERVER_FIELDS);
+  checkConfigFields(file, fields, where, "server");
   const server: UpstreamConfig = { name, source: sourceOf(file, fields, where, base) };
   const include = strings(file, fields.include, `${where}.include`);
   const exclude = strings(file, fields.exclude, `${where}.exclude`);
@@ -182,7 +205,14 @@ function serverOf(file: string, name: string, value: unknown, base: string): Ups
   if (include !== undefined) server.include = include;
   if (exclude !== undefined) server.exclude = exclude;
   if (scopes !== undefined) server.scopes = scopes;
-  if (fields.overrides !== undefined) server.overrides = object(file, fields.overrides, `${where}.overrides`) as never;
+  if (fields.overrides !== undefined) {
+    const overrides = object(file, fields.overrides, `${where}.overrides`);
+    for (const [tool, override] of Object.entries(overrides)) {
+      const at = `${where}.overrides.${tool}`;
+      checkConfigFields(file, object(file, override, at), at, "override");
+    }
+    server.overrides = overrides as never;
+  }
   if (fields.trust !== undefined) {
     if (fields.trust !== "trusted" && fields.trust !== "untrusted")
       fail(file, `${where}.trust must be "trusted" or "untrusted".`);
@@ -231,25 +261,17 @@ function httpAuthOf(file: string, http: Fields, base: string): { httpAuth?: Http
 /** Checks a parsed config; `file` names it in messages, and relative `cwd`s are taken from `base`. */
 export function checkGatewayConfig(value: unknown, file: string, base: string): GatewayConfig {
   const fields = object(file, value, "the config");
-  only(file, fields, "the config", [
-    "servers",
-    "policy",
-    "limits",
-    "approval",
-    "http",
-    "maxMessageBytes",
-    "shutdownMs",
-  ]);
+  checkConfigFields(file, fields, "the config", "config");
   const http = object(file, fields.http ?? {}, "`http`");
-  only(file, http, "http", ["allowedOrigins", "sessionIdleMs", "tokenFile", "client"]);
+  checkConfigFields(file, http, "http", "http");
   const allowedOrigins = strings(file, http.allowedOrigins, "http.allowedOrigins") ?? [];
   const servers = object(file, fields.servers, "`servers`");
   const names = Object.keys(servers);
   if (names.length === 0) fail(file, "`servers` lists no server.");
   const policy = object(file, fields.policy ?? {}, "`policy`");
-  only(file, policy, "policy", ["grantedScopes", "allowEffects", "approvalFor", "approvers"]);
+  checkConfigFields(file, policy, "policy", "policy");
   const approval = object(file, fields.approval ?? {}, "`approval`");
-  only(file, approval, "approval", ["waitMs", "pollMs", "elicitAs", "elicitationApproves", "inbox"]);
+  checkConfigFields(file, approval, "approval", "approval");
   if (approval.elicitAs !== undefined && (typeof approval.elicitAs !== "string" || approval.elicitAs.trim() === ""))
     fail(file, "approval.elicitAs must name the approver of answers given at the client.");
   const limits = checkedLimits(file, fields.limits);

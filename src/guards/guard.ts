@@ -1,4 +1,4 @@
-import { LeashError } from "../errors/index.js";
+import { LeashError, checkOptionKeys } from "../errors/index.js";
 import type { Json } from "../json/index.js";
 import type { ModelRequest, ModelResponse } from "../models/model-client.js";
 import type { ToolDescription } from "../tools/tool.js";
@@ -68,6 +68,7 @@ export function checkGuard(guard: unknown, index: number): Guard {
   const { name } = guard as { name?: unknown };
   if (typeof name !== "string" || name === "")
     throw new LeashError("invalid_option", `Expected \`guards[${index}]\` to have a non-empty string \`name\`.`);
+  checkGuardKeys(guard, name, index);
   const copy: Record<string, unknown> = { name };
   for (const point of GUARD_POINTS) {
     const hook = (guard as Record<string, unknown>)[point];
@@ -81,4 +82,57 @@ export function checkGuard(guard: unknown, index: number): Guard {
     if (typeof hook === "function") copy[point] = (hook as (...args: unknown[]) => unknown).bind(guard);
   }
   return Object.freeze(copy) as unknown as Guard;
+}
+
+const normalized = (key: string): string => key.toLowerCase().replace(/[_-]/g, "");
+
+/** Whether two names are at most `limit` single-character edits apart (Levenshtein). */
+function near(left: string, right: string, limit: number): boolean {
+  if (Math.abs(left.length - right.length) > limit) return false;
+  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  for (let row = 1; row <= left.length; row += 1) {
+    const current = [row];
+    for (let column = 1; column <= right.length; column += 1) {
+      const substitution = previous[column - 1]! + (left[row - 1] === right[column - 1] ? 0 : 1);
+      current.push(Math.min(previous[column]! + 1, current[column - 1]! + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[right.length]! <= limit;
+}
+
+/** The names a guard holds that it could mean as a hook: own keys, and a class's methods up its prototypes. */
+function namesOf(guard: object): string[] {
+  const names = new Set(Object.keys(guard));
+  for (let proto = Object.getPrototypeOf(guard) as object | null; proto !== null && proto !== Object.prototype;) {
+    for (const key of Object.getOwnPropertyNames(proto)) if (key !== "constructor") names.add(key);
+    proto = Object.getPrototypeOf(proto) as object | null;
+  }
+  return [...names];
+}
+
+/**
+ * Refuses a guard whose keys say it meant a hook it does not have: a misspelt hook (`beforetool`,
+ * `before_tool`, `beforeTol`) would guard nothing. A plain object may hold only `name` and the hooks;
+ * a class instance keeps its own state and helper methods, and only names within two edits of a hook
+ * (ignoring case, `_` and `-`) are refused there, so guards written as classes still work.
+ */
+function checkGuardKeys(guard: object, name: string, index: number): void {
+  const known = ["name", ...GUARD_POINTS];
+  const prototype = Object.getPrototypeOf(guard) as unknown;
+  if (prototype === Object.prototype || prototype === null) {
+    checkOptionKeys(guard, known, `guards[${index}]`, { noun: "guard key" });
+    return;
+  }
+  for (const key of namesOf(guard)) {
+    if (known.includes(key)) continue;
+    const meant = GUARD_POINTS.find((point) => near(normalized(key), normalized(point), 2));
+    if (meant !== undefined) {
+      throw new LeashError(
+        "invalid_option",
+        `Guard \`${name}\` (\`guards[${index}]\`) has \`${key.slice(0, 64)}\`, which is not a hook: did it mean \`${meant}\`? Known: ${known.join(", ")}.`,
+        { details: { guard: name, key: key.slice(0, 64), known } },
+      );
+    }
+  }
 }

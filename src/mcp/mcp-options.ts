@@ -1,4 +1,4 @@
-import { LeashError } from "../errors/index.js";
+import { LeashError, checkOptionKeys } from "../errors/index.js";
 import type { Effect } from "../tools/tool.js";
 import { EFFECTS } from "../tools/tool.js";
 
@@ -123,6 +123,7 @@ function scopeList(value: unknown, field: string): string[] | undefined {
 
 function checkOverride(name: string, value: unknown): McpToolOverride {
   if (typeof value !== "object" || value === null) bad(`Expected \`overrides.${name}\` to be an object.`);
+  checkOptionKeys(value, ["effect", "idempotent", "scopes"], `overrides.${name}`, { noun: "override" });
   const { effect, idempotent, scopes } = value as Record<string, unknown>;
   if (effect !== undefined && !EFFECTS.includes(effect as Effect)) {
     bad(`Expected \`overrides.${name}.effect\` to be "read", "write" or "external".`);
@@ -138,9 +139,21 @@ function checkOverride(name: string, value: unknown): McpToolOverride {
   return checked;
 }
 
+const MCP_TOOLS_OPTIONS = [
+  "server",
+  "trust",
+  "scopes",
+  "include",
+  "exclude",
+  "overrides",
+  "timeoutMs",
+  "onChange",
+] as const;
+
 /** Checks {@link McpToolsOptions}; a bad option throws `LeashError` `invalid_option`. */
 export function checkOptions(options: McpToolsOptions): CheckedOptions {
   if (typeof options !== "object" || options === null) bad("Expected an options object with `server`.");
+  checkOptionKeys(options, MCP_TOOLS_OPTIONS, "mcpTools(source, options)");
   const { server, trust = "untrusted", timeoutMs = 60_000 } = options;
   if (typeof server !== "string" || !/^[A-Za-z0-9_-]{1,32}$/.test(server)) {
     bad("Expected `server` to match /^[A-Za-z0-9_-]{1,32}$/.");

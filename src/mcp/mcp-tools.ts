@@ -3,7 +3,6 @@ import { LeashError, messageOf } from "../errors/index.js";
 import { digestOfJson, toJson } from "../json/index.js";
 import type { ToolDefinition, ToolSpec } from "../tools/tool.js";
 import { Tool, redefineTool } from "../tools/tool.js";
-import { compileSchema } from "../tools/schema-validator.js";
 import { callTool } from "./mcp-call.js";
 import type { Entry } from "./mcp-call.js";
 import type { Connection } from "./mcp-connect.js";
@@ -15,8 +14,8 @@ import { leashNames } from "./mcp-names.js";
 import type { McpToolsOptions } from "./mcp-options.js";
 import type { McpTools } from "./mcp-tools-api.js";
 import { checkOptions } from "./mcp-options.js";
-import { safeSchema } from "./mcp-patterns.js";
 import { Rereader } from "./mcp-reread.js";
+import { compileServerSchema } from "./server-schema.js";
 import { onToolsChanged } from "./mcp-subscribers.js";
 
 export type { McpTools } from "./mcp-tools-api.js";
@@ -35,15 +34,15 @@ function definitionOf(server: string, listed: ListedTool): ToolDefinition {
   ) as unknown as ToolDefinition;
 }
 
-/** A tool whose arguments are validated without the patterns that could hang the run (see safeSchema). */
+/**
+ * A tool whose arguments are validated in linear time (see compileServerSchema); the server's schema
+ * is compiled first, so a redefinition it refuses leaves the tool as it was.
+ */
 function boundedTool(spec: ToolSpec, redefine?: Tool): Tool {
+  const validator = compileServerSchema(spec.parameters, `the parameters of tool \`${spec.name}\``);
   const made = redefine ?? new Tool(spec);
   if (redefine !== undefined) redefineTool(redefine, spec);
-  const { schema, changed } = safeSchema(made.parameters);
-  if (changed) {
-    const validator = compileSchema(schema, `the parameters of tool \`${made.name}\``);
-    (made as { validator: typeof validator }).validator = validator;
-  }
+  (made as { validator: typeof validator }).validator = validator;
   return made;
 }
 

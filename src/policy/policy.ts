@@ -1,4 +1,4 @@
-import { LeashError } from "../errors/index.js";
+import { LeashError, checkOptionKeys } from "../errors/index.js";
 import type { Effect } from "../tools/tool.js";
 import { EFFECTS } from "../tools/tool.js";
 import type { ApprovalRequest } from "../approvals/approval.js";
@@ -19,6 +19,8 @@ export interface PolicyOptions {
    */
   mayApprove?: (approver: string, request: ApprovalRequest, origin?: AnswerOrigin) => boolean;
 }
+
+const POLICY_OPTIONS = ["grantedScopes", "allowEffects", "approvalFor", "mayApprove"] as const;
 
 function effects(value: unknown, option: string, fallback: Effect[]): ReadonlySet<Effect> {
   if (value === undefined) return new Set(fallback);
@@ -45,6 +47,8 @@ export class Policy {
     if (typeof options !== "object" || options === null) {
       throw new LeashError("invalid_option", "Expected the policy options to be an object.");
     }
+    // A misspelt option (`grantScopes`, `allowEffect`) would silently leave its default in place.
+    checkOptionKeys(options, POLICY_OPTIONS, "new Policy(options)");
     const scopes = options.grantedScopes ?? [];
     if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === "string")) {
       throw new LeashError("invalid_option", "Expected `grantedScopes` to be an array of strings.");

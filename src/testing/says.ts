@@ -1,3 +1,4 @@
+import { checkOptionKeys } from "../errors/index.js";
 import type { Json } from "../json/index.js";
 import type { ModelResponse, ModelToolCall, ModelUsage } from "../models/model-client.js";
 
@@ -43,7 +44,13 @@ export class ScriptStep {
   }
 }
 
-function answer(options: SaysOptions & { text?: string }): Omit<ScriptedResponse, "calls"> {
+// A misspelt option (`usgae`) would leave the step reporting zero tokens without a word.
+function answer(
+  options: SaysOptions & { text?: string; id?: string },
+  step: string,
+  known: readonly string[],
+): Omit<ScriptedResponse, "calls"> {
+  checkOptionKeys(options, known, step);
   const response: Omit<ScriptedResponse, "calls"> = {
     usage: structuredClone(options.usage ?? { inputTokens: 0, outputTokens: 0 }),
   };
@@ -51,6 +58,10 @@ function answer(options: SaysOptions & { text?: string }): Omit<ScriptedResponse
   if (options.providerState !== undefined) response.providerState = structuredClone(options.providerState);
   return response;
 }
+
+const TEXT_KEYS = ["usage", "providerState"] as const;
+const CALL_KEYS = ["usage", "providerState", "id", "text"] as const;
+const CALLS_KEYS = ["usage", "providerState", "text"] as const;
 
 function shortJson(value: unknown): string {
   const text = JSON.stringify(value) ?? "undefined";
@@ -80,24 +91,32 @@ export const says = {
   /** An answer with one tool call. */
   tool(tool: string, args: Json = {}, options: SaysCallOptions = {}): ScriptStep {
     const call = copyCall({ tool, args, ...(options.id === undefined ? {} : { id: options.id }) });
-    return new ScriptStep({ ...answer(options), calls: [call] }, `says.tool(${tool})`);
+    return new ScriptStep({ ...answer(options, "says.tool", CALL_KEYS), calls: [call] }, `says.tool(${tool})`);
   },
   /** An answer with several tool calls at once, in order. */
   calls(calls: ScriptedToolCall[], options: SaysOptions & { text?: string } = {}): ScriptStep {
     const copied = calls.map(copyCall);
     return new ScriptStep(
-      { ...answer(options), calls: copied },
+      { ...answer(options, "says.calls", CALLS_KEYS), calls: copied },
       `says.calls(${copied.map((call) => call.tool).join(", ")})`,
     );
   },
   /** An answer that hands back the output: the model is done. */
   handBack(output: Json, options: SaysCallOptions = {}): ScriptStep {
-    const response: ScriptedResponse = { ...answer(options), calls: [], handBack: structuredClone(output) };
+    const response: ScriptedResponse = {
+      ...answer(options, "says.handBack", CALL_KEYS),
+      calls: [],
+      handBack: structuredClone(output),
+    };
     if (options.id !== undefined) response.handBackId = options.id;
     return new ScriptStep(response, `says.handBack(${shortJson(output)})`);
   },
   /** An answer of plain text, with no call and no output. */
   text(text: string, options: SaysOptions = {}): ScriptStep {
-    return new ScriptStep({ ...answer({ ...options, text }), calls: [] }, `says.text(${shortJson(text)})`);
+    checkOptionKeys(options, TEXT_KEYS, "says.text");
+    return new ScriptStep(
+      { ...answer({ ...options, text }, "says.text", [...TEXT_KEYS, "text"]), calls: [] },
+      `says.text(${shortJson(text)})`,
+    );
   },
 };

@@ -1,4 +1,4 @@
-import { LeashError } from "../errors/index.js";
+import { LeashError, checkOptionKeys } from "../errors/index.js";
 import type { GenerateOptions, ModelClient, ModelRequest, ModelResponse, Price } from "../models/model-client.js";
 import type { ScriptedResponse } from "./says.js";
 import { ScriptStep } from "./says.js";
@@ -21,6 +21,7 @@ export type ScriptFunction = (request: ModelRequest, call: number) => ScriptedRe
 export type ScriptedStep = ScriptStep | ScriptFunction;
 
 function checkOptions(options: ScriptedModelOptions): { name: string; price: Price | undefined } {
+  checkOptionKeys(options, ["name", "price"], "scriptedModel(options, ...steps)");
   const name = options.name ?? "scripted";
   if (typeof name !== "string" || name === "")
     throw new LeashError("invalid_option", "Expected `name` to be a non-empty string.");

@@ -35,8 +35,24 @@ export interface SchemaCompiler {
   compile(schema: unknown, what: string, options?: CompileOptions): SchemaValidator;
 }
 
+/**
+ * A regular expression engine for the `pattern` keyword and `patternProperties` keys, in the form ajv's
+ * `code.regExp` option takes: called with a pattern and its flags when a schema is compiled, it returns
+ * what tests a string (and throws when the pattern cannot be used, so the schema does not compile).
+ * `code` names it in ajv's generated code.
+ */
+export interface PatternEngine {
+  (source: string, flags: string): { test(text: string): boolean };
+  code: string;
+}
+
 /** Options of {@link createSchemaCompiler}. */
 export interface SchemaCompilerOptions {
+  /**
+   * The engine patterns are matched with; default ECMAScript's `RegExp` (right for the schemas an app
+   * writes). `leash/mcp` gives RE2's, which matches in linear time, for schemas a server lists.
+   */
+  patterns?: PatternEngine;
   /**
    * Schemas that `$ref` may reach by absolute URI, keyed by their retrieval URI. Each is registered
    * with the dialect its `$schema` names, or with both when it names none.
@@ -69,6 +85,7 @@ const AJV_OPTIONS: Options = { strict: false, allErrors: true, ownProperties: tr
  */
 export function createSchemaCompiler(options: SchemaCompilerOptions = {}): SchemaCompiler {
   const remotes = checkRemotes(options.remotes ?? {});
+  const patterns = options.patterns;
   const shared = new Map<SchemaDraft, Ajv>();
   const byObject = new WeakMap<object, SchemaValidator>();
   const byText = new Map<string, SchemaValidator>();
@@ -141,7 +158,11 @@ export function createSchemaCompiler(options: SchemaCompilerOptions = {}): Schem
   function createAjv(draft: SchemaDraft, list: readonly Remote[], checkMeta: boolean): Ajv {
     // Checking schemas against the meta-schema is left to the shared instances: it compiles the
     // meta-schema, which costs a fresh instance some 20 ms instead of under one.
-    const ajvOptions: Options = { ...AJV_OPTIONS, validateSchema: checkMeta };
+    const ajvOptions: Options = {
+      ...AJV_OPTIONS,
+      validateSchema: checkMeta,
+      ...(patterns === undefined ? {} : { code: { regExp: patterns } }),
+    };
     const ajv = draft === "2020-12" ? new Ajv2020(ajvOptions) : new Ajv(ajvOptions);
     ajvFormats.default(ajv);
     for (const remote of list) {

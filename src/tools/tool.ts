@@ -1,4 +1,4 @@
-import { LeashError } from "../errors/index.js";
+import { LeashError, checkOptionKeys } from "../errors/index.js";
 import type { Json } from "../json/index.js";
 import { toJson } from "../json/index.js";
 import type { JsonSchema, SchemaValidator } from "./schema-validator.js";
@@ -6,6 +6,19 @@ import { compileSchema } from "./schema-validator.js";
 import type { StandardOutput, StandardTypedSchema } from "./standard-schema.js";
 import { isStandardSchema, standardJsonSchema, standardParse } from "./standard-schema.js";
 import type { ToolContext } from "./tool-context.js";
+
+const TOOL_SPEC_KEYS = [
+  "name",
+  "description",
+  "parameters",
+  "scopes",
+  "effect",
+  "cost",
+  "idempotent",
+  "timeoutMs",
+  "execute",
+  "definition",
+] as const;
 
 /** What a tool does to the world: only `read` tools are allowed by default. */
 export type Effect = "read" | "write" | "external";
@@ -138,6 +151,8 @@ export class Tool<Args = Record<string, Json>> {
     if (typeof name !== "string" || !NAME.test(name)) {
       invalid(name, "Expected `name` to match /^[A-Za-z0-9_-]{1,64}$/ (letters, digits, _ and -, no spaces).");
     }
+    // A misspelt key would leave its default: `scope` for `scopes` makes a tool need no scope at all.
+    checkOptionKeys(spec, TOOL_SPEC_KEYS, `the spec of tool \`${name}\``, { code: "invalid_tool", noun: "key" });
     if (typeof spec.execute !== "function") invalid(name, "Expected `execute` to be a function.");
     const description = spec.description ?? "";
     if (typeof description !== "string") invalid(name, "Expected `description` to be a string.");

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import type { Agent } from "../agent/agent.js";
-import { LeashError } from "../errors/index.js";
+import { LeashError, checkOptionKeys } from "../errors/index.js";
 import type { RunStore } from "../stores/run-store.js";
 
 /** Where a worker says what it did: an injected logger, so that tests and apps choose. */
@@ -60,6 +60,11 @@ function positiveInteger(value: unknown, name: string, fallback: number): number
 export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOptions {
   if (typeof options !== "object" || options === null)
     throw new LeashError("invalid_option", "Expected the worker options to be an object.");
+  checkOptionKeys(
+    options,
+    ["agent", "store", "pollMs", "signal", "logger", "leaseMs", "recover", "workerId"],
+    "new Worker(options)",
+  );
   if (typeof options.agent?.resume !== "function")
     throw new LeashError("invalid_option", "Expected `agent` to be an Agent.");
   const store = options.store as Partial<RunStore> | undefined;

@@ -84,7 +84,7 @@ withPostgres("PostgresStore as one Merkle log", (url) => {
       const notes: string[] = [];
       while (!finished) {
         const note = await signCheckpoint(store, { key: signerKey, origin });
-        await log.saveCheckpoint(note);
+        await log.saveCheckpoint(note, { key: verifierKey });
         notes.push(note);
       }
       await done;

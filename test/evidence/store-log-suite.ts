@@ -28,6 +28,7 @@ import {
   specVerifyConsistency,
   specVerifyInclusion,
 } from "./spec-checker.js";
+import { checkpointRefusalCases } from "./store-checkpoint-refusals.js";
 
 /** A store that is a run store, an audit sink and a Merkle log. */
 export type LogStore = RunStore & AuditSink & EvidenceStore;
@@ -59,6 +60,7 @@ const kinds = (problems: readonly CheckpointProblem[]): string[] => problems.map
 
 /** Defines the suite's tests for one kind of store. */
 export function storeLogSuite(kind: LogStoreKind): void {
+  checkpointRefusalCases(kind);
   const { name } = kind;
 
   test(`${name}: the spec checker verifies a store's checkpoints, inclusion proofs and consistency proofs`, async () => {
@@ -101,15 +103,17 @@ export function storeLogSuite(kind: LogStoreKind): void {
       assert.equal(await log.latestCheckpoint(), null);
       await store.append(runsOf("one", 3));
       const first = await signCheckpoint(store, { key: signerKey, origin });
-      const stored = await log.saveCheckpoint(first);
+      const stored = await log.saveCheckpoint(first, { key: verifierKey });
       assert.equal(stored.treeSize, 9);
       assert.equal(stored.note, first);
       await store.append(runsOf("two", 2));
       const second = await signCheckpoint(store, { key: signerKey, origin });
-      await log.saveCheckpoint(second);
+      await log.saveCheckpoint(second, { key: verifierKey });
       const witness = keygen("witness.example");
       const cosigned = signNote(second.slice(0, second.indexOf("\n\n") + 1), witness.signerKey);
-      const merged = await log.saveCheckpoint(second + cosigned.slice(cosigned.indexOf("\n\n") + 2));
+      const merged = await log.saveCheckpoint(second + cosigned.slice(cosigned.indexOf("\n\n") + 2), {
+        key: verifierKey,
+      });
       assert.equal(merged.note.split("\n— ").length, 3, "the log's signature and the cosignature");
       assert.equal((await log.latestCheckpoint())?.note, merged.note);
       assert.deepEqual(
@@ -117,7 +121,7 @@ export function storeLogSuite(kind: LogStoreKind): void {
         [9, 15],
       );
       assert.deepEqual(await verifyCheckpoint(store, merged.note, { key: verifierKey }), []);
-      await assert.rejects(log.saveCheckpoint("not a note"), { code: "malformed_note" });
+      await assert.rejects(log.saveCheckpoint("not a note", { key: verifierKey }), { code: "malformed_note" });
     } finally {
       await kind.close(store);
     }
@@ -128,7 +132,7 @@ export function storeLogSuite(kind: LogStoreKind): void {
     try {
       await store.append(runsOf("one"));
       const before = await signCheckpoint(store, { key: signerKey, origin });
-      await evidenceLogOf(store).saveCheckpoint(before);
+      await evidenceLogOf(store).saveCheckpoint(before, { key: verifierKey });
       store = await kind.reopen(store);
       await store.append(runsOf("two"));
       const log = evidenceLogOf(store);

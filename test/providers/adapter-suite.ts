@@ -12,7 +12,7 @@ import { MODES, mode } from "./support/loopback-test.js";
 import { malformedArgumentsCase, unknownToolCase } from "./support/refusal-cases.js";
 import type { CaseContext } from "./support/suite-context.js";
 import { withServer } from "./support/suite-context.js";
-import { providerStateCase, streamedTextCase, usageCostCase } from "./support/usage-cases.js";
+import { providerStateCase, streamedTextCase, unreadableUsageCase, usageCostCase } from "./support/usage-cases.js";
 import { workshopCase } from "./support/workshop-case.js";
 
 // A deadline for one case, not a measure of it: the approval case starts two child processes.
@@ -49,6 +49,10 @@ export function adapterSuite(harnessName: string): void {
         httpErrorCase(context, 500),
       );
       both("charges the exact cost of a usage with cache and reasoning tokens", usageCostCase);
+      both(
+        "fails the call with model_failed on a reported count that is not a safe non-negative integer, never counting it as 0",
+        unreadableUsageCase,
+      );
       both(
         "sends the provider's reasoning state back verbatim on the next request",
         providerStateCase,

@@ -1,6 +1,7 @@
 import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { Command } from "commander";
 import { signCheckpoint } from "../../index.js";
+import { parseSignerKey } from "../../evidence/note-keys.js";
 import { CliError, EXIT_FAILURE, EXIT_OPERATIONAL } from "../cli-error.js";
 import { withCommonOptions, type CommonOptions } from "../common-options.js";
 import { evidenceTarget } from "../evidence/evidence-target.js";
@@ -113,7 +114,7 @@ export function checkpointCommand(): Command {
               evidence,
               lastSize(await evidence.latestCheckpoint?.(), options.out),
             );
-      await evidence.saveCheckpoint?.(witnessed.note);
+      await evidence.saveCheckpoint?.(witnessed.note, parseSignerKey(key).text);
       return witnessed;
     });
     if (options.out !== undefined) writeWhole(options.out, note);

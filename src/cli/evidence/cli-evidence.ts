@@ -40,8 +40,11 @@ export interface CliEvidence {
   lastLeafOf(runId: string): Promise<RunLeaf | undefined>;
   /** The last checkpoint kept beside the log (a store), whose size witnesses are first asked from. */
   latestCheckpoint?(): Promise<string | undefined>;
-  /** Keeps a signed checkpoint beside the log (a store); absent for a JSONL trail. */
-  saveCheckpoint?(note: string): Promise<void>;
+  /**
+   * Keeps a signed checkpoint beside the log (a store), once it is checked to be one of this log
+   * under the log's verifier key; absent for a JSONL trail.
+   */
+  saveCheckpoint?(note: string, verifierKey: string): Promise<void>;
 }
 
 /**

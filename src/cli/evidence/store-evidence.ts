@@ -34,8 +34,8 @@ export function storeEvidence(store: CliStore, label: string): Promise<CliEviden
       return { seq: last.seq, leafIndex: await log.leafIndexOf(runId, last.seq) };
     },
     latestCheckpoint: async () => (await log.latestCheckpoint())?.note,
-    saveCheckpoint: async (note) => {
-      await log.saveCheckpoint(note);
+    saveCheckpoint: async (note, verifierKey) => {
+      await log.saveCheckpoint(note, { key: verifierKey });
     },
   });
 }

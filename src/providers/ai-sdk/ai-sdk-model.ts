@@ -133,5 +133,5 @@ class AiSdkModelClient implements ModelClient {
  */
 export function aiSdkModel(model: AiSdkLanguageModel, options: AiSdkModelOptions = {}): ModelClient {
   const checkedModel = checkModel(model);
-  return new AiSdkModelClient(checkedModel, checkAdapterOptions(ADAPTER, options));
+  return new AiSdkModelClient(checkedModel, checkAdapterOptions(ADAPTER, options, []));
 }

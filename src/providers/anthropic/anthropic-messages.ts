@@ -27,7 +27,7 @@ export interface AnthropicMessagesOptions extends AdapterOptions {
 }
 
 function checkOptions(options: AnthropicMessagesOptions) {
-  const common = checkAdapterOptions(ADAPTER, options);
+  const common = checkAdapterOptions(ADAPTER, options, ["model", "maxTokens", "thinking"]);
   const { model, maxTokens, thinking } = options as unknown as Record<string, unknown>;
   if (typeof maxTokens !== "number" || !Number.isSafeInteger(maxTokens) || maxTokens < 1)
     throw new LeashError(

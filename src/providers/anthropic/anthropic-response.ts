@@ -4,7 +4,8 @@ import { LeashError } from "../../errors/index.js";
 import type { FinishReason, ModelResponse, ModelToolCall, ModelUsage } from "../../models/model-client.js";
 import type { HandBackTool } from "../common/hand-back-tool.js";
 import { handBackOutput } from "../common/hand-back-tool.js";
-import type { AnthropicMessage, AnthropicUsage } from "./anthropic-client.js";
+import { reportedCount, reportedSum, reportedUsage } from "../common/usage-count.js";
+import type { AnthropicMessage } from "./anthropic-client.js";
 
 /** One content block of an answer, read: text, a tool call, or opaque state to send back. */
 export type ReceivedPart =
@@ -16,22 +17,24 @@ function failed(message: string): LeashError {
   return new LeashError("model_failed", `anthropicMessages: ${message}`);
 }
 
-const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
-
 /**
  * Usage in leash's meaning. Anthropic's `input_tokens` counts only the tokens after the last cache
  * breakpoint, so the input is that plus the cache reads and writes; `output_tokens` already counts the
- * thinking tokens, which Anthropic does not report apart.
+ * thinking tokens, which Anthropic does not report apart. A count that is there but is not a safe
+ * non-negative integer fails the call (`model_failed`); a count left out or `null` is 0.
  */
-export function normalizedUsage(usage: AnthropicUsage | null | undefined): ModelUsage {
-  const read = usage?.cache_read_input_tokens;
-  const write = usage?.cache_creation_input_tokens;
+export function normalizedUsage(usage: unknown): ModelUsage {
+  const source = (field: string) => ({ adapter: "anthropicMessages", field: `usage.${field}` });
+  const reported = reportedUsage(usage, { adapter: "anthropicMessages", field: "usage" });
+  const read = reportedCount(reported?.cache_read_input_tokens, source("cache_read_input_tokens"));
+  const write = reportedCount(reported?.cache_creation_input_tokens, source("cache_creation_input_tokens"));
+  const input = reportedCount(reported?.input_tokens, source("input_tokens"));
   const normalized: ModelUsage = {
-    inputTokens: count(usage?.input_tokens) + count(read) + count(write),
-    outputTokens: count(usage?.output_tokens),
+    inputTokens: reportedSum([input, read, write], source("input_tokens")),
+    outputTokens: reportedCount(reported?.output_tokens, source("output_tokens")) ?? 0,
   };
-  if (typeof read === "number") normalized.cacheReadTokens = read;
-  if (typeof write === "number") normalized.cacheWriteTokens = write;
+  if (read !== undefined) normalized.cacheReadTokens = read;
+  if (write !== undefined) normalized.cacheWriteTokens = write;
   return normalized;
 }
 
@@ -78,7 +81,7 @@ export function messageParts(message: AnthropicMessage): ReceivedPart[] {
 export function modelResponse(
   parts: readonly ReceivedPart[],
   stopReason: string | null | undefined,
-  usage: AnthropicUsage | null | undefined,
+  usage: unknown,
   handBack: HandBackTool | undefined,
 ): ModelResponse {
   const response: ModelResponse = { calls: [], usage: normalizedUsage(usage), finish: finishReason(stopReason) };

@@ -2,14 +2,14 @@ import type { JsonObject } from "../../json/index.js";
 import { isJsonObject } from "../../json/index.js";
 import { LeashError } from "../../errors/index.js";
 import { parseArguments } from "../common/parse-arguments.js";
-import type { AnthropicUsage } from "./anthropic-client.js";
 import type { ReceivedPart } from "./anthropic-response.js";
 
 /** What a stream of Messages API events amounts to. */
 export interface StreamedAnswer {
   parts: ReceivedPart[];
   stopReason: string | null | undefined;
-  usage: AnthropicUsage;
+  /** The usage fields as the events reported them, unchecked: `normalizedUsage` checks them. */
+  usage: Record<string, unknown>;
 }
 
 type Building =
@@ -73,7 +73,7 @@ function finished(building: Building): ReceivedPart | undefined {
   }
 }
 
-function mergeUsage(usage: AnthropicUsage, update: unknown): void {
+function mergeUsage(usage: Record<string, unknown>, update: unknown): void {
   if (!isJsonObject(update)) return;
   for (const key of [
     "input_tokens",
@@ -83,7 +83,8 @@ function mergeUsage(usage: AnthropicUsage, update: unknown): void {
   ] as const) {
     const value = update[key];
     // message_delta's counts are cumulative, and a field it leaves null keeps message_start's value.
-    if (typeof value === "number") usage[key] = value;
+    // Anything else is kept as it came, so that normalizedUsage refuses it instead of counting 0.
+    if (value !== undefined && value !== null) usage[key] = value;
   }
 }
 

@@ -1,4 +1,4 @@
-import { LeashError } from "../../errors/index.js";
+import { LeashError, checkOptionKeys } from "../../errors/index.js";
 import type { Price } from "../../models/model-client.js";
 import { checkPrice } from "../../models/check-price.js";
 import { DEFAULT_HAND_BACK_NAME, isToolName } from "./hand-back-tool.js";
@@ -22,13 +22,23 @@ export interface CheckedAdapterOptions {
   handBackTool: string;
 }
 
-/** Checks what every adapter takes; a bad option throws `invalid_option` when the adapter is made. */
-export function checkAdapterOptions(adapter: string, options: unknown): CheckedAdapterOptions {
+const ADAPTER_OPTIONS = ["price", "parallelToolCalls", "stream", "handBackTool"] as const;
+
+/**
+ * Checks what every adapter takes; a bad option, or a key that is neither one of these nor one of
+ * the adapter's own (`ownKeys`, e.g. `model`), throws `invalid_option` when the adapter is made.
+ */
+export function checkAdapterOptions(
+  adapter: string,
+  options: unknown,
+  ownKeys: readonly string[] = [],
+): CheckedAdapterOptions {
   const fail = (message: string): never => {
     throw new LeashError("invalid_option", `${adapter}: ${message}`);
   };
   if (options === undefined) options = {};
   if (typeof options !== "object" || options === null) return fail("expected the options to be an object.");
+  checkOptionKeys(options, [...ownKeys, ...ADAPTER_OPTIONS], `${adapter}(options)`);
   const { price, parallelToolCalls, stream, handBackTool } = options as Record<string, unknown>;
   if (parallelToolCalls !== undefined && typeof parallelToolCalls !== "boolean")
     fail("expected `parallelToolCalls` to be a boolean.");

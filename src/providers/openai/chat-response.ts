@@ -2,7 +2,7 @@ import { LeashError } from "../../errors/index.js";
 import type { FinishReason, ModelResponse, ModelToolCall, ModelUsage } from "../../models/model-client.js";
 import { type HandBackTool, handBackOutput } from "../common/hand-back-tool.js";
 import { parseArguments } from "../common/parse-arguments.js";
-import type { ChatUsage } from "./chat-wire.js";
+import { reportedCount, reportedUsage } from "../common/usage-count.js";
 
 /** A tool call as the model wrote it, its arguments still text. */
 export interface ChatRawCall {
@@ -23,27 +23,34 @@ export interface ChatAnswer {
 const record = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
-const count = (value: unknown): number =>
-  typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : 0;
-
 /**
  * Normalizes Chat Completions usage: `prompt_tokens` already counts the cached tokens and
  * `completion_tokens` the reasoning ones, so they are leash's input and output as they are; the parts
- * are kept when the provider reports them above zero.
+ * are kept when the provider reports them above zero. A count that is there but is not a safe
+ * non-negative integer fails the call (`model_failed`); a count left out or `null` is 0.
  *
  * @example
  * chatUsage({ prompt_tokens: 1200, completion_tokens: 300, prompt_tokens_details: { cached_tokens: 1000 } });
  * // { inputTokens: 1200, outputTokens: 300, cacheReadTokens: 1000 }
  */
-export function chatUsage(usage: ChatUsage | null | undefined): ModelUsage {
+export function chatUsage(usage: unknown): ModelUsage {
+  const source = (field: string) => ({ adapter: "openaiChat", field: `usage.${field}` });
+  const reported = reportedUsage(usage, { adapter: "openaiChat", field: "usage" });
+  const details = (field: string) => reportedUsage(reported?.[field], source(field));
   const normalized: ModelUsage = {
-    inputTokens: count(usage?.prompt_tokens),
-    outputTokens: count(usage?.completion_tokens),
+    inputTokens: reportedCount(reported?.prompt_tokens, source("prompt_tokens")) ?? 0,
+    outputTokens: reportedCount(reported?.completion_tokens, source("completion_tokens")) ?? 0,
   };
-  const cacheRead = count(record(usage?.prompt_tokens_details)?.cached_tokens);
-  const reasoning = count(record(usage?.completion_tokens_details)?.reasoning_tokens);
-  if (cacheRead > 0) normalized.cacheReadTokens = cacheRead;
-  if (reasoning > 0) normalized.reasoningTokens = reasoning;
+  const cacheRead = reportedCount(
+    details("prompt_tokens_details")?.cached_tokens,
+    source("prompt_tokens_details.cached_tokens"),
+  );
+  const reasoning = reportedCount(
+    details("completion_tokens_details")?.reasoning_tokens,
+    source("completion_tokens_details.reasoning_tokens"),
+  );
+  if (cacheRead !== undefined && cacheRead > 0) normalized.cacheReadTokens = cacheRead;
+  if (reasoning !== undefined && reasoning > 0) normalized.reasoningTokens = reasoning;
   return normalized;
 }
 
@@ -66,7 +73,7 @@ export function chatFinish(reason: unknown): FinishReason {
  */
 export function modelResponse(answer: ChatAnswer, handBack: HandBackTool | undefined): ModelResponse {
   const calls: ModelToolCall[] = [];
-  const response: ModelResponse = { calls, usage: chatUsage(record(answer.usage)) };
+  const response: ModelResponse = { calls, usage: chatUsage(answer.usage) };
   let handedBack = false;
   for (const raw of answer.calls) {
     const call = parseArguments(raw.id ?? "", raw.name, raw.arguments);

@@ -41,7 +41,9 @@ export async function readChatStream(
     if (signal.aborted) break;
     const chunk = record(value);
     if (chunk === undefined) continue;
-    if (record(chunk.usage) !== undefined) usage = chunk.usage;
+    // Every chunk but the last carries `usage: null`; a usage that is there is kept whatever it is, so a
+    // garbled one fails the call instead of being read as none.
+    if (chunk.usage !== undefined && chunk.usage !== null) usage = chunk.usage;
     const choices = Array.isArray(chunk.choices) ? (chunk.choices as unknown[]) : [];
     const choice = record(choices[0]);
     if (choice === undefined) continue;

@@ -40,7 +40,7 @@ function checkClient(client: unknown): OpenAIChatClient {
  * const agent = new Agent({ tools, planner: modelPlanner({ model }) });
  */
 export function openaiChat(client: OpenAIChatClient, options: OpenAIChatOptions): ModelClient {
-  const checked = checkAdapterOptions(ADAPTER, options);
+  const checked = checkAdapterOptions(ADAPTER, options, ["model"]);
   const model = checkModelName(ADAPTER, (options as Partial<OpenAIChatOptions> | undefined)?.model);
   const sdk = checkClient(client);
   const generate = async (request: ModelRequest, { signal, onText }: GenerateOptions): Promise<ModelResponse> => {

@@ -3,31 +3,39 @@ import type { FinishReason, ModelResponse, ModelToolCall, ModelUsage } from "../
 import type { HandBackTool } from "../common/hand-back-tool.js";
 import { handBackOutput } from "../common/hand-back-tool.js";
 import { parseArguments } from "../common/parse-arguments.js";
+import { reportedCount, reportedUsage } from "../common/usage-count.js";
 
 type Fields = Record<string, unknown>;
 
 const fields = (value: unknown): Fields =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Fields) : {};
 
-const count = (value: unknown): number =>
-  typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
-
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
 /**
  * A Responses API usage in leash's meaning. OpenAI's `input_tokens` already includes the cached ones
- * and `output_tokens` the reasoning ones, so both are taken as they are; parts that are zero are left out.
+ * and `output_tokens` the reasoning ones, so both are taken as they are; parts that are zero are left
+ * out. A count that is there but is not a safe non-negative integer fails the call (`model_failed`); a
+ * count left out or `null` is 0.
  */
 export function responsesUsage(usage: unknown): ModelUsage {
-  const reported = fields(usage);
+  const source = (field: string) => ({ adapter: "openaiResponses", field: `usage.${field}` });
+  const reported = reportedUsage(usage, { adapter: "openaiResponses", field: "usage" });
+  const details = (field: string) => reportedUsage(reported?.[field], source(field));
   const normalized: ModelUsage = {
-    inputTokens: count(reported.input_tokens),
-    outputTokens: count(reported.output_tokens),
+    inputTokens: reportedCount(reported?.input_tokens, source("input_tokens")) ?? 0,
+    outputTokens: reportedCount(reported?.output_tokens, source("output_tokens")) ?? 0,
   };
-  const cacheRead = count(fields(reported.input_tokens_details).cached_tokens);
-  const reasoning = count(fields(reported.output_tokens_details).reasoning_tokens);
-  if (cacheRead > 0) normalized.cacheReadTokens = cacheRead;
-  if (reasoning > 0) normalized.reasoningTokens = reasoning;
+  const cacheRead = reportedCount(
+    details("input_tokens_details")?.cached_tokens,
+    source("input_tokens_details.cached_tokens"),
+  );
+  const reasoning = reportedCount(
+    details("output_tokens_details")?.reasoning_tokens,
+    source("output_tokens_details.reasoning_tokens"),
+  );
+  if (cacheRead !== undefined && cacheRead > 0) normalized.cacheReadTokens = cacheRead;
+  if (reasoning !== undefined && reasoning > 0) normalized.reasoningTokens = reasoning;
   return normalized;
 }
 

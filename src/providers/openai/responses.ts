@@ -45,7 +45,7 @@ export interface OpenAIResponsesOptions extends AdapterOptions {
  * const planner = modelPlanner({ model, purpose: "Answer from the files." });
  */
 export function openaiResponses(client: OpenAIResponsesClient, options: OpenAIResponsesOptions): ModelClient {
-  const checked = checkAdapterOptions("openaiResponses", options);
+  const checked = checkAdapterOptions("openaiResponses", options, ["model", "store"]);
   const model = checkModelName("openaiResponses", (options as Partial<OpenAIResponsesOptions> | undefined)?.model);
   const store = (options as { store?: unknown }).store;
   if (store !== undefined && typeof store !== "boolean")

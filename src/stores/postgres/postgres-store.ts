@@ -2,7 +2,7 @@ import type { Approval } from "../../approvals/approval.js";
 import type { AuditRecord } from "../../audit/audit-record.js";
 import type { AuditSink } from "../../audit/audit-sink.js";
 import { checkRecords } from "../../audit/check-records.js";
-import { LeashError, StateError } from "../../errors/index.js";
+import { LeashError, StateError, checkOptionKeys } from "../../errors/index.js";
 import type { RunState } from "../../state/run-state.js";
 import { checkSaveRevision } from "../memory-store.js";
 import { recordAnswer } from "../record-answer.js";
@@ -53,6 +53,7 @@ function checkConnection(connection: unknown): { connectionString: string } | { 
       "Expected `{ connectionString }` or `{ pool }` to connect PostgresStore to.",
     );
   }
+  checkOptionKeys(connection, ["connectionString", "pool", "schema", "timeouts"], "new PostgresStore(connection)");
   const { connectionString, pool } = connection as { connectionString?: unknown; pool?: unknown };
   if (connectionString !== undefined && pool !== undefined) {
     throw new LeashError("invalid_option", "Expected either `connectionString` or `pool`, not both.");
@@ -110,6 +111,7 @@ export class PostgresStore implements RunStore, AuditSink {
     this.#connection = checkConnection(connection);
     if (typeof options !== "object" || options === null)
       throw new LeashError("invalid_option", "Expected the PostgresStore options to be an object.");
+    checkOptionKeys(options, ["schema", "timeouts"], "new PostgresStore(connection, options)");
     const given = [connection.schema, options.schema].filter((schema) => schema !== undefined);
     if (given.length === 2 && given[0] !== given[1])
       throw new LeashError("invalid_option", "Expected one `schema`, not two different ones.");

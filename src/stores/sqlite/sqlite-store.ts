@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import type { Approval } from "../../approvals/approval.js";
 import type { AuditRecord } from "../../audit/audit-record.js";
 import type { SyncReadableAuditSink } from "../../audit/audit-sink.js";
-import { LeashError, StateError } from "../../errors/index.js";
+import { LeashError, StateError, checkOptionKeys } from "../../errors/index.js";
 import type { RunState } from "../../state/run-state.js";
 import { checkSaveRevision } from "../memory-store.js";
 import { recordAnswer } from "../record-answer.js";
@@ -142,6 +142,7 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
     }
     if (typeof options !== "object" || options === null)
       throw new LeashError("invalid_option", "Expected the SQLite store's options to be an object.");
+    checkOptionKeys(options, ["busyTimeoutMs"], "new SqliteStore(path, options)");
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0 || busyTimeoutMs > 2 ** 31 - 1) {
       throw new LeashError("invalid_option", "Expected `busyTimeoutMs` to be a non-negative integer of milliseconds.");

@@ -88,3 +88,26 @@ export async function streamedTextCase({ server, client }: CaseContext): Promise
   assert.equal(textOf(1), STREAMED);
   assert.ok(events.filter((event) => event.step === 1).length > 1, "the answer came in several deltas, not one");
 }
+
+// Counts a provider may report that leash cannot charge exactly: too large to be exact, a fraction,
+// a string of digits, a negative number. Each one must fail the call, never count as 0 tokens.
+const UNREADABLE_COUNTS: unknown[] = [2 ** 60, 1_500_000.5, "2000000", -1, Number.MAX_SAFE_INTEGER + 2, true];
+
+export async function unreadableUsageCase({ server, client }: CaseContext): Promise<void> {
+  for (const count of UNREADABLE_COUNTS) {
+    const agent = suiteAgent({ model: client({ price: PRICE }), calls: [] });
+    // The scripted usage is encoded by each harness in its provider's field for output tokens.
+    server.reply({ type: "answer", text: "New pads.", usage: { input: 10, output: count as number } });
+
+    const state = await agent.run("Why does the rear brake not bite?", { limits: { maxTokens: 1_000 } });
+
+    const shown = JSON.stringify(count);
+    assert.equal(state.status, "failed", `a usage of ${shown} fails the call`);
+    assert.equal(state.failure?.code, "model_failed", shown);
+    assert.equal(state.answer, undefined, shown);
+    const records = recordsOf(agent.audit.records, state.runId);
+    assert.equal(records.filter((record) => record.event === "model_failed").length, 1, shown);
+    assert.equal(records.filter((record) => record.event === "model_called").length, 0, shown);
+    assert.deepEqual(verifyAudit(records), []);
+  }
+}
