@@ -1,7 +1,7 @@
 import { trace } from "../index.js";
 import type { RunState, Step } from "../index.js";
 import type { TrailCheck } from "./check-trail.js";
-import { problemLines } from "./check-trail.js";
+import { coverageText, problemLines } from "./check-trail.js";
 import { originText } from "./answer-run.js";
 import type { AnswerOrigin } from "./answer-origin.js";
 import { fullJsonLines, shortJson } from "./print.js";
@@ -94,6 +94,17 @@ function trailLines(check: TrailCheck): string[] {
   } else if (check.holdsHead === false) {
     lines.push("  it does NOT hold the state's auditHead: records were removed");
   }
+  // The chain alone proves the records; what is printed above is the saved state, checked against them.
+  if (check.state.problems.length === 0) lines.push("  the saved state agrees with it");
+  else {
+    lines.push(`  the saved state disagrees with it (${check.state.problems.length} state_mismatch):`);
+    lines.push(...problemLines(check.state.problems.map((problem) => ({ ...problem, seq: null }))));
+  }
+  lines.push(
+    check.verified
+      ? "  verified: the chain holds, and the saved state shown above agrees with it"
+      : `  ${coverageText(check)}`,
+  );
   return lines;
 }
 
