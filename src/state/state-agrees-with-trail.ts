@@ -57,6 +57,8 @@ export function stateAgreesWithTrail(state: RunState, records: readonly AuditRec
   const problems: StateMismatch[] = [];
   const unchecked = new Set<string>([BOOKKEEPING]);
   const mismatch = (step: number | undefined, field: string, message: string): void => {
+    // One problem for each part of the state: two records that both disagree with it name it once.
+    if (problems.some((problem) => problem.step === step && problem.field === field)) return;
     problems.push({ problem: "state_mismatch", run: runId, ...(step === undefined ? {} : { step }), field, message });
   };
   try {
@@ -66,6 +68,21 @@ export function stateAgreesWithTrail(state: RunState, records: readonly AuditRec
         undefined,
         "trail",
         `The trail holds no record of run ${shown(runId)}: nothing in its saved state is covered.`,
+      );
+      return { problems, unchecked: [...unchecked] };
+    }
+    const head = state.auditHead;
+    if (
+      head !== null &&
+      head !== undefined &&
+      !records.some((record) => record?.run === runId && record.seq === head.seq && record.digest === head.digest)
+    ) {
+      // The state is ahead of a trail cut short: what it says past the cut is covered by nothing, and
+      // one problem says so rather than one for every field the missing records held.
+      mismatch(
+        undefined,
+        "auditHead",
+        `The saved state points at record ${shown(head.seq)} of its run, which the trail does not hold: what the state says past the trail's end is not covered.`,
       );
       return { problems, unchecked: [...unchecked] };
     }

@@ -40,7 +40,11 @@ function payPlanner(amount: number): Planner {
       : Decision.finish({ outcome: state.steps.at(-1)?.outcome ?? null, result: state.steps.at(-1)?.result ?? null });
 }
 
-function agentOn(store: Store, planner: Planner, extra: { guards?: Guard[]; tools?: ConstructorParameters<typeof Agent>[0]["tools"] } = {}) {
+function agentOn(
+  store: Store,
+  planner: Planner,
+  extra: { guards?: Guard[]; tools?: ConstructorParameters<typeof Agent>[0]["tools"] } = {},
+) {
   return new Agent({
     tools: extra.tools ?? [lookup, pay, failing],
     planner,

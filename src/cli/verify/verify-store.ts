@@ -118,7 +118,9 @@ export async function verifyStore(
   const unread = new Set(problems.map((problem) => problem.run));
   const checked = Object.fromEntries(Object.entries(heads).filter(([runId]) => !unread.has(runId)));
   problems.push(...verifyAudit(records, { heads: checked }), ...unreadableRuns);
-  problems.push(...stateProblems(states, records, unread));
+  // A run whose trail lacks its state's head is `truncated` already: its state is not checked again.
+  const cut = new Set(problems.filter((problem) => problem.problem === "truncated").map((problem) => problem.run));
+  problems.push(...stateProblems(states, records, new Set([...unread, ...cut])));
   // A row whose digest column is not its record's digest: the records alone cannot show it.
   problems.push(...(await evidenceLogOf(store as unknown as EvidenceLogOwner).rowProblems()));
   return { path, kind, records: records.length, runs: runs.length, heads, problems };
