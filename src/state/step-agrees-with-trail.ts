@@ -220,6 +220,13 @@ function checkActOutcome(step: Step, index: number, own: readonly Fact[], contex
       resultMustBeNull();
       return;
     }
+    const keptBack = own.find((fact) => fact.event === "guard_blocked" && fact.data.point === "afterTool");
+    if (recorded === "executed" && keptBack !== undefined) {
+      // The call ran, and a guard kept its result back: the trail says withheld, whatever the row says.
+      wrong(`a guard kept its result back in the trail`, keptBack.seq);
+      resultMustBeNull();
+      return;
+    }
     if (outcome !== recorded) wrong(`the trail ended its call as ${shown(recorded)}`, toolEnded.seq);
     if (!sameError(step, errorOf(toolEnded.data)))
       mismatch(
