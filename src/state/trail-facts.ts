@@ -4,6 +4,9 @@ import { canonicalOfJson } from "../json/index.js";
 /** A record's `data` as an object to read fields from: `{}` when it is not one. */
 export type Fields = Record<string, unknown>;
 
+/** Names one disagreement of a saved state with its records: the step when it is a step's, the field, and what differs. */
+export type Mismatch = (step: number | undefined, field: string, message: string) => void;
+
 /** One record of a run, its data read as fields. */
 export interface Fact {
   seq: number;
