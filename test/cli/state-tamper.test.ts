@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { verifyCheckpoint } from "../../src/index.js";
-import { RUN_KINDS, fillRunKinds } from "../helpers/run-kinds.js";
+import { fillRunKinds } from "../helpers/run-kinds.js";
 import { addApprover, serve } from "../inbox/serve-helpers.js";
 import { leash } from "./cli-helpers.js";
 import { eachStore, type CliStore } from "./cli-stores.js";
@@ -101,10 +101,12 @@ eachStore(
       leash(["verify", ...target.args, "--checkpoint", note, "--key", verifierKey, "--json"], { cwd: target.cwd });
 
     // Untouched: every kind of run passes everywhere.
-    assert.equal(verifyJson().status, 0, verifyJson().stdout);
-    assert.equal(checkpointJson().status, 0, checkpointJson().stdout);
+    const before = verifyJson();
+    assert.equal(before.status, 0, before.stdout);
+    const beforeCheckpoint = checkpointJson();
+    assert.equal(beforeCheckpoint.status, 0, beforeCheckpoint.stdout);
     assert.deepEqual(await verifyCheckpoint(target.store as never, noteText, { key: verifierKey }), []);
-    for (const run of RUN_KINDS) {
+    for (const run of ["completed-payment", "answered", "model"]) {
       const show = leash(["show", run, ...target.args], { cwd: target.cwd });
       assert.match(show.stdout, /verified: the chain holds, and the saved state shown above agrees with it/, run);
     }
