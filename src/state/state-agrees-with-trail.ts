@@ -53,12 +53,20 @@ const BOOKKEEPING = "createdAt, updatedAt, revision and elapsedMs (bookkeeping n
  * for (const { step, field, message } of problems) console.log(step, field, message);
  */
 export function stateAgreesWithTrail(state: RunState, records: readonly AuditRecord[]): StateCheck {
-  const runId = typeof state?.runId === "string" ? state.runId : "";
+  let runId = "";
+  try {
+    runId = typeof state?.runId === "string" ? state.runId : "";
+  } catch {
+    // A state whose fields cannot be read (a Proxy that throws) is reported below, under no run id.
+  }
   const problems: StateMismatch[] = [];
+  const named = new Set<string>();
   const unchecked = new Set<string>([BOOKKEEPING]);
   const mismatch = (step: number | undefined, field: string, message: string): void => {
     // One problem for each part of the state: two records that both disagree with it name it once.
-    if (problems.some((problem) => problem.step === step && problem.field === field)) return;
+    const key = `${step ?? ""}\u0000${field}`;
+    if (named.has(key)) return;
+    named.add(key);
     problems.push({ problem: "state_mismatch", run: runId, ...(step === undefined ? {} : { step }), field, message });
   };
   try {

@@ -206,6 +206,17 @@ test("the check never throws: hostile states, records of another run, no records
     [{ runId: "completed-payment", steps: "no", answers: [null], usage: null }, records],
     [state, null],
     [state, records.map((record) => ({ ...record, data: [record.data] }))],
+    [
+      new Proxy(
+        {},
+        {
+          get() {
+            throw new Error("no field can be read");
+          },
+        },
+      ),
+      records,
+    ],
   ];
   for (const [given, trail] of inputs) {
     const check = stateAgreesWithTrail(given as RunState, trail as AuditRecord[]);
