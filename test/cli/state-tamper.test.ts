@@ -129,13 +129,12 @@ eachStore(
     const fromLibrary = await verifyCheckpoint(target.store as never, noteText, { key: verifierKey });
     assert.deepEqual([...new Set(fromLibrary.map(placeOf))].sort(), expected);
 
-    const token = await addApprover(target, "noor");
-    const served = await serve(t, target);
-    const headers = { Authorization: `Bearer ${token}` };
+    const partOf = (tamper: (typeof TAMPERS)[number]) =>
+      tamper.step === undefined ? tamper.field : `step ${tamper.step} ${tamper.field}`;
     for (const tamper of TAMPERS) {
       const show = leash(["show", tamper.run, ...target.args], { cwd: target.cwd });
       assert.doesNotMatch(show.stdout, /verified: the chain holds/, tamper.run);
-      const part = tamper.step === undefined ? tamper.field : `step ${tamper.step} ${tamper.field}`;
+      const part = partOf(tamper);
       assert.ok(
         show.stdout.includes(`chain verified, but the saved state disagrees with it: ${part}`),
         `${tamper.run}: ${show.stdout}`,
@@ -147,7 +146,15 @@ eachStore(
       };
       assert.equal(shownJson.audit.verified, false);
       assert.deepEqual(shownJson.audit.state.problems.map(placeOf), [placeOf({ problem: "", ...tamper })]);
+    }
 
+    // The requests come after every spawned command: a keep-alive connection left idle while a slow
+    // command runs could be closed by the server under the next request.
+    const token = await addApprover(target, "noor");
+    const served = await serve(t, target);
+    const headers = { Authorization: `Bearer ${token}` };
+    for (const tamper of TAMPERS) {
+      const part = partOf(tamper);
       const url = (path: string) => new URL(path, served.url);
       const api = (await (await fetch(url(`/api/runs/${tamper.run}`), { headers })).json()) as {
         chain: { ok: boolean; problems: Problem[] };
