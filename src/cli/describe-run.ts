@@ -98,7 +98,10 @@ function trailLines(check: TrailCheck): string[] {
   if (check.state.problems.length === 0) lines.push("  the saved state agrees with it");
   else {
     lines.push(`  the saved state disagrees with it (${check.state.problems.length} state_mismatch):`);
-    lines.push(...problemLines(check.state.problems.map((problem) => ({ ...problem, seq: null }))));
+    for (const { run, step, field, message } of check.state.problems)
+      lines.push(
+        `  state_mismatch (run ${run}${step === undefined ? "" : `, step ${step}`}, field ${field}): ${message}`,
+      );
   }
   lines.push(
     check.verified
