@@ -31,6 +31,7 @@ export { approvalDigest, historyDigest } from "./approvals/approval-digest.js";
 
 export { RunState, RUN_STATE_VERSION } from "./state/run-state.js";
 export type { RunStateJson, Step, StepError, Failure } from "./state/run-state.js";
+export { stateAgreesWithTrail, type StateCheck, type StateMismatch } from "./state/state-agrees-with-trail.js";
 export { RUN_STATUSES, OUTCOMES, FAILURE_CODES } from "./state/outcomes.js";
 export type { RunStatus, Outcome, FailureCode } from "./state/outcomes.js";
 

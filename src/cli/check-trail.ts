@@ -1,5 +1,5 @@
-import { verifyAudit } from "../index.js";
-import type { AuditProblem, AuditRecord, RunState } from "../index.js";
+import { stateAgreesWithTrail, verifyAudit } from "../index.js";
+import type { AuditProblem, AuditRecord, RunState, StateCheck } from "../index.js";
 
 /** What the chain of one run says about its state. */
 export interface TrailCheck {
@@ -16,6 +16,13 @@ export interface TrailCheck {
    * a step keeps who approved it, and the trail keeps where the answer came from.
    */
   origins: Map<number, unknown>;
+  /** Whether the saved state says what the records say ({@link stateAgreesWithTrail}), and what they do not cover. */
+  state: StateCheck;
+  /**
+   * Whether what a person is shown of the run is what its trail proves: the chain holds, it holds the
+   * state's head, and the state agrees with it.
+   */
+  verified: boolean;
 }
 
 /** The origins of the accepted answers in a run's records, by step (the last one for a step wins). */
@@ -38,11 +45,39 @@ export function checkRunTrail(state: RunState, records: readonly AuditRecord[]):
   const head = state.auditHead;
   const problems = verifyAudit(records, head === null ? undefined : { heads: { [state.runId]: head } });
   const origins = originsOf(records);
-  if (head === null) return { records: records.length, problems, holdsHead: null, headIsLast: null, origins };
+  const agreement = stateAgreesWithTrail(state, records);
+  const verified = problems.length === 0 && agreement.problems.length === 0;
+  const base = { records: records.length, problems, origins, state: agreement, verified };
+  if (head === null) return { ...base, holdsHead: null, headIsLast: null };
   const holdsHead = records.some((record) => record.seq === head.seq && record.digest === head.digest);
   const last = records.at(-1);
   const headIsLast = last !== undefined && last.seq === head.seq && last.digest === head.digest;
-  return { records: records.length, problems, holdsHead, headIsLast, origins };
+  return { ...base, holdsHead, headIsLast };
+}
+
+/**
+ * What a check covers, in one sentence for a person: "verified" only when the chain holds and the
+ * saved state agrees with it; otherwise which part is not covered, e.g. "chain verified, but the
+ * saved state disagrees with it: step 2 arguments".
+ */
+export function coverageText(check: Pick<TrailCheck, "problems" | "state" | "verified">): string {
+  if (check.verified) return "verified";
+  const parts = disagreeingParts(check.state);
+  if (check.problems.length > 0) {
+    const count = `${check.problems.length} problem${check.problems.length === 1 ? "" : "s"}`;
+    return parts.length === 0
+      ? `NOT verified: the chain has ${count}`
+      : `NOT verified: the chain has ${count}, and the saved state disagrees with it: ${parts.join(", ")}`;
+  }
+  return `chain verified, but the saved state disagrees with it: ${parts.join(", ")}`;
+}
+
+/** The parts of a state that disagree with the trail, once each: `step 2 arguments`, `usage`. */
+export function disagreeingParts(state: StateCheck): string[] {
+  const parts = state.problems.map((problem) =>
+    problem.step === undefined ? problem.field : `step ${problem.step} ${problem.field}`,
+  );
+  return [...new Set(parts)];
 }
 
 /** One line per problem: run, seq, problem and what it means. */

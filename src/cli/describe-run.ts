@@ -1,7 +1,7 @@
 import { trace } from "../index.js";
 import type { RunState, Step } from "../index.js";
 import type { TrailCheck } from "./check-trail.js";
-import { problemLines } from "./check-trail.js";
+import { coverageText, problemLines } from "./check-trail.js";
 import { originText } from "./answer-run.js";
 import { isGatewayRunId } from "../gateway/gateway-runs.js";
 import type { AnswerOrigin } from "./answer-origin.js";
@@ -101,6 +101,20 @@ function trailLines(check: TrailCheck): string[] {
   } else if (check.holdsHead === false) {
     lines.push("  it does NOT hold the state's auditHead: records were removed");
   }
+  // The chain alone proves the records; what is printed above is the saved state, checked against them.
+  if (check.state.problems.length === 0) lines.push("  the saved state agrees with it");
+  else {
+    lines.push(`  the saved state disagrees with it (${check.state.problems.length} state_mismatch):`);
+    for (const { run, step, field, message } of check.state.problems)
+      lines.push(
+        `  state_mismatch (run ${run}${step === undefined ? "" : `, step ${step}`}, field ${field}): ${message}`,
+      );
+  }
+  lines.push(
+    check.verified
+      ? "  verified: the chain holds, and the saved state shown above agrees with it"
+      : `  ${coverageText(check)}`,
+  );
   return lines;
 }
 

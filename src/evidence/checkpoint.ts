@@ -9,6 +9,7 @@ import { HASH_SIZE, sameHash, type Hash } from "./merkle.js";
 import { hasControlCharacter, parseVerifierKey } from "./note-keys.js";
 import { openNoteWith, signNote, splitNote } from "./signed-note.js";
 import { missingCosignatures, witnessQuorum } from "./witness-quorum.js";
+import { storeStateProblems } from "./store-state-problems.js";
 
 /** The tree head a checkpoint signs (C2SP tlog-checkpoint). */
 export interface Checkpoint {
@@ -42,14 +43,22 @@ export type CheckpointProblemKind =
   | "missing_cosignature"
   | "log_shorter"
   | "root_mismatch"
+  | "state_mismatch"
   | AuditProblemKind;
 
-/** One problem of a checkpoint or of the log it is checked against (`run` and `seq` for a chain's). */
+/**
+ * One problem of a checkpoint or of the log it is checked against (`run` and `seq` for a chain's;
+ * `run`, `step` and `field` for a store's saved state that disagrees with its records).
+ */
 export interface CheckpointProblem {
   problem: CheckpointProblemKind;
   message: string;
   run?: string;
   seq?: number;
+  /** For a `state_mismatch`: the step it is in, when it is a step's. */
+  step?: number;
+  /** For a `state_mismatch`: the part of the saved state that disagrees. */
+  field?: string;
 }
 
 /**
@@ -146,7 +155,8 @@ export async function signCheckpoint(
 /**
  * Checks a signed checkpoint against a log with the verifier key alone: the signature, the
  * checkpoint's form, that the log's chains verify, and that the log still holds exactly the tree that
- * was signed (its first `size` leaves give the signed root) and perhaps more. With `witnessKeys`
+ * was signed (its first `size` leaves give the signed root) and perhaps more. Given a store, it also
+ * checks every stored run's saved state against its records (`state_mismatch`, with run, step and field). With `witnessKeys`
  * (witnesses' cosigner verifier keys), at least `witnesses` of them (default: all) must have a valid
  * cosignature of this checkpoint on the note, else `missing_cosignature`. It returns the problems
  * (`[]` when all hold) and never throws for a checkpoint or a log that fails; a `key` or witness key
@@ -197,6 +207,9 @@ export async function verifyCheckpoint(
       });
     }
     if (problem !== null) problems.push({ problem: "root_mismatch", message: problem });
+    // A store shows its runs from their saved states: a signed log vouches for what a person is shown
+    // only where those states say what the records say.
+    problems.push(...(await storeStateProblems(source)));
   } catch (error) {
     problems.push({ problem: "malformed", message: `The log could not be read: ${messageOf(error)}` });
   }

@@ -21,10 +21,21 @@ export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     const state = await parts.store.load(runId);
     if (state === null) throw new CliError("run_not_found", `There is no run ${runId} in this store.`);
     const chain = await runChain(parts.store, state);
+    // `chain.ok` is true only for a run whose saved state agrees with its verified chain; `coverage`
+    // says which part is covered when it is not.
+    const coverage = {
+      verified: chain.ok,
+      chainHolds: chain.chainHolds,
+      stateAgrees: chain.stateAgrees,
+      text: chain.coverage,
+      disagreeing: chain.disagreeing,
+      unchecked: chain.unchecked,
+    };
     return c.json({
       run: state.toJSON(),
       interruptedSteps: interruptedSteps(state).length,
       chain: { ok: chain.ok, problems: chain.problems },
+      coverage,
     });
   });
 

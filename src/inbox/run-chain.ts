@@ -1,6 +1,6 @@
 import { isLeashError } from "../index.js";
 import type { RunState } from "../index.js";
-import { checkRunTrail } from "../cli/check-trail.js";
+import { checkRunTrail, coverageText, disagreeingParts } from "../cli/check-trail.js";
 import type { TrailCheck } from "../cli/check-trail.js";
 import type { CliStore } from "../cli/open-store.js";
 
@@ -10,11 +10,29 @@ export interface ChainProblem {
   seq: number | null;
   problem: string;
   message: string;
+  /** For a `state_mismatch`: the step it is in, when it is a step's. */
+  step?: number;
+  /** For a `state_mismatch`: the part of the state that disagrees. */
+  field?: string;
 }
 
-/** Whether a run's audit chain holds, with the problems `leash verify` would name, and the check itself. */
+/**
+ * Whether what the inbox shows of a run is what its trail proves, with the problems `leash verify`
+ * would name (the chain's and the saved state's `state_mismatch`), and the check itself.
+ */
 export interface RunChain {
+  /** Verified: the chain holds, holds the state's head, and the saved state agrees with it. */
   ok: boolean;
+  /** Whether the chain holds (and holds the state's head), whatever the saved state says. */
+  chainHolds: boolean;
+  /** Whether the saved state agrees with the chain; false too when the records could not be read. */
+  stateAgrees: boolean;
+  /** In one sentence: "verified", or which part is not covered ({@link coverageText}). */
+  coverage: string;
+  /** The parts of the saved state that disagree with the chain (`step 2 arguments`, `usage`). */
+  disagreeing: string[];
+  /** The parts of the saved state no record carries, which nothing could check. */
+  unchecked: string[];
   problems: ChainProblem[];
   /** The check of the run's records against its state; absent when its records could not be read. */
   check?: TrailCheck;
@@ -34,17 +52,41 @@ export async function runChain(store: CliStore, state: RunState): Promise<RunCha
     const seq = (error.details as { seq?: unknown } | undefined)?.seq;
     return {
       ok: false,
+      chainHolds: false,
+      stateAgrees: false,
+      coverage: "NOT verified: the trail cannot be read",
+      disagreeing: [],
+      unchecked: ["the whole run (its records cannot be read)"],
       problems: [
         { run: state.runId, seq: typeof seq === "number" ? seq : null, problem: "corrupt", message: error.message },
       ],
     };
   }
   const check = checkRunTrail(state, records);
-  const problems = check.problems.map((problem) => ({
+  const problems: ChainProblem[] = check.problems.map((problem) => ({
     run: problem.run,
     seq: problem.seq,
     problem: problem.problem,
     message: problem.message,
   }));
-  return { ok: problems.length === 0, problems, check };
+  for (const problem of check.state.problems) {
+    problems.push({
+      run: problem.run,
+      seq: null,
+      problem: problem.problem,
+      message: problem.message,
+      field: problem.field,
+      ...(problem.step === undefined ? {} : { step: problem.step }),
+    });
+  }
+  return {
+    ok: check.verified,
+    chainHolds: check.problems.length === 0,
+    stateAgrees: check.state.problems.length === 0,
+    coverage: coverageText(check),
+    disagreeing: disagreeingParts(check.state),
+    unchecked: check.state.unchecked,
+    problems,
+    check,
+  };
 }

@@ -7,9 +7,10 @@ import { sql } from "../postgres/database.js";
 import type { CliStore } from "./cli-stores.js";
 
 /** Plain SQL on a test's store, whatever its kind: `?` placeholders, table names without a schema. */
-type Query = (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>;
+export type Query = (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>;
 
-function queryOf(target: CliStore): Query {
+/** Runs plain SQL on a test's store, SQLite or PostgreSQL alike. */
+export function queryOf(target: CliStore): Query {
   if (target.kind === "sqlite") {
     const file = target.args[1]!;
     return (text, params = []) => {

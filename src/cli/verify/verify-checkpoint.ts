@@ -46,7 +46,13 @@ function plural(count: number, noun: string): string {
 }
 
 /** The lines printed for a checkpoint's check: what was checked, then every problem by kind, run and seq. */
-function checkpointLines(label: string, note: string, size: number | null, problems: CheckpointProblem[]): string[] {
+function checkpointLines(
+  label: string,
+  note: string,
+  size: number | null,
+  problems: CheckpointProblem[],
+  store: boolean,
+): string[] {
   let head = "a checkpoint";
   try {
     const checkpoint = unverifiedCheckpoint(note);
@@ -58,13 +64,17 @@ function checkpointLines(label: string, note: string, size: number | null, probl
   const lines = [`Checked ${label}${held} against ${head}.`];
   if (problems.length === 0) {
     lines.push("The signature holds, every chain holds, and the log holds exactly what was signed, and extends it.");
+    if (store) lines.push("Every run's saved state agrees with its records.");
     return lines;
   }
   lines.push(`${plural(problems.length, "problem")}:`);
-  for (const { problem, message, run, seq } of problems) {
-    const where = [run === undefined ? null : `run ${run}`, seq === undefined ? null : `seq ${seq}`].filter(
-      (part) => part !== null,
-    );
+  for (const { problem, message, run, seq, step, field } of problems) {
+    const where = [
+      run === undefined ? null : `run ${run}`,
+      seq === undefined ? null : `seq ${seq}`,
+      step === undefined ? null : `step ${step}`,
+      field === undefined ? null : `field ${field}`,
+    ].filter((part) => part !== null);
     lines.push(`  ${problem}${where.length === 0 ? "" : ` (${where.join(", ")})`}: ${message}`);
   }
   return lines;
@@ -111,7 +121,7 @@ export async function verifyAgainstCheckpoint(
   const target = evidenceTarget(path, options);
   const { label, size, problems } = await checkTarget(target, note, keys);
   if (options.json) printJson(problems);
-  else printLines(checkpointLines(label, note, size, problems));
+  else printLines(checkpointLines(label, note, size, problems, target.kind !== "jsonl"));
   if (problems.length > 0) {
     throw new CliError(
       "verification_failed",

@@ -1,6 +1,6 @@
-import { evidenceLogOf, isLeashError, verifyAudit } from "../../index.js";
+import { evidenceLogOf, isLeashError, stateAgreesWithTrail, verifyAudit } from "../../index.js";
 import type { EvidenceLogOwner } from "../../index.js";
-import type { AuditHead, AuditRecord } from "../../index.js";
+import type { AuditHead, AuditRecord, RunState } from "../../index.js";
 import type { CliStore } from "../open-store.js";
 import { unreadableSummary } from "../unreadable-run.js";
 import { headsWith } from "./parse-head.js";
@@ -46,9 +46,38 @@ async function readTrail(
 }
 
 /**
+ * Every stored run's saved state against its records (`state_mismatch`), but for the runs whose
+ * records could not be read, reported already.
+ */
+function stateProblems(
+  states: readonly RunState[],
+  records: readonly AuditRecord[],
+  unread: ReadonlySet<string | null>,
+): TrailProblem[] {
+  const byRun = new Map<string, AuditRecord[]>();
+  for (const record of records) {
+    const list = byRun.get(record.run);
+    if (list === undefined) byRun.set(record.run, [record]);
+    else list.push(record);
+  }
+  return states
+    .filter((state) => !unread.has(state.runId))
+    .flatMap((state) => stateAgreesWithTrail(state, byRun.get(state.runId) ?? []).problems)
+    .map(({ run, step, field, message }) => ({
+      run,
+      seq: null,
+      problem: "state_mismatch" as const,
+      message,
+      field,
+      ...(step === undefined ? {} : { step }),
+    }));
+}
+
+/**
  * Verifies a store's trail: every run's chain, and for each stored run that the trail holds the
  * state's `auditHead` (a trail cut after its last record shows only so), plus `--head` if given, and
- * that every row's `digest` column is its record's digest (`digest_mismatch`).
+ * that every row's `digest` column is its record's digest (`digest_mismatch`), and that every stored
+ * run's saved state says what its records say (`state_mismatch`, naming the step and the field).
  */
 export async function verifyStore(
   store: CliStore,
@@ -89,6 +118,9 @@ export async function verifyStore(
   const unread = new Set(problems.map((problem) => problem.run));
   const checked = Object.fromEntries(Object.entries(heads).filter(([runId]) => !unread.has(runId)));
   problems.push(...verifyAudit(records, { heads: checked }), ...unreadableRuns);
+  // A run whose trail lacks its state's head is `truncated` already: its state is not checked again.
+  const cut = new Set(problems.filter((problem) => problem.problem === "truncated").map((problem) => problem.run));
+  problems.push(...stateProblems(states, records, new Set([...unread, ...cut])));
   // A row whose digest column is not its record's digest: the records alone cannot show it.
   problems.push(...(await evidenceLogOf(store as unknown as EvidenceLogOwner).rowProblems()));
   return { path, kind, records: records.length, runs: runs.length, heads, problems };

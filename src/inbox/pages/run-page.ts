@@ -49,7 +49,10 @@ function chainText(chain: RunChain): Html {
     const records = chain.check === undefined ? "" : ` (${chain.check.records} records)`;
     return html`<span class="ok">verified${records}</span>`;
   }
-  return html`<span class="bad">${chain.problems.length} problems:</span> ${lineList(problemLines(chain.problems))}`;
+  // "verified" is said only of a state that agrees with its verified chain: otherwise the page says
+  // which part of what it shows the trail does not cover.
+  return html`<span class="bad" data-field="coverage">${chain.coverage}</span>
+    ${lineList(problemLines(chain.problems))}`;
 }
 
 function historyOf(state: RunState, request: ApprovalRequest): Html {

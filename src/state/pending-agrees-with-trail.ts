@@ -1,0 +1,93 @@
+import type { RecordedAnswer, RunState } from "./run-state.js";
+import type { Fact, Mismatch, TrailFacts } from "./trail-facts.js";
+import { sameJson, shown } from "./trail-facts.js";
+
+/** The pending request, and the paused status, against the last `approval_requested` and `run_paused`. */
+export function checkPending(state: RunState, facts: TrailFacts, mismatch: Mismatch): void {
+  const paused = facts.all.findLast((fact) => fact.event === "run_paused");
+  const after = paused === undefined ? [] : facts.all.filter((fact) => fact.seq > paused.seq);
+  // Answers recorded out of process follow the pause; anything else (a resume, a cancel) moved the run on.
+  const stillPaused = paused !== undefined && after.every((fact) => fact.event === "approval_answered");
+  const pending = state.pending;
+  if (state.status !== "awaiting_approval") {
+    if (stillPaused && facts.ended === undefined)
+      mismatch(
+        undefined,
+        "status",
+        `The run is ${shown(state.status)} in the saved state, but the trail says it is paused for approval (seq ${paused.seq}).`,
+      );
+    if (pending !== undefined && facts.ended === undefined)
+      mismatch(undefined, "pending", `The saved state holds a pending request, but the run is ${shown(state.status)}.`);
+    return;
+  }
+  if (!stillPaused || pending === undefined) {
+    mismatch(
+      undefined,
+      "status",
+      "The run awaits approval in the saved state, but the trail does not say it paused for the request it holds.",
+    );
+    return;
+  }
+  const step = pending.step;
+  const requested = facts.all.findLast((fact) => fact.event === "approval_requested" && fact.data.step === step);
+  if (paused.data.step !== step || paused.data.digest !== pending.digest || requested === undefined) {
+    mismatch(
+      step,
+      "pending",
+      `The pending request (step ${shown(step)}, digest ${shown(pending.digest)}) is not the request the trail paused for (seq ${paused.seq}).`,
+    );
+    return;
+  }
+  const { history, ...asked } = requested.data;
+  const saved: Record<string, unknown> = { ...pending };
+  for (const key of new Set([...Object.keys(saved), ...Object.keys(asked)])) {
+    if (!sameJson(saved[key], asked[key])) {
+      const field = key === "args" ? "arguments" : key;
+      mismatch(
+        step,
+        `pending.${field}`,
+        `The pending request's ${field} is ${shown(saved[key])} in the saved state, but ${shown(asked[key])} in the trail (seq ${requested.seq}).`,
+      );
+    }
+  }
+  if (state.pendingHistory !== history)
+    mismatch(
+      step,
+      "pending.history",
+      `The history the pending request is bound to differs from the trail's (seq ${requested.seq}).`,
+    );
+}
+
+/** Each recorded answer must be an `approval_answered` record of the pending request, one record each. */
+export function checkAnswers(state: RunState, facts: TrailFacts, mismatch: Mismatch): void {
+  const answers: RecordedAnswer[] = Array.isArray(state.answers) ? state.answers : [];
+  if (answers.length === 0) return;
+  const step = state.pending?.step;
+  const requested = facts.all.findLast((fact) => fact.event === "approval_requested" && fact.data.step === step);
+  const left: Fact[] = facts.all.filter(
+    (fact) =>
+      fact.event === "approval_answered" &&
+      fact.data.step === step &&
+      fact.data.recorded === true &&
+      fact.seq > (requested?.seq ?? -1),
+  );
+  answers.forEach((answer, index) => {
+    const at = left.findIndex(
+      (fact) =>
+        fact.data.digest === answer.digest &&
+        fact.data.approver === answer.approver &&
+        fact.data.granted === answer.granted &&
+        fact.data.note === answer.note &&
+        sameJson(fact.data.origin, answer.origin),
+    );
+    if (at >= 0) {
+      left.splice(at, 1);
+      return;
+    }
+    mismatch(
+      step,
+      "answers",
+      `Recorded answer ${index} (${answer.granted ? "approved" : "denied"} by ${shown(answer.approver)}${answer.note === undefined ? "" : `, note ${shown(answer.note)}`}) is not an answer the trail recorded for the pending request.`,
+    );
+  });
+}
