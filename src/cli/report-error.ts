@@ -2,8 +2,9 @@ import { inspect } from "node:util";
 import { isLeashError } from "../index.js";
 import type { ErrorCode } from "../index.js";
 import { CliError, EXIT_FAILURE, EXIT_OPERATIONAL, EXIT_USAGE } from "./cli-error.js";
-import { escapeText } from "./escape-text.js";
-import { maskPasswords } from "./mask-password.js";
+import { escapeText } from "../operate/escape-text.js";
+import { isOperationalCode } from "../operate/operational-codes.js";
+import { maskPasswords } from "../operate/mask-password.js";
 import { jsonText } from "./print.js";
 
 /**
@@ -12,11 +13,8 @@ import { jsonText } from "./print.js";
  */
 const FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["model_failed", "guard_failed"]);
 
-/** Leash codes of a store or sink that failed or was busy: nothing was decided, try again (exit 3). */
-const OPERATIONAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["store_failed", "store_busy", "audit_failed"]);
-
 function exitCodeOf(code: ErrorCode): number {
-  if (OPERATIONAL_CODES.has(code)) return EXIT_OPERATIONAL;
+  if (isOperationalCode(code)) return EXIT_OPERATIONAL;
   return FAILURE_CODES.has(code) ? EXIT_FAILURE : EXIT_USAGE;
 }
 

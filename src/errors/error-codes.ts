@@ -53,6 +53,18 @@ export const ERROR_CODES = [
   // Witnesses (C2SP tlog-witness).
   "witness_refused",
   "witness_unavailable",
+  // Operating leash: a store named by its location, an app's agent module, a gateway's config, the
+  // approvers of the inbox (what the command line, `leash serve` and `leash mcp serve` share).
+  "db_not_found",
+  "db_unreadable",
+  "not_a_database",
+  "pg_not_installed",
+  "agent_not_found",
+  "agent_load_failed",
+  "invalid_agent_module",
+  "tsx_not_installed",
+  "invalid_config",
+  "approver_exists",
 ] as const;
 
 /** A code of a {@link LeashError}: a snake_case wire value. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readlinkSync } from "node:fs";
 import { hostname } from "node:os";
-import type { StoreLocation } from "../cli/common-options.js";
+import type { StoreLocation } from "../operate/store-location.js";
 
 /** How often a gateway process renews its heartbeat, in milliseconds. */
 export const BEAT_MS = 2_000;

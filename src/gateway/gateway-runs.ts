@@ -2,9 +2,11 @@ import { createHash, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { canonicalJson } from "../index.js";
 import type { Json } from "../index.js";
+import { RUN_PREFIX } from "../operate/gateway-run-prefix.js";
 
-/** Every run the gateway starts has an id that begins with this. */
-export const RUN_PREFIX = "mcp-";
+/** The prefix of every gateway run id, beside the ids it shapes (its home is below the gateway, in `operate/`). */
+export { RUN_PREFIX };
+
 const GOAL_PREFIX = "MCP call ";
 
 /** A downstream call: the tool as the gateway lists it, and its arguments. */

@@ -1,8 +1,8 @@
+import { LeashError } from "../index.js";
 import type { ApprovalRequest, RunState } from "../index.js";
-import { answerRun } from "../cli/answer-run.js";
-import { CliError } from "../cli/cli-error.js";
-import type { StoreLocation } from "../cli/common-options.js";
-import type { CliStore } from "../cli/open-store.js";
+import { answerRun } from "../operate/answer-run.js";
+import type { StoreLocation } from "../operate/store-location.js";
+import type { CliStore } from "../operate/open-store.js";
 
 /** What the inbox needs of the app's policy: who may answer a request. */
 export interface ApproverCheck {
@@ -67,14 +67,14 @@ export async function answerFromInbox(
 ): Promise<RunState> {
   const { digest, decision, note } = answer;
   if (typeof digest !== "string" || !/^[0-9a-f]{64}$/.test(digest))
-    throw new CliError("invalid_option", "Expected digest to be the 64 hex digits of the request the page showed.");
+    throw new LeashError("invalid_option", "Expected digest to be the 64 hex digits of the request the page showed.");
   if (decision !== "approve" && decision !== "deny")
-    throw new CliError("invalid_option", 'Expected decision to be "approve" or "deny".');
+    throw new LeashError("invalid_option", 'Expected decision to be "approve" or "deny".');
   if (note !== undefined && note !== null && typeof note !== "string")
-    throw new CliError("invalid_option", "Expected note to be text.");
+    throw new LeashError("invalid_option", "Expected note to be text.");
   const text = typeof note === "string" && note.trim() !== "" ? note : undefined;
   if (text !== undefined && text.length > MAX_NOTE_LENGTH)
-    throw new CliError("invalid_option", `Expected note to be at most ${MAX_NOTE_LENGTH} characters.`);
+    throw new LeashError("invalid_option", `Expected note to be at most ${MAX_NOTE_LENGTH} characters.`);
   const { policy } = context;
   const recorded = await answerRun(
     context.store,
@@ -88,7 +88,7 @@ export async function answerFromInbox(
         : {
             check: (request: ApprovalRequest) => {
               if (!policyAllows(policy, approver, request))
-                throw new CliError(
+                throw new LeashError(
                   "approver_not_allowed",
                   `${approver} may not answer this request: the app's policy (mayApprove) refuses. Nothing was recorded.`,
                 );

@@ -1,4 +1,4 @@
-import { escapeOne, jsonEscape, UNSAFE_IN_JSON, UNSAFE_TEXT } from "../cli/escape-text.js";
+import { escapeOne, jsonEscape, UNSAFE_IN_JSON, UNSAFE_TEXT } from "../operate/escape-text.js";
 
 /** Known only to this module: no other code can make an {@link Html} out of text of its choosing. */
 const BUILT_HERE = Symbol("built by html");

@@ -1,5 +1,5 @@
 import { isLeashError } from "../index.js";
-import { CliError } from "../cli/cli-error.js";
+import { isOperationalCode } from "../operate/operational-codes.js";
 
 /** An error as the inbox answers it: an HTTP status, a code and a message fit to show a person. */
 export interface InboxProblem {
@@ -27,12 +27,12 @@ export const STALE_MESSAGE =
  * internals.
  */
 export function inboxProblem(error: unknown): InboxProblem {
-  const code = error instanceof CliError ? error.code : isLeashError(error) ? error.code : undefined;
-  if (code === "stale_state") return { status: 409, code, message: STALE_MESSAGE };
-  if (code !== undefined) {
+  if (isLeashError(error)) {
+    const code = error.code;
+    if (code === "stale_state") return { status: 409, code, message: STALE_MESSAGE };
     const status = STATUS_OF[code];
-    if (status !== undefined) return { status, code, message: (error as Error).message };
-    if (error instanceof CliError && error.exitCode === 3) return { status: 503, code, message: error.message };
+    if (status !== undefined) return { status, code, message: error.message };
+    if (isOperationalCode(code)) return { status: 503, code, message: error.message };
   }
   return {
     status: 500,

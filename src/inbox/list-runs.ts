@@ -1,7 +1,7 @@
+import { LeashError } from "../index.js";
 import { RUN_STATUSES } from "../index.js";
 import type { RunState, RunStatus } from "../index.js";
-import type { CliStore } from "../cli/open-store.js";
-import { CliError } from "../cli/cli-error.js";
+import type { CliStore } from "../operate/open-store.js";
 import { listGaveUp } from "./gave-up.js";
 
 /** How many runs a page of the list shows. */
@@ -60,7 +60,7 @@ function rowOf(state: RunState): RunRow {
 export function pageQuery(page: string | undefined): number {
   const number = page === undefined || page === "" ? 1 : Number(page);
   if (!Number.isSafeInteger(number) || number < 1)
-    throw new CliError("invalid_option", "Expected page to be a positive whole number.");
+    throw new LeashError("invalid_option", "Expected page to be a positive whole number.");
   return number;
 }
 
@@ -71,7 +71,7 @@ export function listQuery(
 ): { status: string | null; page: number } {
   const filter = status === undefined || status === "" ? null : status;
   if (filter !== null && !LIST_FILTERS.includes(filter))
-    throw new CliError("invalid_option", `Expected status to be one of ${LIST_FILTERS.join(", ")}.`);
+    throw new LeashError("invalid_option", `Expected status to be one of ${LIST_FILTERS.join(", ")}.`);
   return { status: filter, page: pageQuery(page) };
 }
 

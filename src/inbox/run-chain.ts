@@ -1,8 +1,8 @@
 import { isLeashError } from "../index.js";
 import type { RunState } from "../index.js";
-import { checkRunTrail } from "../cli/check-trail.js";
-import type { TrailCheck } from "../cli/check-trail.js";
-import type { CliStore } from "../cli/open-store.js";
+import { checkRunTrail } from "../operate/check-trail.js";
+import type { TrailCheck } from "../operate/check-trail.js";
+import type { CliStore } from "../operate/open-store.js";
 
 /** A problem of a run's chain, named as `leash verify` names it. */
 export interface ChainProblem {

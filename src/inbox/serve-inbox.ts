@@ -1,8 +1,8 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import type { StoreLocation } from "../cli/common-options.js";
-import type { CliStore } from "../cli/open-store.js";
+import type { StoreLocation } from "../operate/store-location.js";
+import type { CliStore } from "../operate/open-store.js";
 import type { ApproverCheck } from "./answer-from-inbox.js";
 import type { ApproverRegistry } from "./approver-registry.js";
 import { EventStreams } from "./event-streams.js";

@@ -1,12 +1,12 @@
+import { LeashError } from "../index.js";
 import { Approval } from "../index.js";
 import type { ApprovalRequest, RunState, RunStore } from "../index.js";
 import { cliOrigin } from "./answer-origin.js";
 import type { AnswerOrigin } from "./answer-origin.js";
-import { CliError } from "./cli-error.js";
-import type { StoreLocation } from "./common-options.js";
+import type { StoreLocation } from "./store-location.js";
 import { findRun } from "./find-run.js";
-import { fullJsonLines, shortJson } from "./print.js";
-import { RUN_PREFIX } from "../gateway/gateway-runs.js";
+import { fullJsonLines, shortJson } from "./short-json.js";
+import { RUN_PREFIX } from "./gateway-run-prefix.js";
 
 /** The shortest digest prefix `--digest` takes: 12 hex digits, 48 bits, too many to match by chance. */
 export const MIN_DIGEST_PREFIX = 12;
@@ -42,11 +42,11 @@ export interface AnswerChannel {
 /** Checks `--as` and `--digest` before anything is opened; returns the digest prefix in lowercase. */
 export function checkAnswerInput(input: AnswerInput): string | undefined {
   if (input.approver.trim() === "")
-    throw new CliError("invalid_option", "Expected --as to name the person who answers.");
+    throw new LeashError("invalid_option", "Expected --as to name the person who answers.");
   if (input.digest === undefined) return undefined;
   const digest = input.digest.trim().toLowerCase();
   if (!/^[0-9a-f]+$/.test(digest) || digest.length < MIN_DIGEST_PREFIX || digest.length > 64) {
-    throw new CliError(
+    throw new LeashError(
       "invalid_option",
       `Expected --digest to be the request's digest, or a prefix of it of at least ${MIN_DIGEST_PREFIX} hex digits, as \`leash show\` prints it.`,
     );
@@ -74,13 +74,13 @@ export async function answerRun(
   const found = await findRun(store, runId, location);
   const request = found.pending;
   if (found.status !== "awaiting_approval" || request === undefined) {
-    throw new CliError(
+    throw new LeashError(
       "stale_state",
       `Run ${runId} is ${found.status}, not awaiting approval: there is nothing to answer.`,
     );
   }
   if (pinned !== undefined && !request.digest.startsWith(pinned)) {
-    throw new CliError(
+    throw new LeashError(
       "stale_state",
       `Run ${runId} no longer waits on the request you reviewed (${pinned.slice(0, 16)}…): it now asks to run ${request.tool} ${shortJson(request.args, 60)}, digest ${request.digest}. Nothing was recorded; review it with leash show ${runId}.`,
     );

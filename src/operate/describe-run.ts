@@ -4,7 +4,7 @@ import type { TrailCheck } from "./check-trail.js";
 import { problemLines } from "./check-trail.js";
 import { originText } from "./answer-run.js";
 import type { AnswerOrigin } from "./answer-origin.js";
-import { fullJsonLines, shortJson } from "./print.js";
+import { fullJsonLines, shortJson } from "./short-json.js";
 
 /** The origin recorded with an answer (`store.answer(..., { origin })`), when there is a well-formed one. */
 function originOf(answer: object): AnswerOrigin | undefined {

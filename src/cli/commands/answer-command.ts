@@ -1,9 +1,9 @@
 import { Command } from "commander";
-import { answerJson, answerLines, answerRun, checkAnswerInput } from "../answer-run.js";
-import type { AnswerInput } from "../answer-run.js";
+import { answerJson, answerLines, answerRun, checkAnswerInput } from "../../operate/answer-run.js";
+import type { AnswerInput } from "../../operate/answer-run.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
-import { withExistingStore } from "../open-store.js";
+import { withExistingStore } from "../../operate/open-store.js";
 import { printJson, printLines } from "../print.js";
 
 /** Options of `leash approve` and `leash deny`. */

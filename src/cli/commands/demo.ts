@@ -4,7 +4,7 @@ import { CliError } from "../cli-error.js";
 import { isPostgresUrl, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { runDemo } from "../demo/run-demo.js";
-import { isSqliteFile } from "../open-store.js";
+import { isSqliteFile } from "../../operate/open-store.js";
 import { printJson, printLines } from "../print.js";
 
 /** The demo's own file, used unless `--db` names another. */

@@ -1,7 +1,7 @@
 import { evidenceLogOf, isLeashError, verifyAudit } from "../../index.js";
 import type { EvidenceLogOwner } from "../../index.js";
 import type { AuditHead, AuditRecord } from "../../index.js";
-import type { CliStore } from "../open-store.js";
+import type { CliStore } from "../../operate/open-store.js";
 import { unreadableSummary } from "../unreadable-run.js";
 import { headsWith } from "./parse-head.js";
 import type { TrailProblem, TrailReport } from "./trail-report.js";

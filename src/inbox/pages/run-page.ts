@@ -1,7 +1,7 @@
 import { trace } from "../../index.js";
 import type { ApprovalRequest, RunState, Step } from "../../index.js";
-import { answeredBy, stepLines } from "../../cli/describe-run.js";
-import { problemLines } from "../../cli/check-trail.js";
+import { answeredBy, stepLines } from "../../operate/describe-run.js";
+import { problemLines } from "../../operate/check-trail.js";
 import { answerAction, html, joinHtml, jsonLineHtml } from "../html.js";
 import type { Html } from "../html.js";
 import type { RunChain } from "../run-chain.js";
