@@ -9,8 +9,8 @@ export type { CheckpointOptions, CheckpointFailedEvent } from "./agent/auto-chec
 export type { AgentEvents, RunFailedEvent, GaveUpEvent, TextEvent } from "./agent/agent-events.js";
 export type { RunOptions } from "./run/start-run.js";
 export type { ResumeOptions } from "./run/resume-run.js";
-export type { Planner, PlannerContext, DoneCriterion } from "./run/agent-core.js";
-export type { CallModelOptions } from "./run/call-model.js";
+export type { DoneCriterion } from "./run/agent-core.js";
+export type { Planner, PlannerContext, CallModelOptions } from "./models/planner.js";
 
 export { tool, Tool, EFFECTS } from "./tools/tool.js";
 export type { Effect, ToolSpec, ToolDescription, ToolDefinition, ToolParameters } from "./tools/tool.js";

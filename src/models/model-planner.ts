@@ -1,7 +1,7 @@
 import type { ModelTurn } from "../decisions/decision.js";
 import { Decision, MAX_REASON_LENGTH } from "../decisions/decision.js";
 import { LeashError } from "../errors/index.js";
-import type { Planner } from "../run/agent-core.js";
+import type { Planner } from "./planner.js";
 import { checkPrice } from "./check-price.js";
 import type { QueuedCall } from "./conversation.js";
 import { queuedCalls } from "./conversation.js";

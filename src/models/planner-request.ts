@@ -1,4 +1,4 @@
-import type { PlannerContext } from "../run/agent-core.js";
+import type { PlannerContext } from "./planner.js";
 import type { RunState } from "../state/run-state.js";
 import type { ToolDescription } from "../tools/tool.js";
 import { conversationOf } from "./conversation.js";

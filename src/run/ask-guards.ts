@@ -1,6 +1,6 @@
 import { messageOf } from "../errors/index.js";
-import { raceAbort } from "../run/race-abort.js";
-import type { Guard, GuardPoint, GuardedWork, Verdict } from "./guard.js";
+import { raceAbort } from "./race-abort.js";
+import type { Guard, GuardPoint, GuardedWork, Verdict } from "../guards/guard.js";
 
 /** What the guards said at one point: all allowed, one blocked, or one threw. */
 export type GuardResult =

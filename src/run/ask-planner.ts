@@ -2,7 +2,7 @@ import type { Decision } from "../decisions/decision.js";
 import { MAX_USAGE, parseDecision } from "../decisions/decision.js";
 import { isLeashError, messageOf } from "../errors/index.js";
 import type { Failure } from "../state/run-state.js";
-import type { PlannerContext } from "./agent-core.js";
+import type { PlannerContext } from "../models/planner.js";
 import type { ActiveRun, ForcedEnd } from "./active-run.js";
 import { raceAbort } from "./race-abort.js";
 

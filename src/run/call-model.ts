@@ -2,8 +2,9 @@ import { LeashError, isLeashError, messageOf } from "../errors/index.js";
 import { digestOfJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
 import type { ModelClient, ModelRequest, ModelResponse, Price } from "../models/model-client.js";
-import { askGuards, saidLine } from "../guards/ask-guards.js";
-import type { GuardResult } from "../guards/ask-guards.js";
+import type { CallModelOptions } from "../models/planner.js";
+import { askGuards, saidLine } from "./ask-guards.js";
+import type { GuardResult } from "./ask-guards.js";
 import { checkPrice } from "../models/check-price.js";
 import { copyJson } from "../models/frozen-json.js";
 import { MAX_USAGE } from "../decisions/decision.js";
@@ -15,14 +16,6 @@ import { modelLimitReached } from "./limit-checks.js";
 import { raceAbort } from "./race-abort.js";
 
 const ALLOWED: GuardResult = { type: "allow" };
-
-/** Options of one `ctx.callModel` call. */
-export interface CallModelOptions {
-  /** Money per million tokens; default `client.price`, else 0. */
-  price?: Price;
-  /** Whether this call's `model_called` record carries the full request and response (default: the agent's `recordModelText`, else digests only). */
-  recordText?: boolean;
-}
 
 /**
  * The one door to a model for a run: checks the limits, asks the guards before and after, charges

@@ -7,7 +7,7 @@ import type { Outcome } from "../state/outcomes.js";
 import type { Tool } from "../tools/tool.js";
 import type { ActDecision } from "../decisions/decision.js";
 import { argumentsRefusal } from "../decisions/decision.js";
-import { askGuards, saidLine } from "../guards/ask-guards.js";
+import { askGuards, saidLine } from "./ask-guards.js";
 import type { ActiveRun } from "./active-run.js";
 import { callLimitReached } from "./limit-checks.js";
 

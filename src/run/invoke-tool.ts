@@ -6,7 +6,7 @@ import { digestOfJson, toJson } from "../json/index.js";
 import type { Failure, Step, StepError } from "../state/run-state.js";
 import type { Tool } from "../tools/tool.js";
 import type { ToolContext } from "../tools/tool-context.js";
-import { askGuards, saidLine } from "../guards/ask-guards.js";
+import { askGuards, saidLine } from "./ask-guards.js";
 import type { StopReason } from "../limits/limits.js";
 import type { ActiveRun } from "./active-run.js";
 import { runLimitReached } from "./limit-checks.js";
