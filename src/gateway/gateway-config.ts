@@ -1,7 +1,6 @@
-import { LeashError } from "../index.js";
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { Agent, Decision, EFFECTS } from "../index.js";
+import { Agent, Decision, EFFECTS, LeashError } from "../index.js";
 import type { Effect, Limits } from "../index.js";
 import type { McpSource, McpToolOverride } from "../mcp/index.js";
 

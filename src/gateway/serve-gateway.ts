@@ -1,5 +1,5 @@
-import { LeashError } from "../index.js";
 import { resolve } from "node:path";
+import { LeashError } from "../index.js";
 import type { StoreLocation } from "../operate/store-location.js";
 import { importAgentModule } from "../operate/load-agent.js";
 import type { AuditSink, Guard, RunStore } from "../index.js";

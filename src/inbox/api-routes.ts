@@ -1,5 +1,5 @@
-import { LeashError } from "../index.js";
 import type { Hono } from "hono";
+import { LeashError } from "../index.js";
 import { answerFromInbox } from "./answer-from-inbox.js";
 import type { InboxEnv, InboxParts } from "./inbox-context.js";
 import { listQuery, listRuns } from "./list-runs.js";

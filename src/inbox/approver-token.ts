@@ -1,5 +1,5 @@
-import { LeashError } from "../index.js";
 import { createHash, randomBytes } from "node:crypto";
+import { LeashError } from "../index.js";
 
 /** What every approver token begins with, so that a leaked one is recognised (by a person or a secret scanner). */
 export const APPROVER_TOKEN_PREFIX = "leash_at_";

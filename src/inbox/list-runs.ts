@@ -1,5 +1,4 @@
-import { LeashError } from "../index.js";
-import { RUN_STATUSES } from "../index.js";
+import { LeashError, RUN_STATUSES } from "../index.js";
 import type { RunState, RunStatus } from "../index.js";
 import type { CliStore } from "../operate/open-store.js";
 import { listGaveUp } from "./gave-up.js";

@@ -1,5 +1,5 @@
-import { LeashError } from "../index.js";
 import type { Hono } from "hono";
+import { LeashError } from "../index.js";
 import { answerFromInbox } from "./answer-from-inbox.js";
 import { listGaveUp } from "./gave-up.js";
 import { runHref } from "./html.js";

@@ -1,5 +1,5 @@
-import { isLeashError, LeashError } from "../index.js";
 import Database from "better-sqlite3";
+import { isLeashError, LeashError } from "../index.js";
 import { checkExistingSqlite } from "../operate/open-store.js";
 import type { ApproverEntry, ApproverRegistry } from "./approver-registry.js";
 import {

@@ -1,5 +1,4 @@
-import { LeashError } from "../index.js";
-import { Approval } from "../index.js";
+import { Approval, LeashError } from "../index.js";
 import type { ApprovalRequest, RunState, RunStore } from "../index.js";
 import { cliOrigin } from "./answer-origin.js";
 import type { AnswerOrigin } from "./answer-origin.js";

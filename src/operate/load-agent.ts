@@ -1,7 +1,7 @@
-import { LeashError } from "../index.js";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { LeashError } from "../index.js";
 import type { RunState } from "../index.js";
 import type { StoreLocation } from "./store-location.js";
 import { isTypeScript, registerTypeScript } from "./typescript-loader.js";
@@ -61,6 +61,7 @@ export async function importAgentModule(path: string): Promise<Record<string, un
     throw new LeashError(
       "agent_load_failed",
       `Could not load the agent module ${path}: ${(error as Error).message}${hint}`,
+      { cause: error },
     );
   }
 }

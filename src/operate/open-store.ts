@@ -1,6 +1,6 @@
-import { LeashError } from "../index.js";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
+import { LeashError } from "../index.js";
 import type { AuditSink, RunStore } from "../index.js";
 import { SqliteStore } from "../stores/sqlite/index.js";
 import type { StoreLocation } from "./store-location.js";
