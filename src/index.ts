@@ -59,56 +59,10 @@ export type {
   FsyncMode,
 } from "./audit/index.js";
 
-export {
-  keygen,
-  signCheckpoint,
-  verifyCheckpoint,
-  formatCheckpoint,
-  parseCheckpoint,
-  signNote,
-  openNote,
-  MerkleLog,
-  MemoryNodeStore,
-  leafHash,
-  nodeHash,
-  recordLeafHash,
-  verifyInclusion,
-  verifyConsistency,
-  jsonlEvidenceLog,
-  recordsEvidenceLog,
-  evidenceLogOf,
-  storeEvidenceLog,
-  EMPTY_ROOT,
-  cosignerKeygen,
-  cosignCheckpoint,
-  verifyCosignature,
-  addCosignatures,
-} from "./evidence/index.js";
-export type {
-  Hash,
-  NodeId,
-  NodeStore,
-  StoredNode,
-  LeafSource,
-  MaybePromise,
-  KeyPair,
-  NoteSignature,
-  OpenedNote,
-  EvidenceLog,
-  EvidenceSource,
-  Checkpoint,
-  CheckpointProblem,
-  CheckpointProblemKind,
-  VerifiedCosignature,
-  StoreEvidenceLog,
-  StoredCheckpoint,
-  CheckpointRow,
-  LogTables,
-  RecordLeaf,
-  EvidenceLogOwner,
-  EvidenceStore,
-  RecordsHolder,
-} from "./evidence/index.js";
+// The evidence an app signs and checks from the root; the Merkle log, notes, cosignatures and what a
+// store implements are in `leash/evidence`.
+export { keygen, signCheckpoint, verifyCheckpoint } from "./evidence/index.js";
+export type { KeyPair, EvidenceSource, CheckpointProblem, CheckpointProblemKind } from "./evidence/index.js";
 
 export { allow, block } from "./guards/guard.js";
 export type { Guard, GuardedWork, Verdict, GuardPoint } from "./guards/guard.js";

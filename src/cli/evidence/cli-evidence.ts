@@ -1,5 +1,7 @@
-import type { EvidenceSource, Hash } from "../../index.js";
-import { MemoryNodeStore, MerkleLog, readAudit, recordLeafHash, recordsEvidenceLog } from "../../index.js";
+import type { EvidenceSource } from "../../index.js";
+import type { Hash } from "../../evidence/index.js";
+import { readAudit } from "../../index.js";
+import { MemoryNodeStore, MerkleLog, recordLeafHash, recordsEvidenceLog } from "../../evidence/index.js";
 import { isLeashError } from "../../index.js";
 import { CliError } from "../cli-error.js";
 

@@ -1,6 +1,7 @@
 import { messageOf } from "../../errors/index.js";
 import { parseCosignerKey } from "../../evidence/cosigner-keys.js";
-import { addCosignatures, isLeashError, type LeashError } from "../../index.js";
+import { isLeashError, type LeashError } from "../../index.js";
+import { addCosignatures } from "../../evidence/index.js";
 import { witnessCheckpoint } from "../../witness/index.js";
 import type { CliEvidence } from "./cli-evidence.js";
 import { unverifiedCheckpoint } from "./read-checkpoint.js";

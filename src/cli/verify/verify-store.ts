@@ -1,5 +1,6 @@
-import { evidenceLogOf, isLeashError, verifyAudit } from "../../index.js";
-import type { EvidenceLogOwner } from "../../index.js";
+import { isLeashError, verifyAudit } from "../../index.js";
+import { evidenceLogOf } from "../../evidence/index.js";
+import type { EvidenceLogOwner } from "../../evidence/index.js";
 import type { AuditHead, AuditRecord } from "../../index.js";
 import type { CliStore } from "../../operate/open-store.js";
 import { unreadableSummary } from "../unreadable-run.js";
