@@ -11,7 +11,7 @@ import { MAX_USAGE } from "../decisions/decision.js";
 import { modelCost } from "../models/model-cost.js";
 import { parseModelResponse } from "../models/parse-model-response.js";
 import { sealRequest } from "../models/seal-request.js";
-import type { ActiveRun } from "./active-run.js";
+import type { LiveRun } from "./live-run.js";
 import { modelLimitReached } from "./limit-checks.js";
 import { raceAbort } from "./race-abort.js";
 
@@ -26,7 +26,7 @@ const ALLOWED: GuardResult = { type: "allow" };
  * catch it). Refusing rather than waiting means a call that hangs, or a client that calls
  * `ctx.callModel` itself, cannot wedge the run.
  */
-export function makeCallModel(run: ActiveRun) {
+export function makeCallModel(run: LiveRun) {
   const callOne = makeOneCall(run);
   let inFlight = false;
   const tracked = async (
@@ -67,7 +67,7 @@ export function makeCallModel(run: ActiveRun) {
   return tracked;
 }
 
-function makeOneCall(run: ActiveRun) {
+function makeOneCall(run: LiveRun) {
   return async (client: ModelClient, request: ModelRequest, options: CallModelOptions): Promise<ModelResponse> => {
     if (run.forcedEnd !== undefined) throw new LeashError("limit_reached", "This run has ended; no more model calls.");
     if (typeof client !== "object" || client === null || typeof client.generate !== "function") {
@@ -143,7 +143,7 @@ function makeOneCall(run: ActiveRun) {
 }
 
 function refuse(
-  run: ActiveRun,
+  run: LiveRun,
   point: "beforeModel" | "afterModel",
   verdict: Exclude<GuardResult, { type: "allow" }>,
 ): never {
