@@ -31,8 +31,10 @@ export { approvalDigest, historyDigest } from "./approvals/approval-digest.js";
 
 export { RunState, RUN_STATE_VERSION } from "./state/run-state.js";
 export type { RunStateJson, Step, StepError, Failure } from "./state/run-state.js";
-export { RUN_STATUSES, OUTCOMES, FAILURE_CODES } from "./state/outcomes.js";
-export type { RunStatus, Outcome, FailureCode } from "./state/outcomes.js";
+export { RUN_STATUSES, OUTCOMES } from "./state/outcomes.js";
+export type { RunStatus, Outcome } from "./state/outcomes.js";
+export { FAILURE_CODES } from "./errors/index.js";
+export type { FailureCode } from "./errors/index.js";
 
 export { MemoryStore } from "./stores/memory-store.js";
 export type { RunStore, SaveOptions, RunStoreWithAudit } from "./stores/run-store.js";

@@ -11,11 +11,11 @@ import { jsonText } from "./print.js";
  * Leash codes that mean the work on a run failed (a model, a guard), not that the command was given
  * something it cannot act on: they exit 1.
  */
-const FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["model_failed", "guard_failed"]);
+const WORK_FAILED_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["model_failed", "guard_failed"]);
 
 function exitCodeOf(code: ErrorCode): number {
   if (isOperationalCode(code)) return EXIT_OPERATIONAL;
-  return FAILURE_CODES.has(code) ? EXIT_FAILURE : EXIT_USAGE;
+  return WORK_FAILED_CODES.has(code) ? EXIT_FAILURE : EXIT_USAGE;
 }
 
 /** What the process prints and how it ends for an error. */

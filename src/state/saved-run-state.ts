@@ -3,7 +3,8 @@ import type { AuditHead } from "../audit/audit-record.js";
 import type { Decision, Usage } from "../decisions/decision.js";
 import type { Json } from "../json/index.js";
 import type { Limits, StopReason } from "../limits/limits.js";
-import type { FailureCode, Outcome, RunStatus } from "./outcomes.js";
+import type { FailureCode } from "../errors/index.js";
+import type { Outcome, RunStatus } from "./outcomes.js";
 
 // The shape of a run's saved form, apart from the class that holds it (`run-state.ts`) and its parser
 // (`run-state-json.ts`): both need it, and neither imports the other's types.
