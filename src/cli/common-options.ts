@@ -4,10 +4,10 @@ import { maskUrl } from "../operate/mask-password.js";
 import type { StoreLocation } from "../operate/store-location.js";
 
 /** The database every command reads or writes when neither `--db` nor `LEASH_DB` names one. */
-export const DEFAULT_DB = "./leash.db";
+const DEFAULT_DB = "./leash.db";
 
 /** The environment variable that names the database when `--db` is absent. */
-export const DB_VARIABLE = "LEASH_DB";
+const DB_VARIABLE = "LEASH_DB";
 
 /** The options every command takes. */
 export interface CommonOptions {

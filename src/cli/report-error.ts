@@ -19,7 +19,7 @@ function exitCodeOf(code: ErrorCode): number {
 }
 
 /** What the process prints and how it ends for an error. */
-export interface ErrorReport {
+interface ErrorReport {
   /** The code scripts match on: a leash code, a command-line one, `usage` or `internal_error`. */
   code: string;
   /** The message, on one line (not yet escaped for a terminal). */

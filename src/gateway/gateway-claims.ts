@@ -4,9 +4,9 @@ import { hostname } from "node:os";
 import type { StoreLocation } from "../operate/store-location.js";
 
 /** How often a gateway process renews its heartbeat, in milliseconds. */
-export const BEAT_MS = 2_000;
+const BEAT_MS = 2_000;
 /** How old a heartbeat may be before its gateway counts as gone: three missed beats. */
-export const TTL_MS = 3 * BEAT_MS;
+const TTL_MS = 3 * BEAT_MS;
 
 /** A gateway process as the drivers' table keeps it. */
 export interface DriverRow {

@@ -52,7 +52,7 @@ export interface Guard {
 export type GuardPoint = "beforeModel" | "afterModel" | "beforeTool" | "afterTool";
 
 /** The four hooks a guard may have, in the order a run meets them. */
-export const GUARD_POINTS: readonly GuardPoint[] = ["beforeModel", "afterModel", "beforeTool", "afterTool"];
+const GUARD_POINTS: readonly GuardPoint[] = ["beforeModel", "afterModel", "beforeTool", "afterTool"];
 
 /**
  * Checks one guard when an agent is built and copies it: an object with a non-empty string `name`,

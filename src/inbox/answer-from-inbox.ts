@@ -16,7 +16,7 @@ export interface ApproverCheck {
  * the policy has it) must say `"allowed"` and `mayApprove` must return `true` itself; anything else
  * (a Promise, a truthy value, a throw) refuses.
  */
-export function policyAllows(policy: ApproverCheck, approver: string, request: ApprovalRequest): boolean {
+function policyAllows(policy: ApproverCheck, approver: string, request: ApprovalRequest): boolean {
   try {
     if (
       typeof policy.checkApprover === "function" &&
@@ -32,7 +32,7 @@ export function policyAllows(policy: ApproverCheck, approver: string, request: A
 }
 
 /** An answer as a signed-in approver gives it on the run's page or through the API. */
-export interface InboxAnswer {
+interface InboxAnswer {
   /** The full digest of the request the page showed. */
   digest: unknown;
   decision: unknown;
@@ -40,7 +40,7 @@ export interface InboxAnswer {
 }
 
 /** Where the inbox records answers, and whose policy it applies. */
-export interface AnswerContext {
+interface AnswerContext {
   store: CliStore;
   location: StoreLocation;
   /** The app's policy, when `--agent` is given. */
@@ -48,7 +48,7 @@ export interface AnswerContext {
 }
 
 /** The longest note kept with an answer. */
-export const MAX_NOTE_LENGTH = 2000;
+const MAX_NOTE_LENGTH = 2000;
 
 /**
  * Records a signed-in approver's answer the same way `leash approve` and `leash deny` do

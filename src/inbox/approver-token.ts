@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { LeashError } from "../index.js";
 
 /** What every approver token begins with, so that a leaked one is recognised (by a person or a secret scanner). */
-export const APPROVER_TOKEN_PREFIX = "leash_at_";
+const APPROVER_TOKEN_PREFIX = "leash_at_";
 
 /** 32 random bytes in base64url: 43 characters, no padding. */
 const TOKEN_SHAPE = /^leash_at_[A-Za-z0-9_-]{43}$/;

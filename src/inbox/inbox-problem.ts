@@ -18,7 +18,7 @@ const STATUS_OF: Readonly<Record<string, InboxProblem["status"]>> = {
 };
 
 /** What a person reads when the request they reviewed is no longer the one the run waits on. */
-export const STALE_MESSAGE =
+const STALE_MESSAGE =
   "This request changed (or was answered) since the page showed it, so your answer was not recorded. Read the request again before you answer.";
 
 /**

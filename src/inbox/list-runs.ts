@@ -10,7 +10,7 @@ export const RUNS_PER_PAGE = 50;
 export const LIST_FILTERS: readonly string[] = [...RUN_STATUSES, "gave_up"];
 
 /** How many characters of a goal a list shows; the run's page shows it whole. */
-export const LIST_GOAL_LENGTH = 200;
+const LIST_GOAL_LENGTH = 200;
 
 /** A goal as a list shows it: its first {@link LIST_GOAL_LENGTH} characters and `…` when it is longer. */
 export function shortGoal(goal: string): { goal: string; goalShortened: boolean } {
@@ -22,7 +22,7 @@ export function shortGoal(goal: string): { goal: string; goalShortened: boolean 
 }
 
 /** One run as the list shows it (and `GET /api/runs` returns it). */
-export interface RunRow {
+interface RunRow {
   runId: string;
   status: RunStatus;
   skill: string | null;

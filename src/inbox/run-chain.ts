@@ -5,7 +5,7 @@ import type { TrailCheck } from "../operate/check-trail.js";
 import type { CliStore } from "../operate/open-store.js";
 
 /** A problem of a run's chain, named as `leash verify` names it. */
-export interface ChainProblem {
+interface ChainProblem {
   run: string | null;
   seq: number | null;
   problem: string;

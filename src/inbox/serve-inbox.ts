@@ -13,7 +13,7 @@ import { SignInThrottle } from "./sign-in-throttle.js";
 import { StoreWatcher } from "./store-watcher.js";
 
 /** Options of {@link startInbox}. */
-export interface InboxOptions {
+interface InboxOptions {
   store: CliStore;
   location: StoreLocation;
   registry: ApproverRegistry;
@@ -27,7 +27,7 @@ export interface InboxOptions {
 }
 
 /** A running inbox: where it listens, and how to stop it. */
-export interface RunningInbox {
+interface RunningInbox {
   /** `http://HOST:PORT/`. */
   url: string;
   port: number;

@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 
 /** How long a session lasts without a request: 12 hours. */
-export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
+const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
 
 /** A signed-in approver's session, kept in the server's memory only. */
 export interface Session {

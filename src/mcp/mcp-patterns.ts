@@ -26,7 +26,7 @@ function quantifierAt(source: string, at: number): { unbounded: boolean; length:
  * alternation (`(a+)+`, `(a*)*`, `(a|aa)*`). A pattern that is not provably safe is `false`, even
  * when it would in fact be harmless.
  */
-export function isSafePattern(source: string): boolean {
+function isSafePattern(source: string): boolean {
   if (source.length > MAX_PATTERN_LENGTH) return false;
   const stack: Group[] = [{ quantified: false, alternation: false }];
   let at = 0;

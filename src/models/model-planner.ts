@@ -75,7 +75,7 @@ function decisionOf(next: QueuedCall, turn?: ModelTurn): Decision {
  * The first decision of one model answer, carrying the whole answer (`turn`) so that its other
  * calls live in the saved state: its first tool call, else the output handed back, else its text.
  */
-export function firstDecision(response: ModelResponse, model: string): Decision {
+function firstDecision(response: ModelResponse, model: string): Decision {
   const text = typeof response.text === "string" && response.text.trim() !== "" ? response.text : undefined;
   const turn: ModelTurn = { calls: response.calls.map((call) => ({ ...call })) };
   if (response.text !== undefined && response.text !== "") turn.text = response.text;

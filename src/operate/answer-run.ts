@@ -8,7 +8,7 @@ import { fullJsonLines, shortJson } from "./short-json.js";
 import { RUN_PREFIX } from "./gateway-run-prefix.js";
 
 /** The shortest digest prefix `--digest` takes: 12 hex digits, 48 bits, too many to match by chance. */
-export const MIN_DIGEST_PREFIX = 12;
+const MIN_DIGEST_PREFIX = 12;
 
 /** A person's answer as given on the command line. */
 export interface AnswerInput {
@@ -20,7 +20,7 @@ export interface AnswerInput {
 }
 
 /** What was recorded: the request answered, the answer, where it came from, and the run as stored after it. */
-export interface RecordedAnswer {
+interface RecordedAnswer {
   request: ApprovalRequest;
   approval: Approval;
   origin: AnswerOrigin;
@@ -28,7 +28,7 @@ export interface RecordedAnswer {
 }
 
 /** How an answer is recorded, when not from the command line: where it came from, and a check of who gives it. */
-export interface AnswerChannel {
+interface AnswerChannel {
   /** Where the answer came from; the command line's operating-system user and host by default. */
   origin?: AnswerOrigin;
   /**

@@ -7,7 +7,7 @@ import type { StoreLocation } from "./store-location.js";
 import { isTypeScript, registerTypeScript } from "./typescript-loader.js";
 
 /** What the CLI needs of the app's agent: `resume`. Duck-typed, since the app may load its own copy of leash. */
-export interface ResumableAgent {
+interface ResumableAgent {
   resume(runId: string): Promise<RunState>;
 }
 
@@ -37,7 +37,7 @@ function closerOf(module: Record<string, unknown>): () => Promise<void> {
  * file (absolute) or the PostgreSQL URL; on PostgreSQL `DATABASE_URL` is that URL too and
  * `LEASH_SCHEMA` the schema.
  */
-export function announceStore(location: StoreLocation): void {
+function announceStore(location: StoreLocation): void {
   if (location.kind === "sqlite") {
     process.env.LEASH_DB = resolve(location.db);
     return;

@@ -75,7 +75,7 @@ export function checkExistingSqlite(path: string): void {
 }
 
 /** Opens the store of an existing SQLite file, checked first by {@link checkExistingSqlite}. */
-export function openExistingSqlite(path: string): SqliteStore {
+function openExistingSqlite(path: string): SqliteStore {
   checkExistingSqlite(path);
   return new SqliteStore(path);
 }

@@ -50,7 +50,7 @@ export interface AgentCore {
 }
 
 /** The live feed of an agent's runs (`agent.on("text")`, `agent.on("record")`). */
-export interface RunFeed {
+interface RunFeed {
   /** Whether anyone listens for text deltas. */
   wantsText(): boolean;
   text(event: { runId: string; step: number; delta: string }): void;

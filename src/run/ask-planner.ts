@@ -8,7 +8,7 @@ import type { ForcedEnd } from "./live-run.js";
 import { raceAbort } from "./race-abort.js";
 
 /** What asking the planner gave: a checked decision, a failure, or an end forced inside `callModel`. */
-export type PlannerResult =
+type PlannerResult =
   { type: "decision"; decision: Decision } | { type: "fail"; failure: Failure } | { type: "forced"; end: ForcedEnd };
 
 /**

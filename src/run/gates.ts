@@ -12,7 +12,7 @@ import type { ActiveRun } from "./active-run.js";
 import { callLimitReached } from "./limit-checks.js";
 
 /** What the gates decided about one act step. */
-export type GateResult =
+type GateResult =
   | { type: "pass"; tool: Tool }
   | { type: "deny"; outcome: Outcome; code: string; message: string }
   | { type: "stop"; reason: StopReason }

@@ -12,7 +12,7 @@ import type { ActiveRun } from "./active-run.js";
 import { runLimitReached } from "./limit-checks.js";
 
 /** How a call ended the run, when it did: a guard that threw, or a cancel or limit before it started. */
-export type CallStop = { type: "failed"; failure: Failure } | { type: "stopped"; reason: StopReason };
+type CallStop = { type: "failed"; failure: Failure } | { type: "stopped"; reason: StopReason };
 
 /**
  * Takes back a call whose intent was saved but that never started (a cancel or the running time

@@ -7,12 +7,12 @@ import type { LiveRun } from "./live-run.js";
 const MONEY_TOLERANCE = 1e-9;
 
 /** Whether `spent` has reached `limit`, within rounding. */
-export function spentReached(spent: number, limit: number): boolean {
+function spentReached(spent: number, limit: number): boolean {
   return spent >= limit - limit * MONEY_TOLERANCE;
 }
 
 /** Whether `spent` is past `limit`, beyond rounding. */
-export function spentPast(spent: number, limit: number): boolean {
+function spentPast(spent: number, limit: number): boolean {
   return spent > limit + limit * MONEY_TOLERANCE;
 }
 

@@ -7,7 +7,7 @@ import { withExistingStore } from "../../operate/open-store.js";
 import { printJson, printLines } from "../print.js";
 
 /** Options of `leash approve` and `leash deny`. */
-export interface AnswerOptions extends CommonOptions {
+interface AnswerOptions extends CommonOptions {
   as: string;
   note?: string;
   digest?: string;

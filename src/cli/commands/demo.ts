@@ -8,7 +8,7 @@ import { isSqliteFile } from "../../operate/open-store.js";
 import { printJson, printLines } from "../print.js";
 
 /** The demo's own file, used unless `--db` names another. */
-export const DEMO_DB = "leash-demo.db";
+const DEMO_DB = "leash-demo.db";
 
 interface DemoOptions extends CommonOptions {
   force?: boolean;

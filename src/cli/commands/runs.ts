@@ -18,7 +18,7 @@ interface RunsOptions extends CommonOptions {
 }
 
 /** One run as `leash runs --json` lists it. */
-export interface RunSummary {
+interface RunSummary {
   runId: string;
   status: RunStatus;
   skill: string | null;

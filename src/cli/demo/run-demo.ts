@@ -15,7 +15,7 @@ import type { Tell } from "./narrate.js";
 import { createEstimator, estimateRepair, MIA, NOOR, repairT7, shopRules, workshopTools } from "./workshop.js";
 
 /** What `leash demo --json` prints: the run, what it said and ran, and its trail. */
-export interface DemoResult {
+interface DemoResult {
   db: string;
   runId: string;
   status: RunStatus;

@@ -6,7 +6,7 @@ import { isLeashError } from "../../index.js";
 import { CliError } from "../cli-error.js";
 
 /** A run's last record, as a leaf of the log. */
-export interface RunLeaf {
+interface RunLeaf {
   /** The run's last record's seq. */
   seq: number;
   /** Its position in the log, or `null` when the log has not sequenced it yet. */

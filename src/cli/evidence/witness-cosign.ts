@@ -10,7 +10,7 @@ import { unverifiedCheckpoint } from "./read-checkpoint.js";
 const WITNESS_TIMEOUT_MS = 30_000;
 
 /** A witness to ask: its URL and the cosigner verifier keys its cosignature must verify with (none: unverified). */
-export interface WitnessTarget {
+interface WitnessTarget {
   url: string;
   keys: string[];
 }

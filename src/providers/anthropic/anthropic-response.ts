@@ -23,7 +23,7 @@ const count = (value: unknown): number => (typeof value === "number" && Number.i
  * breakpoint, so the input is that plus the cache reads and writes; `output_tokens` already counts the
  * thinking tokens, which Anthropic does not report apart.
  */
-export function normalizedUsage(usage: AnthropicUsage | null | undefined): ModelUsage {
+function normalizedUsage(usage: AnthropicUsage | null | undefined): ModelUsage {
   const read = usage?.cache_read_input_tokens;
   const write = usage?.cache_creation_input_tokens;
   const normalized: ModelUsage = {
@@ -36,7 +36,7 @@ export function normalizedUsage(usage: AnthropicUsage | null | undefined): Model
 }
 
 /** Why the model stopped, in leash's words. */
-export function finishReason(stopReason: string | null | undefined): FinishReason {
+function finishReason(stopReason: string | null | undefined): FinishReason {
   switch (stopReason ?? "") {
     case "end_turn":
     case "stop_sequence":

@@ -6,7 +6,7 @@ import type { AnthropicUsage } from "./anthropic-client.js";
 import type { ReceivedPart } from "./anthropic-response.js";
 
 /** What a stream of Messages API events amounts to. */
-export interface StreamedAnswer {
+interface StreamedAnswer {
   parts: ReceivedPart[];
   stopReason: string | null | undefined;
   usage: AnthropicUsage;

@@ -35,7 +35,7 @@ const count = (value: unknown): number =>
  * chatUsage({ prompt_tokens: 1200, completion_tokens: 300, prompt_tokens_details: { cached_tokens: 1000 } });
  * // { inputTokens: 1200, outputTokens: 300, cacheReadTokens: 1000 }
  */
-export function chatUsage(usage: ChatUsage | null | undefined): ModelUsage {
+function chatUsage(usage: ChatUsage | null | undefined): ModelUsage {
   const normalized: ModelUsage = {
     inputTokens: count(usage?.prompt_tokens),
     outputTokens: count(usage?.completion_tokens),
@@ -48,7 +48,7 @@ export function chatUsage(usage: ChatUsage | null | undefined): ModelUsage {
 }
 
 /** Maps a Chat Completions `finish_reason` to the port's. */
-export function chatFinish(reason: unknown): FinishReason {
+function chatFinish(reason: unknown): FinishReason {
   switch (reason) {
     case "stop":
     case "tool_calls":

@@ -18,7 +18,7 @@ const text = (value: unknown): string => (typeof value === "string" ? value : ""
  * A Responses API usage in leash's meaning. OpenAI's `input_tokens` already includes the cached ones
  * and `output_tokens` the reasoning ones, so both are taken as they are; parts that are zero are left out.
  */
-export function responsesUsage(usage: unknown): ModelUsage {
+function responsesUsage(usage: unknown): ModelUsage {
   const reported = fields(usage);
   const normalized: ModelUsage = {
     inputTokens: count(reported.input_tokens),
