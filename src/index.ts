@@ -38,6 +38,7 @@ export type { FailureCode } from "./errors/index.js";
 
 export { MemoryStore } from "./stores/memory-store.js";
 export type { RunStore, SaveOptions, RunStoreWithAudit } from "./stores/run-store.js";
+export type { AnswerOrigin } from "./approvals/answer-origin.js";
 
 export {
   MemoryAuditSink,

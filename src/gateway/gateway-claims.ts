@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import type { StoreLocation } from "../operate/store-location.js";
+import type { GatewayApproval } from "./gateway-approvers.js";
 
 /** How often a gateway process renews its heartbeat, in milliseconds. */
 const BEAT_MS = 2_000;
@@ -38,6 +39,8 @@ export interface ClaimsBackend {
   swap(runId: string, from: string, to: string): Promise<boolean>;
   /** Deletes the claim if `driver` holds it. */
   release(runId: string, driver: string): Promise<void>;
+  /** Keeps who may approve a run (JSON of a `GatewayApproval`), once: the first record of a run stands. */
+  recordApproval(runId: string, json: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -126,6 +129,14 @@ export class GatewayClaims {
   /** Releases this process's claim of a run (it ended, or waits for a person). */
   release(runId: string): Promise<void> {
     return this.#backend.release(runId, this.me.driver).catch(() => undefined);
+  }
+
+  /**
+   * Keeps, beside the run, who may approve it (the config's `policy.approvers`, and whether an answer
+   * given at the client counts): `leash approve` reads it to say at once that an answer will not count.
+   */
+  recordApproval(runId: string, approval: GatewayApproval): Promise<void> {
+    return this.#backend.recordApproval(runId, JSON.stringify(approval));
   }
 
   /** Stops the heartbeat; `forget` (a stop with no run in flight) removes this driver's row too. */

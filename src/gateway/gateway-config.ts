@@ -18,6 +18,14 @@ export interface UpstreamConfig {
   trust?: "trusted" | "untrusted";
 }
 
+/** A bearer token kept in a file (its content, trimmed), and the name of the client that holds it. */
+export interface HttpTokenFile {
+  /** The file's absolute path (`http.tokenFile`, relative to the config's folder). */
+  tokenFile: string;
+  /** The client's name (`http.client`), recorded with its calls and answers; `"token-file"` by default. */
+  client: string;
+}
+
 /** The gateway's configuration, checked. */
 export interface GatewayConfig {
   servers: UpstreamConfig[];
@@ -32,6 +40,16 @@ export interface GatewayConfig {
    * the gateway never asks the client.
    */
   elicitAs?: string;
+  /**
+   * Whether an answer given at the client (recorded `via: "mcp_elicitation"`) counts as an approval
+   * (`approval.elicitationApproves`); false by default: the person at the client is the one whose
+   * calls are held, so their own answer approves nothing unless the config says so.
+   */
+  elicitationApproves: boolean;
+  /** The inbox's address (`approval.inbox`), named in the answer to a waiting call; absent, none is named. */
+  inbox?: string;
+  /** How `--http` knows its clients (`http.tokenFile`, `http.client`); absent, by the approver tokens of the store. */
+  httpAuth?: HttpTokenFile;
   /** Origins a browser page may call `--http` from (`http.allowedOrigins`); none by default. */
   allowedOrigins: string[];
   /** How long an `--http` session may stay idle before the gateway closes it, in ms (`http.sessionIdleMs`). */
@@ -184,6 +202,31 @@ function checkedLimits(file: string, value: unknown): Limits {
   return limits;
 }
 
+/** `approval.elicitationApproves` (a boolean, false by default) and `approval.inbox` (an http(s) URL). */
+function elicitationOf(file: string, approval: Fields): { elicitationApproves: boolean; inbox?: string } {
+  const approves = approval.elicitationApproves ?? false;
+  if (typeof approves !== "boolean") fail(file, "approval.elicitationApproves must be true or false.");
+  const inbox = approval.inbox;
+  if (inbox === undefined) return { elicitationApproves: approves };
+  if (typeof inbox !== "string" || !URL.canParse(inbox) || !/^https?:$/.test(new URL(inbox).protocol))
+    fail(file, "approval.inbox must be the inbox's http:// or https:// address.");
+  return { elicitationApproves: approves, inbox };
+}
+
+/** `http.tokenFile` (a path, from the config's folder) and `http.client` (the name of its holder). */
+function httpAuthOf(file: string, http: Fields, base: string): { httpAuth?: HttpTokenFile } {
+  if (http.tokenFile === undefined) {
+    if (http.client !== undefined) fail(file, "http.client names the holder of http.tokenFile, which is not given.");
+    return {};
+  }
+  if (typeof http.tokenFile !== "string" || http.tokenFile === "")
+    fail(file, "http.tokenFile must be the path of a file that holds the bearer token.");
+  const client = http.client ?? "token-file";
+  if (typeof client !== "string" || !/^[A-Za-z0-9_.@-]{1,64}$/.test(client))
+    fail(file, "http.client must be 1 to 64 letters, digits or . _ @ -.");
+  return { httpAuth: { tokenFile: resolve(base, http.tokenFile), client } };
+}
+
 /** Checks a parsed config; `file` names it in messages, and relative `cwd`s are taken from `base`. */
 export function checkGatewayConfig(value: unknown, file: string, base: string): GatewayConfig {
   const fields = object(file, value, "the config");
@@ -197,7 +240,7 @@ export function checkGatewayConfig(value: unknown, file: string, base: string): 
     "shutdownMs",
   ]);
   const http = object(file, fields.http ?? {}, "`http`");
-  only(file, http, "http", ["allowedOrigins", "sessionIdleMs"]);
+  only(file, http, "http", ["allowedOrigins", "sessionIdleMs", "tokenFile", "client"]);
   const allowedOrigins = strings(file, http.allowedOrigins, "http.allowedOrigins") ?? [];
   const servers = object(file, fields.servers, "`servers`");
   const names = Object.keys(servers);
@@ -205,7 +248,7 @@ export function checkGatewayConfig(value: unknown, file: string, base: string): 
   const policy = object(file, fields.policy ?? {}, "`policy`");
   only(file, policy, "policy", ["grantedScopes", "allowEffects", "approvalFor", "approvers"]);
   const approval = object(file, fields.approval ?? {}, "`approval`");
-  only(file, approval, "approval", ["waitMs", "pollMs", "elicitAs"]);
+  only(file, approval, "approval", ["waitMs", "pollMs", "elicitAs", "elicitationApproves", "inbox"]);
   if (approval.elicitAs !== undefined && (typeof approval.elicitAs !== "string" || approval.elicitAs.trim() === ""))
     fail(file, "approval.elicitAs must name the approver of answers given at the client.");
   const limits = checkedLimits(file, fields.limits);
@@ -223,6 +266,8 @@ export function checkGatewayConfig(value: unknown, file: string, base: string): 
     waitMs: positive(file, approval.waitMs, "approval.waitMs", DEFAULT_WAIT_MS),
     pollMs: positive(file, approval.pollMs, "approval.pollMs", DEFAULT_POLL_MS),
     ...(approval.elicitAs === undefined ? {} : { elicitAs: approval.elicitAs }),
+    ...elicitationOf(file, approval),
+    ...httpAuthOf(file, http, base),
     allowedOrigins,
     sessionIdleMs: timerMs(file, http.sessionIdleMs, "http.sessionIdleMs", DEFAULT_SESSION_IDLE_MS),
     maxMessageBytes: positive(file, fields.maxMessageBytes, "maxMessageBytes", DEFAULT_MAX_MESSAGE_BYTES),

@@ -5,6 +5,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { Gateway } from "./gateway.js";
+import type { HttpCredential } from "./gateway-credential.js";
 import { gatewayServer } from "./gateway-server.js";
 
 /** How long a stopping `--http` gateway lets open connections end before it cuts them. */
@@ -20,6 +21,8 @@ class Refused extends Error {
     message: string,
     /** Answered as a JSON-RPC error (the transport's own refusals are), not as plain text. */
     readonly jsonRpc = false,
+    /** Headers of the refusal (`WWW-Authenticate` on a 401). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -63,9 +66,37 @@ function initializes(parsed: unknown): boolean {
   return Array.isArray(parsed) ? parsed.some((item) => isInitializeRequest(item)) : isInitializeRequest(parsed);
 }
 
-/** One session: its transport, the responses still open on it, and the timer that closes it when idle. */
+/**
+ * The client a request's bearer token belongs to; refused with 401 and `WWW-Authenticate: Bearer`
+ * when it has none, or one no credential knows (before its body is read or anything is made).
+ */
+async function authenticate(request: IncomingMessage, credential: HttpCredential): Promise<string> {
+  const header = request.headers.authorization;
+  let client: string | undefined;
+  try {
+    client = await credential.clientOf(header);
+  } catch {
+    throw new Refused(503, "The gateway could not check the bearer token now; try again.");
+  }
+  if (client === undefined)
+    throw new Refused(
+      401,
+      header === undefined
+        ? "The gateway requires a bearer token: send `Authorization: Bearer <token>`."
+        : "The bearer token is not one the gateway knows.",
+      false,
+      {
+        "WWW-Authenticate": `Bearer realm="leash-mcp-gateway"${header === undefined ? "" : ', error="invalid_token"'}`,
+      },
+    );
+  return client;
+}
+
+/** One session: its transport, the client it belongs to, the responses still open on it, and the timer that closes it when idle. */
 interface Session {
   transport: StreamableHTTPServerTransport;
+  /** The client whose bearer token started it: no other client's request reaches it. */
+  client: string;
   open: number;
   idle: NodeJS.Timeout | undefined;
 }
@@ -88,7 +119,9 @@ interface ServedHttp {
 
 /**
  * Serves the gateway over Streamable HTTP on 127.0.0.1 only, at `/mcp` only, one MCP session per
- * client (each with its own server on the one gateway). A session starts only with a POST of
+ * client (each with its own server on the one gateway). Every request needs a bearer token the
+ * `credential` knows (else 401, before anything is read or made); the client it names owns the
+ * session it starts, and its calls are runs of its own. A session starts only with a POST of
  * `initialize`; any other request without a known session is refused before anything is made (400,
  * a JSON-RPC error; 404 for an unknown session id). A session with no request open for
  * `sessionIdleMs` is closed. Resolves once listening.
@@ -99,6 +132,7 @@ export async function serveHttp(
   version: string,
   port: number,
   limits: HttpLimits,
+  credential: HttpCredential,
 ): Promise<ServedHttp> {
   const sessions = new Map<string, Session>();
   const live = new Set<StreamableHTTPServerTransport>();
@@ -116,8 +150,8 @@ export async function serveHttp(
       if (live.has(session.transport)) idleLater(session);
     });
   };
-  const start = async (): Promise<Session> => {
-    const session: Session = { transport: undefined as never, open: 0, idle: undefined };
+  const start = async (client: string): Promise<Session> => {
+    const session: Session = { transport: undefined as never, client, open: 0, idle: undefined };
     const made = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableDnsRebindingProtection: true,
@@ -132,21 +166,24 @@ export async function serveHttp(
       clearTimeout(session.idle);
       if (made.sessionId !== undefined) sessions.delete(made.sessionId);
     };
-    await gatewayServer(gateway, listed, version).connect(made);
+    await gatewayServer(gateway, listed, version, client).connect(made);
     return session;
   };
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     checkCaller(request, hosts, limits.allowedOrigins);
     if (new URL(request.url ?? "/", "http://gateway").pathname !== MCP_PATH)
       throw new Refused(404, `Not found: the gateway serves MCP at ${MCP_PATH} only.`);
+    const client = await authenticate(request, credential);
     const parsed = request.method === "POST" ? await body(request, limits.maxMessageBytes) : undefined;
     const id = request.headers["mcp-session-id"];
     let session = typeof id === "string" ? sessions.get(id) : undefined;
+    // Another client's session is not this client's to use, nor to learn of.
+    if (session !== undefined && session.client !== client) session = undefined;
     if (session === undefined) {
       if (typeof id === "string") throw new Refused(404, "Unknown MCP session.", true);
       if (request.method !== "POST" || !initializes(parsed))
         throw new Refused(400, "Bad Request: no MCP session; start one with `initialize`.", true);
-      session = await start();
+      session = await start(client);
       // Not initialized after all (the transport refused it): nothing is left behind.
       response.once("close", () => {
         if (session?.transport.sessionId === undefined) void session?.transport.close().catch(() => undefined);
@@ -161,12 +198,13 @@ export async function serveHttp(
       const refused = error instanceof Refused ? error : undefined;
       const status = refused?.status ?? 400;
       // A body too large is not read to its end: close the connection rather than drain it.
-      if (status === 413) response.setHeader("Connection", "close");
+      // Nor is the body of a request refused for its credential: it is never read.
+      if (status === 413 || status === 401) response.setHeader("Connection", "close");
       const message = (error as Error).message;
       if (refused?.jsonRpc === true) {
         response.writeHead(status, { "content-type": "application/json" });
         response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
-      } else response.writeHead(status).end(message);
+      } else response.writeHead(status, refused?.headers ?? {}).end(message);
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -2,25 +2,35 @@ import { createHash, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { canonicalJson } from "../index.js";
 import type { Json } from "../index.js";
-import { RUN_PREFIX } from "../operate/gateway-run-prefix.js";
+import { isGatewayRunId, OLDER_RUN_PREFIX, RUN_PREFIX } from "../operate/gateway-run-prefix.js";
 
-/** The prefix of every gateway run id, beside the ids it shapes (its home is below the gateway, in `operate/`). */
-export { RUN_PREFIX };
+/** The prefixes of gateway run ids, beside the ids they shape (their home is below the gateway, in `operate/`). */
+export { isGatewayRunId, OLDER_RUN_PREFIX, RUN_PREFIX };
 
 const GOAL_PREFIX = "MCP call ";
 
-/** A downstream call: the tool as the gateway lists it, and its arguments. */
+/** A downstream call: the tool as the gateway lists it, its arguments, and the client that made it. */
 export interface GatewayCall {
   tool: string;
   args: Record<string, Json>;
+  /**
+   * Who made the call, when the transport tells (`--http`: the name its bearer token belongs to):
+   * identical calls of different clients are different runs. Absent on stdio (one client, who spawned
+   * the gateway).
+   */
+  client?: string;
 }
 
-/** The call's key: a digest of the tool and its canonical arguments, the same in every process. */
+/**
+ * The call's key: a digest of the client (when there is one), the tool and its canonical arguments,
+ * the same in every process.
+ */
 export function callKey(call: GatewayCall): string {
-  return createHash("sha256")
-    .update(canonicalJson({ tool: call.tool, args: call.args }))
-    .digest("hex")
-    .slice(0, 24);
+  const named =
+    call.client === undefined
+      ? { tool: call.tool, args: call.args }
+      : { client: call.client, tool: call.tool, args: call.args };
+  return createHash("sha256").update(canonicalJson(named)).digest("hex").slice(0, 24);
 }
 
 /** This host, as a run id names it: a short digest of its name. */
@@ -30,10 +40,11 @@ function hostTag(host: string = hostname()): string {
 
 /**
  * The run id of a new run of a call: its key, so a repeated call finds it, a random part, then the
- * driving process (host digest and pid), so another gateway can tell a live run from one cut by a crash.
+ * driving process (host digest and pid), so another gateway can tell a live run from one cut by a
+ * crash: `mcp_<key>_<random>_<host>_<pid>`, one word.
  */
 export function newRunId(call: GatewayCall): string {
-  return `${runPrefixOf(call)}${randomUUID().slice(0, 8)}-${hostTag()}.${process.pid}`;
+  return `${runPrefixOf(call)}${randomUUID().slice(0, 8)}_${hostTag()}_${process.pid}`;
 }
 
 /**
@@ -43,7 +54,7 @@ export function newRunId(call: GatewayCall): string {
  * no process (runs of an older gateway).
  */
 export function driverMayBeAlive(runId: string): boolean {
-  const owner = /-([0-9a-f]{8})\.(\d+)$/.exec(runId);
+  const owner = /[-_]([0-9a-f]{8})[._](\d+)$/.exec(runId);
   if (owner === null) return false;
   if (owner[1] !== hostTag()) return true;
   const pid = Number(owner[2]);
@@ -56,9 +67,9 @@ export function driverMayBeAlive(runId: string): boolean {
   }
 }
 
-/** The start of the id of every run the gateway starts for this call: `mcp-<callKey>-`. */
+/** The start of the id of every run the gateway starts for this call: `mcp_<callKey>_`. */
 export function runPrefixOf(call: GatewayCall): string {
-  return `${RUN_PREFIX}${callKey(call)}-`;
+  return `${RUN_PREFIX}${callKey(call)}_`;
 }
 
 /** Whether a run is one the gateway started for this call. */

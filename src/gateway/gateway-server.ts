@@ -6,9 +6,16 @@ import type { Gateway } from "./gateway.js";
 
 /**
  * The MCP server in front of a gateway: `tools/list` gives the upstream tools, `tools/call` a run, and
- * `notifications/tools/list_changed` goes to the client when an upstream changed its tools.
+ * `notifications/tools/list_changed` goes to the client when an upstream changed its tools. `client`
+ * names who is at the other end (`--http`: the holder of the session's bearer token): its calls are
+ * runs of its own.
  */
-export function gatewayServer(gateway: Gateway, listed: Map<string, Map<string, McpTool>>, version: string): Server {
+export function gatewayServer(
+  gateway: Gateway,
+  listed: Map<string, Map<string, McpTool>>,
+  version: string,
+  client?: string,
+): Server {
   const server = new Server({ name: "leash-gateway", version }, { capabilities: { tools: { listChanged: true } } });
   // Every session hears that an upstream changed its tools, and lists them again.
   const unsubscribe = gateway.onToolsChanged(() => {
@@ -51,6 +58,8 @@ export function gatewayServer(gateway: Gateway, listed: Map<string, Map<string, 
     try {
       return await gateway.call(request.params.name, args, {
         signal: deadline.signal,
+        ...(client === undefined ? {} : { client }),
+        outputSchema: hasOutputSchema(gateway, listed, request.params.name),
         ...(progress === undefined ? {} : { progress }),
         ...(canAsk
           ? { ask: (question: string, signal: AbortSignal) => askClient(extra.sendRequest, question, signal) }
@@ -61,6 +70,12 @@ export function gatewayServer(gateway: Gateway, listed: Map<string, Map<string, 
     }
   });
   return server;
+}
+
+/** Whether a gateway tool lists an `outputSchema` downstream (a client checks `structuredContent` against it). */
+function hasOutputSchema(gateway: Gateway, listed: Map<string, Map<string, McpTool>>, name: string): boolean {
+  const definition = (gateway.tools.find((item) => item.name === name)?.definition ?? {}) as Record<string, unknown>;
+  return listed.get(String(definition.server))?.get(String(definition.name))?.outputSchema !== undefined;
 }
 
 /**

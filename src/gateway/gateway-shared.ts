@@ -1,7 +1,4 @@
-import { hostname } from "node:os";
-import { Approval } from "../index.js";
-import type { RunState, RunStore } from "../index.js";
-import { errorResult } from "./gateway-runs.js";
+import type { RunState } from "../index.js";
 import type { CallResult } from "./gateway-runs.js";
 
 /** What a waiting call may do while it waits: say so to the client, and learn that the client gave up. */
@@ -14,6 +11,14 @@ export interface CallContext {
    * `undefined` when they did not answer.
    */
   ask?: (question: string, signal: AbortSignal) => Promise<{ granted: boolean; note?: string } | undefined>;
+  /**
+   * Who makes the call, when the transport tells (`--http`: the name the bearer token belongs to).
+   * Identical calls of different clients are different runs; absent (stdio), the one client that
+   * spawned the gateway.
+   */
+  client?: string;
+  /** Whether the tool lists an `outputSchema` (a waiting call's answer then carries its status in `_meta` only). */
+  outputSchema?: boolean;
 }
 
 interface Caller {
@@ -55,6 +60,11 @@ export class SharedCall {
     },
   };
 
+  /** The answer of a caller that stops waiting while the call waits (or runs elsewhere). */
+  waitingAnswer(state: RunState | undefined): CallResult {
+    return this.#stillWaiting(state);
+  }
+
   /** When the work stops waiting for a person: the latest deadline of the callers attached. */
   get deadline(): number {
     let latest = 0;
@@ -90,51 +100,4 @@ export class SharedCall {
       timer = setTimeout(waited, this.#waitMs);
     });
   }
-}
-
-/** The line that says how to approve a waiting run. */
-export function approveLine(state: RunState, dbArgs: string): string {
-  const digest = state.pending === undefined ? "" : ` --digest ${state.pending.digest.slice(0, 16)}`;
-  return `leash approve ${state.runId} --as NAME${digest} ${dbArgs}`.trim();
-}
-
-/** The answer of a call that stops waiting before its run ended. */
-export function stillWaiting(state: RunState | undefined, dbArgs: string): CallResult {
-  if (state === undefined)
-    return errorResult(
-      `leash: the call was being started when this answer was sent; it may run: see \`leash runs ${dbArgs}\`.`,
-    );
-  if (state.status === "running")
-    return errorResult(
-      `leash: the call is running in run ${state.runId}; see it with \`leash show ${state.runId} ${dbArgs}\`.`,
-    );
-  return errorResult(
-    `leash: the call waits for a person's approval in run ${state.runId}. Approve it with \`${approveLine(state, dbArgs)}\` (or deny it), then make the same call again: it runs once.`,
-  );
-}
-
-/** Asks the person at the client, if `as` names them and the client can be asked; records the answer. */
-export function askAtClient(
-  store: RunStore,
-  as: string | undefined,
-  state: RunState,
-  context: CallContext,
-  signal: AbortSignal,
-): void {
-  const pending = state.pending;
-  if (as === undefined || context.ask === undefined || pending === undefined) return;
-  const question = `leash asks: may ${pending.tool} run (${pending.effect}) with ${JSON.stringify(pending.args).slice(0, 500)}?${pending.reason === undefined ? "" : ` Reason: ${pending.reason}.`} Run ${state.runId}.`;
-  void context
-    .ask(question, signal)
-    .then(async (answer) => {
-      if (answer === undefined || signal.aborted) return;
-      const approval = new Approval(pending.digest, {
-        granted: answer.granted,
-        approver: as,
-        ...(answer.note === undefined ? {} : { note: answer.note }),
-      });
-      await store.answer(state.runId, approval, { origin: { via: "mcp-elicitation", user: as, host: hostname() } });
-    })
-    // An answer that came too late (the run moved on) or a client that could not be asked: the wait goes on.
-    .catch(() => undefined);
 }

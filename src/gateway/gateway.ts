@@ -2,8 +2,13 @@ import { Agent, Policy, canonicalJson, isLeashError, toJson } from "../index.js"
 import type { AuditSink, Guard, Json, RunState, RunStore, Tool } from "../index.js";
 import { answerOf, gatewayPlanner } from "./gateway-answers.js";
 import type { GatewayClaims } from "./gateway-claims.js";
-import { SharedCall, approveLine, askAtClient, stillWaiting } from "./gateway-shared.js";
+import { SharedCall } from "./gateway-shared.js";
 import type { CallContext } from "./gateway-shared.js";
+import { gatewayMayApprove } from "./gateway-approvers.js";
+import type { GatewayApproval } from "./gateway-approvers.js";
+import { askAtClient, elicitationQuestion } from "./gateway-elicitation.js";
+import { approveLine, notCounted, notCountedText, stillWaiting } from "./gateway-waiting.js";
+import type { WaitingView } from "./gateway-waiting.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { rawResults } from "./upstreams.js";
 import type { RawSlot, ToolChanges } from "./upstreams.js";
@@ -11,8 +16,8 @@ import { SHUTTING_DOWN, Shutdown, until } from "./gateway-shutdown.js";
 import type { Stopped } from "./gateway-shutdown.js";
 import type { CallResult, GatewayCall } from "./gateway-runs.js";
 import {
-  RUN_PREFIX,
   driverMayBeAlive,
+  isGatewayRunId,
   maxArgsChars,
   callKey,
   errorResult,
@@ -33,7 +38,7 @@ export class Gateway {
   readonly #config: GatewayConfig;
   readonly #tools: Map<string, Tool>;
   readonly #busy = new Map<string, { shared: SharedCall; work: Promise<CallResult> }>();
-  readonly #dbArgs: string;
+  readonly #view: WaitingView;
   readonly #changes: ToolChanges | undefined;
   readonly #shutdown = new Shutdown();
   readonly #claims: GatewayClaims | undefined;
@@ -56,8 +61,12 @@ export class Gateway {
     this.#changes = changes;
     this.#store = store;
     this.#tools = new Map(tools.map((item) => [item.name, item]));
-    this.#dbArgs = dbArgs;
     const { approvers } = config.policy;
+    const approval: GatewayApproval = {
+      ...(approvers === undefined ? {} : { approvers }),
+      elicitationApproves: config.elicitationApproves,
+    };
+    this.#view = { dbArgs, approval, ...(config.inbox === undefined ? {} : { inbox: config.inbox }) };
     this.agent = new Agent({
       name: "leash-mcp-gateway",
       tools,
@@ -70,7 +79,8 @@ export class Gateway {
         grantedScopes: config.policy.grantedScopes,
         allowEffects: config.policy.allowEffects,
         ...(config.policy.approvalFor === undefined ? {} : { approvalFor: config.policy.approvalFor }),
-        ...(approvers === undefined ? {} : { mayApprove: (approver: string) => approvers.includes(approver) }),
+        // Who may approve, and whether an answer given at the client counts (its origin says so).
+        mayApprove: gatewayMayApprove(approval),
       }),
     });
   }
@@ -96,7 +106,7 @@ export class Gateway {
   }
 
   async #recover(onRecovered: (state: RunState) => void): Promise<{ recovered: number; left: number }> {
-    const running = (await this.#store.list({ status: "running" })).filter((item) => item.runId.startsWith(RUN_PREFIX));
+    const running = (await this.#store.list({ status: "running" })).filter((item) => isGatewayRunId(item.runId));
     let recovered = 0;
     for (const state of running) {
       if (this.#shutdown.stopping) break;
@@ -117,7 +127,7 @@ export class Gateway {
     return { recovered, left: running.length - recovered };
   }
 
-  /** Answers one downstream `tools/call`. Identical calls at once share one run. */
+  /** Answers one downstream `tools/call`. Identical calls of one client at once share one run. */
   call(tool: string, given: Record<string, unknown>, context: CallContext = {}): Promise<CallResult> {
     if (this.#shutdown.stopping) return Promise.resolve(errorResult(SHUTTING_DOWN));
     if (!this.#tools.has(tool)) return Promise.resolve(errorResult(`leash: there is no tool \`${tool}\` here.`));
@@ -140,12 +150,12 @@ export class Gateway {
           `leash: the call did not run: its arguments are ${size} characters of JSON; a call through the gateway takes at most ${maxArgsChars(tool)} characters (they are kept in the run's goal).`,
         ),
       );
-    const call: GatewayCall = { tool, args };
+    const call: GatewayCall = { tool, args, ...(context.client === undefined ? {} : { client: context.client }) };
     const key = callKey(call);
     const busy = this.#busy.get(key);
     if (busy !== undefined) return busy.shared.attach(context, busy.work);
     const slot: RawSlot = {};
-    const shared = new SharedCall(this.#config.waitMs, (state) => stillWaiting(state, this.#dbArgs));
+    const shared = new SharedCall(this.#config.waitMs, (state) => this.#waiting(state, context));
     const work = rawResults
       .run(slot, () => this.#call(call, shared, slot))
       // A refusal by leash itself (a goal too large, a run another process moved) is the call's error
@@ -185,7 +195,7 @@ export class Gateway {
       while (state.status === "awaiting_approval" || state.status === "running") {
         // Stopping: a call that waits answers now; its run waits on in the store for the next call.
         shared.latest = state;
-        if (this.#shutdown.stopping) return stillWaiting(state, this.#dbArgs);
+        if (this.#shutdown.stopping) return shared.waitingAnswer(state);
         // Gateways in other processes may have started a run of the same call at the same moment:
         // all of them settle on the first (see #first) before any resumes one; a run this call
         // started that is not the first is cancelled, so one approval is asked for, and one run runs.
@@ -212,12 +222,19 @@ export class Gateway {
         }
         if (state.status === "awaiting_approval" && state.pending !== undefined && asked !== state.pending.digest) {
           asked = state.pending.digest;
-          askAtClient(this.#store, this.#config.elicitAs, state, context, asking.signal);
+          if (this.#config.elicitAs !== undefined)
+            askAtClient(
+              this.#store,
+              { as: this.#config.elicitAs, client: call.client ?? "stdio", ...this.#serverOf(call.tool) },
+              state,
+              context,
+              asking.signal,
+            );
         }
         const left = shared.deadline - Date.now();
         if (left <= 0 || context.signal?.aborted === true || this.#shutdown.stopping)
-          return stillWaiting(state, this.#dbArgs);
-        if (state.status === "awaiting_approval") context.progress?.(approveLine(state, this.#dbArgs));
+          return shared.waitingAnswer(state);
+        if (state.status === "awaiting_approval") context.progress?.(this.#progressLine(state));
         await until(Math.min(left, this.#config.pollMs), [context.signal, this.#shutdown.signal]);
         state = (await this.#store.load(state.runId)) ?? state;
       }
@@ -227,10 +244,33 @@ export class Gateway {
     return answerOf(state, slot.result);
   }
 
+  /** The answer of a call that stops waiting (see {@link stillWaiting}). */
+  #waiting(state: RunState | undefined, context: CallContext): CallResult {
+    const pending = state?.pending;
+    const tooLongToAsk =
+      this.#config.elicitAs !== undefined &&
+      context.ask !== undefined &&
+      pending !== undefined &&
+      elicitationQuestion(pending, state?.runId ?? "", this.#serverOf(pending.tool).server) === undefined;
+    return stillWaiting(state, this.#view, { tooLongToAsk, outputSchema: context.outputSchema === true });
+  }
+
+  /** The progress line of a waiting call: how to approve, and which answers recorded so far do not count. */
+  #progressLine(state: RunState): string {
+    return `${approveLine(state, this.#view.dbArgs)}${notCountedText(notCounted(state, this.#view.approval))}`;
+  }
+
+  /** The upstream server of a gateway tool, as its definition names it. */
+  #serverOf(tool: string): { server?: string } {
+    const server = (this.#tools.get(tool)?.definition as Record<string, unknown> | undefined)?.server;
+    return typeof server === "string" ? { server } : {};
+  }
+
   /** Starts a run of the call, claimed by this process while it runs (not while it waits for a person). */
   async #start(call: GatewayCall): Promise<RunState> {
     const runId = newRunId(call);
     await this.#claims?.claim(runId);
+    await this.#claims?.recordApproval(runId, this.#view.approval);
     try {
       return await this.agent.run(goalOf(call), { runId });
     } finally {

@@ -9,14 +9,15 @@ const CREATE_LOCK = 0x6c677763;
 const NOW = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
 /**
- * The claims of a PostgreSQL store: tables `leash_gateway_drivers` and `leash_gateway_claims` in the
- * store's schema. Heartbeats are stamped and aged by the database's clock, so gateways on hosts whose
+ * The claims of a PostgreSQL store: tables `leash_gateway_drivers`, `leash_gateway_claims` and
+ * `leash_gateway_approvals` (who may approve each run) in the store's schema. Heartbeats are stamped and aged by the database's clock, so gateways on hosts whose
  * clocks differ still agree on a heartbeat's age.
  */
 export async function postgresClaims(url: string, schema: string): Promise<ClaimsBackend> {
   const pool = openPool(url, DEFAULT_POSTGRES_TIMEOUTS);
   const drivers = `${quoteIdentifier(schema)}.leash_gateway_drivers`;
   const claims = `${quoteIdentifier(schema)}.leash_gateway_claims`;
+  const approvals = `${quoteIdentifier(schema)}.leash_gateway_approvals`;
   const client = await pool.connect();
   let failure: Error | undefined;
   try {
@@ -29,6 +30,7 @@ export async function postgresClaims(url: string, schema: string): Promise<Claim
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${claims} (run_id text PRIMARY KEY, driver text NOT NULL, claimed_at bigint NOT NULL)`,
     );
+    await client.query(`CREATE TABLE IF NOT EXISTS ${approvals} (run_id text PRIMARY KEY, approval text NOT NULL)`);
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
@@ -81,6 +83,11 @@ export async function postgresClaims(url: string, schema: string): Promise<Claim
       ]),
     release: async (runId, driver) =>
       void (await pool.query(`DELETE FROM ${claims} WHERE run_id = $1 AND driver = $2`, [runId, driver])),
+    recordApproval: async (runId, json) =>
+      void (await pool.query(
+        `INSERT INTO ${approvals} (run_id, approval) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING`,
+        [runId, json],
+      )),
     close: () => pool.end(),
   };
 }

@@ -9,6 +9,9 @@ import { openGatewayClaims } from "./gateway-claims.js";
 import type { GatewayClaims } from "./gateway-claims.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { serveHttp } from "./gateway-http.js";
+import { openHttpCredential } from "./gateway-credential.js";
+import type { HttpCredential } from "./gateway-credential.js";
+import { RUN_PREFIX } from "./gateway-runs.js";
 import { gatewayServer } from "./gateway-server.js";
 import { StdioLines } from "./stdio-lines.js";
 import { startUpstreams } from "./upstreams.js";
@@ -76,10 +79,14 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
   const store = await openStore(options.location);
   let upstreams: Upstreams | undefined;
   let claims: GatewayClaims | undefined;
+  let credential: HttpCredential | undefined;
   try {
     upstreams = await startUpstreams(options.config.servers, say);
     // Which gateway drives which run, beside the runs (a first read makes the store's schema).
-    await store.list({ status: "running", runIdPrefix: "mcp-" });
+    await store.list({ status: "running", runIdPrefix: RUN_PREFIX });
+    // The HTTP transport is refused without a credential: any local process could call it.
+    if (options.httpPort !== undefined)
+      credential = await openHttpCredential(options.config.httpAuth, options.location, say);
     claims = await openGatewayClaims(options.location);
     await claims.start();
     const gateway = new Gateway(
@@ -121,9 +128,16 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
       await stopCalls(gateway, shutdownMs, await stopped);
       await server.close().catch(() => undefined);
     } else {
-      const served = await serveHttp(gateway, upstreams.listed, options.version, options.httpPort, options.config);
+      const served = await serveHttp(
+        gateway,
+        upstreams.listed,
+        options.version,
+        options.httpPort,
+        options.config,
+        credential as HttpCredential,
+      );
       say(
-        `serving ${gateway.tools.length} tools at http://127.0.0.1:${served.port}/mcp; store ${options.location.label}.`,
+        `serving ${gateway.tools.length} tools at http://127.0.0.1:${served.port}/mcp; store ${options.location.label}; clients need a bearer token: ${(credential as HttpCredential).label}.`,
       );
       await stopCalls(gateway, shutdownMs, await stopped);
       await served.close();
@@ -132,6 +146,7 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
   } finally {
     await upstreams?.close();
     await claims?.close(true).catch(() => undefined);
+    await credential?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
   }
 }

@@ -9,10 +9,12 @@ const CREATE = `CREATE TABLE IF NOT EXISTS leash_gateway_drivers (
 );
 CREATE TABLE IF NOT EXISTS leash_gateway_claims (
   run_id TEXT PRIMARY KEY, driver TEXT NOT NULL, claimed_at INTEGER NOT NULL
-)`;
+);
+CREATE TABLE IF NOT EXISTS leash_gateway_approvals (run_id TEXT PRIMARY KEY, approval TEXT NOT NULL)`;
 
 /**
- * The claims of a SQLite store: tables `leash_gateway_drivers` and `leash_gateway_claims` in its file,
+ * The claims of a SQLite store: tables `leash_gateway_drivers`, `leash_gateway_claims` and
+ * `leash_gateway_approvals` (who may approve each run) in its file,
  * on a connection of their own. Heartbeats are this host's clock (a SQLite file is on one host).
  */
 export function sqliteClaims(path: string): ClaimsBackend {
@@ -34,6 +36,9 @@ export function sqliteClaims(path: string): ClaimsBackend {
   const swap = db.prepare("UPDATE leash_gateway_claims SET driver = ?, claimed_at = ? WHERE run_id = ? AND driver = ?");
   const release = db.prepare("DELETE FROM leash_gateway_claims WHERE run_id = ? AND driver = ?");
   const forget = db.prepare("DELETE FROM leash_gateway_drivers WHERE driver = ?");
+  const approval = db.prepare(
+    "INSERT INTO leash_gateway_approvals (run_id, approval) VALUES (?, ?) ON CONFLICT (run_id) DO NOTHING",
+  );
   const attempt = <T>(body: () => T): Promise<T> => {
     try {
       return Promise.resolve(body());
@@ -59,6 +64,7 @@ export function sqliteClaims(path: string): ClaimsBackend {
       }),
     swap: (runId, from, to) => attempt(() => swap.run(to, Date.now(), runId, from).changes === 1),
     release: (runId, driver) => attempt(() => void release.run(runId, driver)),
+    recordApproval: (runId, json) => attempt(() => void approval.run(runId, json)),
     close: () => attempt(() => void (db.open ? db.close() : undefined)),
   };
 }

@@ -3,6 +3,7 @@ import type { ApprovalRequest, RunState } from "../index.js";
 import { answerRun } from "../operate/answer-run.js";
 import type { StoreLocation } from "../operate/store-location.js";
 import type { CliStore } from "../operate/open-store.js";
+import { whyGatewayWillNotCount } from "../gateway/gateway-run-approval.js";
 
 /** What the inbox needs of the app's policy: who may answer a request. */
 export interface ApproverCheck {
@@ -83,6 +84,7 @@ export async function answerFromInbox(
     context.location,
     {
       origin: { via: "leash-serve", user: approver, host },
+      notCounted: (id, name, origin) => whyGatewayWillNotCount(context.location, id, name, origin),
       ...(policy === undefined
         ? {}
         : {

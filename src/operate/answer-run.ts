@@ -5,7 +5,7 @@ import type { AnswerOrigin } from "./answer-origin.js";
 import type { StoreLocation } from "./store-location.js";
 import { findRun } from "./find-run.js";
 import { fullJsonLines, shortJson } from "./short-json.js";
-import { RUN_PREFIX } from "./gateway-run-prefix.js";
+import { isGatewayRunId } from "./gateway-run-prefix.js";
 
 /** The shortest digest prefix `--digest` takes: 12 hex digits, 48 bits, too many to match by chance. */
 const MIN_DIGEST_PREFIX = 12;
@@ -25,10 +25,15 @@ interface RecordedAnswer {
   approval: Approval;
   origin: AnswerOrigin;
   state: RunState;
+  /**
+   * Whether the answer, recorded, will count, where that can be told here (a gateway's run): `null`
+   * when it will, why not when it will not (the gateway's config does not let this approver approve).
+   */
+  notCounted?: string | null;
 }
 
 /** How an answer is recorded, when not from the command line: where it came from, and a check of who gives it. */
-interface AnswerChannel {
+export interface AnswerChannel {
   /** Where the answer came from; the command line's operating-system user and host by default. */
   origin?: AnswerOrigin;
   /**
@@ -36,6 +41,12 @@ interface AnswerChannel {
    * inbox refuses an approver the app's `policy.mayApprove` refuses).
    */
   check?: (request: ApprovalRequest) => void;
+  /**
+   * Why the answer, once recorded, will not count, where the channel can tell (a gateway's run, whose
+   * config names its approvers); `null` or `undefined` when it will. Given by the caller, so that this
+   * layer, below the gateway, never imports it.
+   */
+  notCounted?: (runId: string, approver: string, origin: AnswerOrigin) => Promise<string | null | undefined>;
 }
 
 /** Checks `--as` and `--digest` before anything is opened; returns the digest prefix in lowercase. */
@@ -90,17 +101,22 @@ export async function answerRun(
     : Approval.deny(request.digest, input.approver, input.note);
   const origin = channel.origin ?? cliOrigin();
   const state = await store.answer(runId, approval, { origin });
-  return { request, approval, origin, state };
+  const notCounted = await channel.notCounted?.(runId, approval.approver, origin);
+  return { request, approval, origin, state, ...(notCounted === undefined ? {} : { notCounted }) };
 }
 
-/** `origin: via cli, os user "mia", host "build-3"`: where an answer came from, each part labelled and quoted. */
+/** `origin: via cli, os user "mia", host "build-3"` (`via mcp_elicitation, client "desk", host "h"`): where an answer came from, each part labelled and quoted. */
 export function originText(origin: AnswerOrigin): string {
-  return `origin: via ${origin.via}, ${origin.via === "cli" ? "os user" : "user"} ${JSON.stringify(origin.user)}, host ${JSON.stringify(origin.host)}`;
+  // Every field the channel told, in its order (the command line's user and host, a gateway's client and host).
+  const fields = Object.entries(origin)
+    .filter(([key]) => key !== "via")
+    .map(([key, value]) => `, ${key === "user" && origin.via === "cli" ? "os user" : key} ${JSON.stringify(value)}`);
+  return `origin: via ${origin.via}${fields.join("")}`;
 }
 
 /** What happens next: a gateway's run runs when its client calls again; any other, when the app resumes it. */
 function nextLines(runId: string, location: StoreLocation): string[] {
-  if (runId.startsWith(RUN_PREFIX))
+  if (isGatewayRunId(runId))
     return [
       "Nothing ran yet: this is a call through `leash mcp serve`; its gateway's policy decides who may approve.",
       "Next: the gateway runs it when the client makes the same call again (same tool, same arguments).",
@@ -119,7 +135,9 @@ export function answerLines(recorded: RecordedAnswer, location: StoreLocation): 
     `${verb} step ${request.step} of run ${state.runId}: ${request.tool} (effect ${request.effect}) with these arguments, in full:`,
     ...fullJsonLines(request.args, "  "),
     `Recorded as ${JSON.stringify(approval.approver)}; ${originText(origin)}${approval.note === undefined ? "" : `; note ${JSON.stringify(approval.note)}`}; for request digest ${request.digest}.`,
-    ...nextLines(state.runId, location),
+    ...(typeof recorded.notCounted === "string"
+      ? [`The answer was recorded but will not count: ${recorded.notCounted}.`]
+      : nextLines(state.runId, location)),
   ];
 }
 
@@ -131,5 +149,8 @@ export function answerJson(recorded: RecordedAnswer): unknown {
     request: recorded.request,
     answer: recorded.approval.toJSON(),
     origin: recorded.origin,
+    // Whether the run's policy lets this answer decide, where it is known here (a gateway's run).
+    ...(recorded.notCounted === undefined ? {} : { counts: recorded.notCounted === null }),
+    ...(typeof recorded.notCounted === "string" ? { notCounted: recorded.notCounted } : {}),
   };
 }

@@ -3,6 +3,7 @@ import type { RunState, Step } from "../index.js";
 import type { TrailCheck } from "./check-trail.js";
 import { problemLines } from "./check-trail.js";
 import { originText } from "./answer-run.js";
+import { isGatewayRunId } from "./gateway-run-prefix.js";
 import type { AnswerOrigin } from "./answer-origin.js";
 import { fullJsonLines, shortJson } from "./short-json.js";
 
@@ -74,7 +75,7 @@ function pendingLines(state: RunState): string[] {
   lines.push(
     state.answers.length === 0
       ? `  answer with: leash approve ${state.runId} --as NAME ${pin} (or leash deny ${state.runId} --as NAME ${pin})`
-      : state.runId.startsWith("mcp-")
+      : isGatewayRunId(state.runId)
         ? "  the gateway acts on it when the client makes the same call again"
         : `  the next resume acts on it: leash resume ${state.runId} --agent PATH (or the app's worker)`,
   );

@@ -2,6 +2,7 @@ import { LeashError } from "../errors/index.js";
 import type { Effect } from "../tools/tool.js";
 import { EFFECTS } from "../tools/tool.js";
 import type { ApprovalRequest } from "../approvals/approval.js";
+import type { AnswerOrigin } from "../approvals/answer-origin.js";
 
 /** Options of {@link Policy}; every one defaults to least privilege. */
 export interface PolicyOptions {
@@ -11,8 +12,12 @@ export interface PolicyOptions {
   allowEffects?: Effect[];
   /** Allowed effects that need a person's approval per call. Default `["write", "external"]`. */
   approvalFor?: Effect[];
-  /** Who may answer an approval request. Default: anyone. */
-  mayApprove?: (approver: string, request: ApprovalRequest) => boolean;
+  /**
+   * Who may answer an approval request. Default: anyone. `origin` is where a recorded answer came from
+   * (`{ via: "cli", user, host }`, `{ via: "mcp_elicitation", client, host }`...), so an app can refuse
+   * answers from a channel it does not trust; it is `undefined` for an answer given in process.
+   */
+  mayApprove?: (approver: string, request: ApprovalRequest, origin?: AnswerOrigin) => boolean;
 }
 
 function effects(value: unknown, option: string, fallback: Effect[]): ReadonlySet<Effect> {
@@ -34,7 +39,7 @@ export class Policy {
   readonly grantedScopes: ReadonlySet<string>;
   readonly allowEffects: ReadonlySet<Effect>;
   readonly approvalFor: ReadonlySet<Effect>;
-  readonly #mayApprove: ((approver: string, request: ApprovalRequest) => boolean) | undefined;
+  readonly #mayApprove: ((approver: string, request: ApprovalRequest, origin?: AnswerOrigin) => boolean) | undefined;
 
   constructor(options: PolicyOptions = {}) {
     if (typeof options !== "object" || options === null) {
@@ -72,22 +77,30 @@ export class Policy {
    * Whether this approver may answer this request, telling a refusal from a check that threw: a
    * resume decides nothing when the check of any of its answers threw (see `approver_check_failed`).
    */
-  checkApprover(approver: string, request: ApprovalRequest): "allowed" | "refused" | "threw" {
+  checkApprover(approver: string, request: ApprovalRequest, origin?: AnswerOrigin): "allowed" | "refused" | "threw" {
     if (this.#mayApprove === undefined) return "allowed";
     try {
-      return this.#mayApprove(approver, request) === true ? "allowed" : "refused";
+      return this.#mayApprove(approver, request, copyOrigin(origin)) === true ? "allowed" : "refused";
     } catch {
       return "threw";
     }
   }
 
-  /** Whether this approver may answer this request. A throwing callable counts as a refusal. */
-  mayApprove(approver: string, request: ApprovalRequest): boolean {
+  /**
+   * Whether this approver may answer this request, given through `origin` (absent: in process). A
+   * throwing callable counts as a refusal.
+   */
+  mayApprove(approver: string, request: ApprovalRequest, origin?: AnswerOrigin): boolean {
     if (this.#mayApprove === undefined) return true;
     try {
-      return this.#mayApprove(approver, request) === true;
+      return this.#mayApprove(approver, request, copyOrigin(origin)) === true;
     } catch {
       return false;
     }
   }
+}
+
+/** A copy of an origin for the app's callable: what it changes is not what the run records. */
+function copyOrigin(origin: AnswerOrigin | undefined): AnswerOrigin | undefined {
+  return origin === undefined ? undefined : { ...origin };
 }

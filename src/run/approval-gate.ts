@@ -95,7 +95,12 @@ export async function approvalGate(
   // A grant kept on the step (a call restarted by crash recovery) is the policy's to judge again: a
   // saved state that names an approver the policy refuses authorises nothing.
   if (step.approval !== undefined) {
-    if (step.approval.granted && !policy.mayApprove(step.approval.approver, structuredClone(request))) {
+    const kept = step.approval;
+    // The origin of the recorded answer the grant came from, if it was recorded out of process.
+    const origin = run.state.answers.find(
+      (item) => item.digest === kept.digest && item.approver === kept.approver && item.granted,
+    )?.origin;
+    if (kept.granted && !policy.mayApprove(kept.approver, structuredClone(request), origin)) {
       return {
         type: "deny",
         outcome: "approval_denied",

@@ -75,13 +75,13 @@ export function leftoverAnswerRecords(
   if (pending === undefined) return [];
   return unauditedAnswers(state, trail).map((item) => [
     "approval_answered",
-    answeredData(pending.step, item, mayApprove(core, item.json.approver, pending)),
+    answeredData(pending.step, item, mayApprove(core, item.json, pending)),
   ]);
 }
 
-function mayApprove(core: AgentCore, approver: string, pending: ApprovalRequest): boolean {
+function mayApprove(core: AgentCore, answer: RecordedAnswer, pending: ApprovalRequest): boolean {
   try {
-    return core.policy.mayApprove(approver, structuredClone(pending)) === true;
+    return core.policy.mayApprove(answer.approver, structuredClone(pending), answer.origin) === true;
   } catch {
     return false;
   }

@@ -106,7 +106,7 @@ function decideAnswers(
   if (all.length === 0) return null;
   const checked = all.map((item) => ({
     ...item,
-    check: core.policy.checkApprover(item.approval.approver, structuredClone(pending)),
+    check: core.policy.checkApprover(item.approval.approver, structuredClone(pending), item.json.origin),
   }));
   // Safety first: a check that throws could hide a denial, so no answer decides, the grants included.
   const threw = checked.filter((item) => item.check === "threw").map((item) => item.approval.approver);

@@ -72,13 +72,22 @@ const approval = shape({
   approver: string,
   "note?": string,
 });
+// Where an answer came from: `via`, and more string fields (the channel's own: user, host, client...).
+const origin: Check = (value, path) => {
+  if (!isJsonObject(value) || Object.getPrototypeOf(value) !== Object.prototype) fail(path, "an object");
+  string((value as Record<string, unknown>).via, `${path}.via`);
+  for (const [key, item] of Object.entries(value)) {
+    if (key === "__proto__") throw new Invalid(`\`${path}\` has an unknown key \`${key}\``);
+    string(item, `${path}.${key}`);
+  }
+};
 // An answer recorded out of process: an approval, where it came from, and whether it is audited.
 const recordedAnswer = shape({
   digest,
   granted: boolean,
   approver: string,
   "note?": string,
-  "origin?": shape({ via: string, user: string, host: string }),
+  "origin?": origin,
   "audited?": boolean,
 });
 const turn: Check = (value, path) => {

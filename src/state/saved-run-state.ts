@@ -3,6 +3,7 @@ import type { AuditHead } from "../audit/audit-record.js";
 import type { Decision, Usage } from "../decisions/decision.js";
 import type { Json } from "../json/index.js";
 import type { Limits, StopReason } from "../limits/limits.js";
+import type { AnswerOrigin } from "../approvals/answer-origin.js";
 import type { FailureCode } from "../errors/index.js";
 import type { Outcome, RunStatus } from "./outcomes.js";
 
@@ -17,7 +18,7 @@ import type { Outcome, RunStatus } from "./outcomes.js";
  * otherwise the next claim of the run (a resume, a cancel, a recovery) writes the record.
  */
 export interface RecordedAnswer extends ApprovalJson {
-  origin?: { via: string; user: string; host: string };
+  origin?: AnswerOrigin;
   audited?: boolean;
 }
 

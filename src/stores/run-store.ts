@@ -1,8 +1,11 @@
+import type { AnswerOrigin } from "../approvals/answer-origin.js";
 import type { Approval } from "../approvals/approval.js";
 import type { AuditRecord } from "../audit/audit-record.js";
 import type { AuditSink } from "../audit/audit-sink.js";
 import type { RunState } from "../state/run-state.js";
 import type { RunStatus } from "../state/outcomes.js";
+
+export type { AnswerOrigin };
 
 /** Options of {@link RunStore.save}. */
 export interface SaveOptions {
@@ -10,20 +13,6 @@ export interface SaveOptions {
   expectedRevision: number;
   /** Audit records made since the last save, when the store is also the agent's sink: they commit with the state. */
   records?: readonly AuditRecord[];
-}
-
-/**
- * Who gave an answer recorded out of process, as far as the channel can tell: for the command line,
- * the operating-system user and host that ran it. Recorded beside the approver's name in the state and
- * in the `approval_answered` audit record; it says where an answer came from, not who typed the name.
- */
-export interface AnswerOrigin {
-  /** The channel the answer came through, e.g. `"cli"`. */
-  via: string;
-  /** The operating-system user that gave it. */
-  user: string;
-  /** The host it was given on. */
-  host: string;
 }
 
 /** Options of {@link RunStore.answer}. */

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { readAudit, readAuditPrefix, repairAudit } from "../../src/audit/read-audit.js";
 import { verifyAudit } from "../../src/audit/verify-audit.js";
 import { temporaryDirectory } from "./audit-test-helpers.js";
+import { nodeArguments } from "../helpers/node-child.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const fixture = fileURLToPath(new URL("../fixtures/append-until-killed.ts", import.meta.url));
@@ -15,7 +16,7 @@ const fixture = fileURLToPath(new URL("../fixtures/append-until-killed.ts", impo
 /** Runs the fixture until it has acknowledged `count` appends, kills it, and returns what it acknowledged. */
 function appendUntilKilled(path: string, count: number): Promise<number[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", fixture, path], {
+    const child = spawn(process.execPath, [...nodeArguments(fixture), path], {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -7,13 +7,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readAudit, verifyAudit } from "../../src/index.js";
 import { temporaryDirectory } from "./audit-test-helpers.js";
+import { nodeArguments } from "../helpers/node-child.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const fixture = fileURLToPath(new URL("../fixtures/share-sink.ts", import.meta.url));
 
 function writer(path: string, runs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", fixture, path, String(runs)], {
+    const child = spawn(process.execPath, [...nodeArguments(fixture), path, String(runs)], {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"],
     });

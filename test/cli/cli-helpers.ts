@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { nodeArguments } from "../helpers/node-child.js";
 
 /** The repository's root. */
 export const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -51,10 +52,13 @@ export function leash(
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Runs a TypeScript file under tsx in a child process (a fixture that starts a run, say). */
+/**
+ * Runs a TypeScript file of this repository as a program in a child process (a fixture that starts
+ * a run, say): compiled once per test run, or under tsx (test/helpers/node-child.ts).
+ */
 export function runTypeScript(file: string, options: { cwd: string; env?: Record<string, string> }): CliResult {
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
-  const result = spawnSync(process.execPath, ["--import", `file://${tsxLoader}`, file], {
+  const result = spawnSync(process.execPath, nodeArguments(file), {
     cwd: options.cwd,
     env,
     encoding: "utf8",

@@ -10,7 +10,8 @@ import { cosignerKeygen, evidenceLogOf, verifyCosignature } from "../../src/evid
 import type { EvidenceLogOwner } from "../../src/evidence/index.js";
 import { submitToWitness } from "../../src/witness/index.js";
 import { eachStore } from "../cli/cli-stores.js";
-import { errorLine, leash, tsxLoader } from "../cli/cli-helpers.js";
+import { errorLine, leash } from "../cli/cli-helpers.js";
+import { nodeArguments } from "../helpers/node-child.js";
 import { makeKeys, runInto } from "../cli/evidence-helpers.js";
 import { TestLog } from "./witness-support.js";
 
@@ -20,7 +21,7 @@ const script = fileURLToPath(new URL("./hostile-witness.ts", import.meta.url));
 
 /** Starts the hostile witness in its own process, stopped after the test; returns its URL. */
 async function hostile(t: { after: (fn: () => Promise<void>) => void }, mode: string): Promise<string> {
-  const child = spawn(process.execPath, ["--import", `file://${tsxLoader}`, script, mode], {
+  const child = spawn(process.execPath, [...nodeArguments(script), mode], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, HOSTILE_WITNESS_KEY: witnessKeys.signerKey },
   });

@@ -11,8 +11,9 @@ import { join } from "node:path";
 import type { AuditSink, RunStore } from "../../src/index.js";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
 import { PostgresStore } from "../../src/stores/postgres/index.js";
-import { dropSchema, freshSchemaName } from "../postgres/database.js";
-import { bin, requireBuiltBin, root, tempFolder, tsxLoader } from "../cli/cli-helpers.js";
+import { dropSchema, freshSchemaName, inCi } from "../postgres/database.js";
+import { nodeArguments } from "../helpers/node-child.js";
+import { bin, requireBuiltBin, root, tempFolder } from "../cli/cli-helpers.js";
 
 /** The app's agent module (and the program that starts its runs). */
 export const agentModule = join(root, "test", "inbox-browser", "inbox-agent.ts");
@@ -43,9 +44,18 @@ function databaseUrl(): string | undefined {
   return url === undefined || url === "" ? undefined : url;
 }
 
+/** Why every test of this file is skipped (a piece it needs is missing), once a helper has said so. */
+let everyTestSkipped: string | undefined;
+
+/** Skips every test {@link eachStore} defines from now on in this file, giving `reason`. */
+export function skipEveryTest(reason: string): void {
+  everyTestSkipped = reason;
+}
+
 /**
  * Defines one test per kind of store, named after it, each with a fresh store of that kind. `todo`
  * marks a behaviour the inbox does not have yet: the test runs and reports, but fails nothing.
+ * Without DATABASE_URL the PostgreSQL test is skipped, saying so, except in CI (CI=true), where it fails.
  */
 export function eachStore(
   name: string,
@@ -53,10 +63,24 @@ export function eachStore(
   options: { todo?: string } = {},
 ): void {
   for (const kind of KINDS) {
-    const skip = kind === "postgres" && databaseUrl() === undefined;
-    test(`${name} (${kind})`, skip ? { skip: "DATABASE_URL is not set" } : options, async (t) => {
-      await body(t, await openInboxStore(t, kind));
-    });
+    const title = `${name} (${kind})`;
+    if (everyTestSkipped !== undefined) {
+      test(title, { skip: everyTestSkipped }, () => undefined);
+    } else if (kind === "postgres" && databaseUrl() === undefined) {
+      if (inCi()) {
+        test(title, () => {
+          throw new Error(
+            "DATABASE_URL is not set. CI=true: PostgreSQL tests must run in CI (.ci/run starts a server).",
+          );
+        });
+      } else {
+        test(title, { skip: "DATABASE_URL is not set" }, () => undefined);
+      }
+    } else {
+      test(title, options, async (t) => {
+        await body(t, await openInboxStore(t, kind));
+      });
+    }
   }
 }
 
@@ -106,14 +130,17 @@ export interface Finished {
 
 /**
  * Runs a program to its end without blocking the test's event loop (the browser's connection lives
- * on it). `tsx` loads it under tsx; LEASH_DEBUG is cleared so a developer's shell changes nothing.
+ * on it). `typescript` runs the first argument, a TypeScript module of this repository, as
+ * test/helpers/node-child.ts does (compiled once per run, or under tsx); LEASH_DEBUG is cleared so a
+ * developer's shell changes nothing.
  */
 export function runToEnd(
   args: string[],
-  options: { cwd: string; env?: Record<string, string>; tsx?: boolean },
+  options: { cwd: string; env?: Record<string, string>; typescript?: boolean },
 ): Promise<Finished> {
-  const loader = options.tsx === true ? ["--import", `file://${tsxLoader}`] : [];
-  const child = spawn(process.execPath, [...loader, ...args], {
+  const [first = "", ...rest] = args;
+  const program = options.typescript === true ? [...nodeArguments(first), ...rest] : args;
+  const child = spawn(process.execPath, program, {
     cwd: options.cwd,
     env: { ...process.env, LEASH_DEBUG: "", ...options.env },
   });
@@ -162,14 +189,14 @@ export async function startPausedRun(target: InboxStore, text: RunText = {}): Pr
   if (text.goal !== undefined) env.LEASH_TEST_GOAL = text.goal;
   if (text.reason !== undefined) env.LEASH_TEST_REASON = text.reason;
   if (text.memo !== undefined) env.LEASH_TEST_MEMO = text.memo;
-  const started = await runToEnd([agentModule, "pay"], { cwd: target.cwd, env, tsx: true });
+  const started = await runToEnd([agentModule, "pay"], { cwd: target.cwd, env, typescript: true });
   if (started.status !== 0) throw new Error(`The app's run did not start:\n${started.stderr}`);
   return started.stdout.trim();
 }
 
 /** Starts work the app gives up on after two attempts; returns the last attempt's run id. */
 export async function startWorkThatGivesUp(target: InboxStore): Promise<string> {
-  const done = await runToEnd([agentModule, "give-up"], { cwd: target.cwd, env: target.env, tsx: true });
+  const done = await runToEnd([agentModule, "give-up"], { cwd: target.cwd, env: target.env, typescript: true });
   if (done.status !== 0) throw new Error(`The app's work did not run:\n${done.stderr}`);
   return done.stdout.trim();
 }

@@ -1,16 +1,17 @@
 // The browser side of the inbox's end-to-end tests: Debian's chromium driven by playwright-core (no
-// browser download), one browser per test file and a fresh context (cookies, storage) per test, the
+// browser download), one browser per test run (or per file, for a file run alone) and a fresh context
+// (cookies, storage) per test, the
 // sign-in a person does, screenshots of the pages, and waits that poll with a deadline instead of
 // sleeping.
 import { after, before } from "node:test";
 import type { TestContext } from "node:test";
-import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
+import { delimiter, join } from "node:path";
 import { chromium } from "playwright-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { root } from "../cli/cli-helpers.js";
-import { addApprover, PATIENCE_MS, startInbox, startPausedRun, stopAllChildren } from "./inbox-app.js";
+import { inCi } from "../postgres/database.js";
+import { addApprover, PATIENCE_MS, skipEveryTest, startInbox, startPausedRun, stopAllChildren } from "./inbox-app.js";
 import type { Inbox, InboxStore, RunText } from "./inbox-app.js";
 
 export * from "./inbox-app.js";
@@ -22,27 +23,47 @@ export const PHONE = { width: 375, height: 812 };
 /** Where the test run leaves its screenshots. */
 export const SCREENSHOTS = join(root, "test-output", "inbox-screenshots");
 
-function chromiumPath(): string {
+/** The chromium to drive: CHROMIUM_PATH, else `chromium` on PATH; `undefined` when there is none. */
+function chromiumPath(): string | undefined {
   const fromEnvironment = process.env.CHROMIUM_PATH;
-  if (fromEnvironment !== undefined && fromEnvironment !== "") return fromEnvironment;
-  try {
-    return execFileSync("which", ["chromium"], { encoding: "utf8" }).trim();
-  } catch {
-    throw new Error(
-      "The inbox's browser tests need Debian's chromium (`apt-get install chromium`); .ci/run installs it.",
-    );
-  }
+  if (fromEnvironment !== undefined && fromEnvironment !== "")
+    return existsSync(fromEnvironment) ? fromEnvironment : undefined;
+  return (process.env.PATH ?? "")
+    .split(delimiter)
+    .filter((folder) => folder !== "")
+    .map((folder) => join(folder, "chromium"))
+    .find((path) => existsSync(path));
 }
 
+/** Why the browser tests cannot run here: no chromium. In CI that fails them; elsewhere they are skipped. */
+const NO_CHROMIUM =
+  "no Chromium for the inbox's browser tests: install Debian's chromium (`apt-get install -y chromium`), or set CHROMIUM_PATH";
+
 /**
- * Launches one headless chromium for the test file (closed in its `after` hook, with every child the
- * file started, even when a test failed) and returns a getter for it.
+ * Gives the test file a headless chromium and returns a getter for it: the one browser of the test
+ * run when scripts/test.mjs started one (LEASH_TEST_BROWSER_ENDPOINT), else one launched for this
+ * file; disconnected or closed in the file's `after` hook, with every child the file started, even
+ * when a test failed. Without chromium the file's tests are skipped, saying why, except in CI
+ * (CI=true), where they fail.
  */
 export function useBrowser(): () => Browser {
   let browser: Browser | undefined;
+  const executablePath = chromiumPath();
+  if (executablePath === undefined && !inCi()) {
+    skipEveryTest(NO_CHROMIUM);
+    console.warn(`\n*** SKIPPED: the browser tests of this file: ${NO_CHROMIUM}. ***\n`);
+  }
   before(async () => {
+    if (executablePath === undefined) {
+      if (inCi()) throw new Error(`${NO_CHROMIUM}; .ci/run installs it.`);
+      return;
+    }
+    const endpoint = process.env.LEASH_TEST_BROWSER_ENDPOINT;
     // We run as root in CI, where chromium's sandbox cannot start.
-    browser = await chromium.launch({ executablePath: chromiumPath(), args: ["--no-sandbox"] });
+    browser =
+      endpoint !== undefined && endpoint !== ""
+        ? await chromium.connect(endpoint)
+        : await chromium.launch({ executablePath, args: ["--no-sandbox"] });
   });
   after(async () => {
     await stopAllChildren();

@@ -5,8 +5,17 @@ import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { connectGateway, heldSetup, leash, runs, serveHttpGateway, setup, textOf, waitingSignal } from "./support.js";
+import {
+  connectGateway,
+  heldSetup,
+  httpTransport,
+  leash,
+  runs,
+  serveHttpGateway,
+  setup,
+  textOf,
+  waitingSignal,
+} from "./support.js";
 
 const slowServer = fileURLToPath(new URL("../fixtures/mcp-slow-server.mjs", import.meta.url));
 
@@ -14,10 +23,9 @@ test("one client that cancels its call leaves another client's identical call on
   const at = await heldSetup({ approvers: ["alice"] }, { approval: { waitMs: 120_000, pollMs: 50 } });
   writeFileSync(at.release, "");
   const gateway = await serveHttpGateway(at);
-  const url = new URL(`http://127.0.0.1:${gateway.port}/mcp`);
   const [one, two] = [new Client({ name: "one", version: "1" }), new Client({ name: "two", version: "1" })];
-  await one.connect(new StreamableHTTPClientTransport(url));
-  await two.connect(new StreamableHTTPClientTransport(url));
+  await one.connect(httpTransport(gateway.port));
+  await two.connect(httpTransport(gateway.port));
   try {
     const cancel = new AbortController();
     const [first, second] = [waitingSignal(), waitingSignal()];

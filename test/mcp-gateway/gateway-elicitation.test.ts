@@ -17,8 +17,8 @@ function askingClient(answer: ElicitResult, questions: string[]): Client {
   return client;
 }
 
-test("with elicitAs, the person at a client that can be asked approves there, and the call runs once", async () => {
-  const at = await setup({ waitMs: 120_000, elicitAs: "desk-user" }, ["desk-user"]);
+test("with elicitAs and elicitationApproves, the person at a client that can be asked approves there, and the call runs once", async () => {
+  const at = await setup({ waitMs: 120_000, elicitAs: "desk-user", elicitationApproves: true }, ["desk-user"]);
   const target = path.join(at.files, "asked.txt");
   const questions: string[] = [];
   const client = askingClient({ action: "accept", content: { approve: true, note: "looks right" } }, questions);
@@ -46,7 +46,7 @@ test("with elicitAs, the person at a client that can be asked approves there, an
 });
 
 test("a decline at the client is a denial; a client's capability without elicitAs is never used", async () => {
-  const at = await setup({ waitMs: 120_000, elicitAs: "desk-user" }, ["desk-user"]);
+  const at = await setup({ waitMs: 120_000, elicitAs: "desk-user", elicitationApproves: true }, ["desk-user"]);
   const target = path.join(at.files, "declined.txt");
   const questions: string[] = [];
   const client = askingClient({ action: "decline" }, questions);

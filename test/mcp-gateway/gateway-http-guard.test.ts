@@ -4,8 +4,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { runs, serveHttpGateway, setup, textOf } from "./support.js";
+import { bearer, httpTransport, runs, serveHttpGateway, setup, textOf } from "./support.js";
 
 const initialize = JSON.stringify({
   jsonrpc: "2.0",
@@ -29,7 +28,12 @@ function post(
         port,
         path: "/mcp",
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...bearer(),
+          ...headers,
+        },
       },
       (response) => {
         let text = "";
@@ -60,7 +64,7 @@ test("over --http, a request with a foreign Host or Origin (DNS rebinding) is re
     assert.equal(foreignOrigin.status, 403);
     assert.match(foreignOrigin.text, /Origin/);
     const client = new Client({ name: "gateway-test", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${gateway.port}/mcp`)));
+    await client.connect(httpTransport(gateway.port));
     try {
       const result = await client.callTool({
         name: "fs__read_text_file",
@@ -104,7 +108,7 @@ test("over --http, a body larger than maxMessageBytes is refused with 413 and th
     // Refused as too large (or the connection closed on it); never read whole.
     assert.ok(huge.status === 413 || huge.status === -1, `${huge.status} ${huge.text}`);
     const client = new Client({ name: "gateway-test", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${gateway.port}/mcp`)));
+    await client.connect(httpTransport(gateway.port));
     try {
       const { tools } = await client.listTools();
       assert.ok(tools.length > 0);

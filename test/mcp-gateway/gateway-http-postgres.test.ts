@@ -5,10 +5,9 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { bin } from "../cli/cli-helpers.js";
 import { dropSchema, freshSchemaName, withPostgres } from "../postgres/database.js";
-import { leash, runs, setup, textOf } from "./support.js";
+import { httpTransport, leash, runs, setup, textOf, withTokenFile } from "./support.js";
 
 withPostgres("the gateway over Streamable HTTP on a PostgreSQL store", (url) => {
   test("over Streamable HTTP on 127.0.0.1 and a PostgreSQL store, a call is a run that leash runs and leash verify see", async () => {
@@ -16,6 +15,7 @@ withPostgres("the gateway over Streamable HTTP on a PostgreSQL store", (url) => 
     await writeFile(path.join(at.files, "note.txt"), "over http");
     const schema = freshSchemaName("leash_gw");
     const db = ["--db", url, "--schema", schema];
+    withTokenFile(at);
     const child = spawn(process.execPath, [bin, "mcp", "serve", "--config", at.config, "--http", "0", ...db], {
       cwd: at.dir,
       stdio: ["ignore", "ignore", "pipe"],
@@ -33,7 +33,7 @@ withPostgres("the gateway over Streamable HTTP on a PostgreSQL store", (url) => 
         child.once("exit", () => reject(new Error(`The gateway ended: ${stderr}`)));
       });
       const client = new Client({ name: "gateway-test", version: "1" });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+      await client.connect(httpTransport(port));
       try {
         const result = await client.callTool({
           name: "fs__read_text_file",

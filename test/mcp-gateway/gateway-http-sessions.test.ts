@@ -1,14 +1,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { MemoryStore } from "../../src/index.js";
 import { Gateway } from "../../src/gateway/gateway.js";
 import type { GatewayConfig } from "../../src/gateway/gateway-config.js";
 import { checkGatewayConfig } from "../../src/gateway/gateway-config.js";
 import { serveHttp } from "../../src/gateway/gateway-http.js";
+import type { HttpCredential } from "../../src/gateway/gateway-credential.js";
 import type { ToolChanges } from "../../src/gateway/upstreams.js";
 import { eventually } from "../mcp/support.js";
+import { bearer, httpTransport } from "./support.js";
 
 /** A gateway with no tools, in this process, whose change listeners (one per live MCP server) are counted. */
 function gatewayOf(http: Record<string, unknown> = {}): {
@@ -28,11 +29,18 @@ function gatewayOf(http: Record<string, unknown> = {}): {
   return { gateway: new Gateway(config, new MemoryStore(), [], [], "", changes), config, listeners };
 }
 
-const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", ...bearer() };
+
+/** A credential that knows one token, the test token, as the client `test-client`. */
+const credential: HttpCredential = {
+  label: "a test token",
+  clientOf: (authorization) => Promise.resolve(authorization === bearer().authorization ? "test-client" : undefined),
+  close: () => Promise.resolve(),
+};
 
 test("over --http, 6,000 POSTs without a session that are not initialize are refused (400, JSON-RPC) and leave no session or server behind", async () => {
   const { gateway, config, listeners } = gatewayOf();
-  const served = await serveHttp(gateway, new Map(), "1", 0, config);
+  const served = await serveHttp(gateway, new Map(), "1", 0, config, credential);
   try {
     const url = `http://127.0.0.1:${served.port}/mcp`;
     for (let i = 0; i < 6000; i += 1) {
@@ -43,7 +51,7 @@ test("over --http, 6,000 POSTs without a session that are not initialize are ref
       assert.equal(error.jsonrpc, "2.0");
       assert.equal(error.error.code, -32000);
     }
-    const get = await fetch(url, { headers: { accept: "text/event-stream" } });
+    const get = await fetch(url, { headers: { accept: "text/event-stream", ...bearer() } });
     assert.equal(get.status, 400);
     await get.body?.cancel();
     assert.equal(served.sessions(), 0);
@@ -54,7 +62,7 @@ test("over --http, 6,000 POSTs without a session that are not initialize are ref
     await other.body?.cancel();
     // A real client still gets a session.
     const client = new Client({ name: "t", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.connect(httpTransport(served.port));
     assert.deepEqual((await client.listTools()).tools, []);
     assert.equal(served.sessions(), 1);
     await client.close();
@@ -65,10 +73,10 @@ test("over --http, 6,000 POSTs without a session that are not initialize are ref
 
 test("over --http, a session idle for longer than http.sessionIdleMs is closed; its id is then unknown (404)", async () => {
   const { gateway, config, listeners } = gatewayOf({ sessionIdleMs: 200 });
-  const served = await serveHttp(gateway, new Map(), "1", 0, config);
+  const served = await serveHttp(gateway, new Map(), "1", 0, config, credential);
   try {
     const url = `http://127.0.0.1:${served.port}/mcp`;
-    const transport = new StreamableHTTPClientTransport(new URL(url));
+    const transport = httpTransport(served.port);
     const client = new Client({ name: "t", version: "1" });
     await client.connect(transport);
     const id = transport.sessionId!;

@@ -3,9 +3,8 @@ import { writeFile } from "node:fs/promises";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { connectGateway, serveHttpGateway, setup, textOf } from "./support.js";
+import { connectGateway, httpTransport, serveHttpGateway, setup, textOf } from "./support.js";
 import type { Setup } from "./support.js";
 
 const changingServer = fileURLToPath(new URL("../fixtures/mcp-changing-server.mjs", import.meta.url));
@@ -74,7 +73,7 @@ test("an upstream that redefines a tool: the client is told tools/list_changed a
 async function httpClient(port: number): Promise<{ client: Client; listening: Promise<void> }> {
   let opened!: () => void;
   const listening = new Promise<void>((resolve) => (opened = resolve));
-  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+  const transport = httpTransport(port, undefined, {
     fetch: async (url, init) => {
       const response = await fetch(url, init);
       if ((init?.method ?? "GET") === "GET" && response.ok) opened();

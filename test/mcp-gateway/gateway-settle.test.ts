@@ -21,6 +21,7 @@ const config: GatewayConfig = {
   maxMessageBytes: 1 << 20,
   shutdownMs: 1_000,
   sessionIdleMs: 1_800_000,
+  elicitationApproves: false,
 };
 
 /** A view of the store whose `list` leaves out some runs: a gateway that looked before they were saved. */

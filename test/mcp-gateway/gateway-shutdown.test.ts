@@ -8,11 +8,11 @@ import { test } from "node:test";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { eventually } from "../mcp/support.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   connectGateway,
   firstRunOnceEnded,
   heldSetup,
+  httpTransport,
   leash,
   runs,
   serveHttpGateway,
@@ -188,7 +188,7 @@ test("over --http, SIGTERM with a call in flight: the session gets the call's re
   const at = await heldSetup({ approvalFor: [] }, { shutdownMs: 120_000 });
   const gateway = await serveHttpGateway(at);
   const client = new Client({ name: "http-test", version: "1" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${gateway.port}/mcp`)));
+  await client.connect(httpTransport(gateway.port));
   try {
     const call = client.callTool({ name: "held__hold", arguments: { n: 1 } }, undefined, CALL_TIMEOUT);
     await eventually(() => existsSync(at.count), "the upstream call to start", 60_000);

@@ -7,6 +7,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { StreamableHTTPClientTransportOptions } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { bin, requireBuiltBin } from "../cli/cli-helpers.js";
 import { tempFolder } from "../mcp/support.js";
 
@@ -25,7 +27,7 @@ export interface Setup {
 
 /** Writes a gateway config in front of server-filesystem (trusted) with writes under approval by alice. */
 export async function setup(
-  approval: { waitMs: number; pollMs?: number; elicitAs?: string },
+  approval: { waitMs: number; pollMs?: number; elicitAs?: string; elicitationApproves?: boolean; inbox?: string },
   approvers: string[] = ["alice"],
 ): Promise<Setup> {
   const dir = await tempFolder();
@@ -158,14 +160,55 @@ export function waitingSignal(): { onprogress: (progress: { message?: string }) 
   };
 }
 
-/** Starts `leash mcp serve --http 0` (the built bin) on the setup's SQLite store; resolves with its port, its exit and a stop. */
-export async function serveHttpGateway(at: Setup): Promise<{
+/** The bearer token of the token file {@link withTokenFile} names in a config. */
+export const TEST_TOKEN = "leash-gateway-test-token-3f9a1c7e";
+
+/** The `Authorization` header of {@link TEST_TOKEN} (or of `token`). */
+export function bearer(token: string = TEST_TOKEN): Record<string, string> {
+  return { authorization: `Bearer ${token}` };
+}
+
+/**
+ * Adds `http.tokenFile` (a file holding {@link TEST_TOKEN}, mode 600) and `http.client` to the setup's
+ * config, unless its `http` names a token file already (or `null` is given: no credential).
+ */
+export function withTokenFile(at: Setup, client = "test-client"): void {
+  const config = JSON.parse(readFileSync(at.config, "utf8")) as { http?: Record<string, unknown> };
+  if (config.http?.tokenFile !== undefined) return;
+  const tokenFile = path.join(at.dir, "gateway.token");
+  writeFileSync(tokenFile, `${TEST_TOKEN}\n`, { mode: 0o600 });
+  config.http = { ...config.http, tokenFile, client };
+  writeFileSync(at.config, JSON.stringify(config));
+}
+
+/** An SDK Streamable HTTP client transport to a gateway's port that sends `token` as its bearer token. */
+export function httpTransport(
+  port: number,
+  token: string = TEST_TOKEN,
+  options: StreamableHTTPClientTransportOptions = {},
+): StreamableHTTPClientTransport {
+  return new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+    ...options,
+    requestInit: { ...options.requestInit, headers: bearer(token) },
+  });
+}
+
+/**
+ * Starts `leash mcp serve --http 0` (the built bin) on the setup's SQLite store, with a token file in
+ * its config (see {@link withTokenFile}) unless `credential` is false; resolves with its port, its
+ * exit and a stop.
+ */
+export async function serveHttpGateway(
+  at: Setup,
+  credential = true,
+): Promise<{
   port: number;
   exit: Promise<number | null>;
   stop: () => Promise<void>;
   line: (pattern: RegExp) => Promise<void>;
 }> {
   requireBuiltBin();
+  if (credential) withTokenFile(at);
   const child = spawn(process.execPath, [bin, "mcp", "serve", "--config", at.config, "--http", "0", "--db", at.db], {
     cwd: at.dir,
     stdio: ["ignore", "ignore", "pipe"],

@@ -22,7 +22,7 @@ export function withPostgres(name: string, define: (url: string) => void): void 
     define(url);
     return;
   }
-  const reason = `DATABASE_URL is not set, so the PostgreSQL tests "${name}" did not run; run them with scripts/with-postgres.sh npm test`;
+  const reason = `DATABASE_URL is not set, so the PostgreSQL tests "${name}" did not run; \`npm test\` starts a throwaway server when PostgreSQL's server binaries are installed (apt-get install -y postgresql)`;
   if (inCi()) {
     test(name, () => {
       throw new Error(`${reason}. CI=true: PostgreSQL tests must run in CI (.ci/run starts a server).`);

@@ -1,8 +1,9 @@
 // Starts the fixture scripts of test/fixtures (the stores', PostgreSQL's, the workers') as real child
-// processes (through tsx) and follows what they print, line by line.
+// processes (compiled once per run, or through tsx) and follows what they print, line by line.
 import { spawn } from "node:child_process";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { nodeArguments } from "../helpers/node-child.js";
 
 /** A fixture process and the lines it has printed so far. */
 export interface FixtureProcess {
@@ -19,12 +20,13 @@ export interface FixtureProcess {
 }
 
 /**
- * Runs `test/fixtures/<script>` (e.g. `stores/crash-child.ts`) with tsx and the given arguments;
+ * Runs `test/fixtures/<script>` (e.g. `stores/crash-child.ts`) with the given arguments, as
+ * test/helpers/node-child.ts runs a TypeScript module;
  * `env` is added to this process's environment.
  */
 export function startFixture(script: string, args: string[], env: Record<string, string> = {}): FixtureProcess {
   const path = fileURLToPath(new URL(`../fixtures/${script}`, import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", path, ...args], {
+  const child = spawn(process.execPath, [...nodeArguments(path), ...args], {
     stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, ...env },
   });

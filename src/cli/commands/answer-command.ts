@@ -5,6 +5,7 @@ import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { withExistingStore } from "../../operate/open-store.js";
 import { printJson, printLines } from "../print.js";
+import { whyGatewayWillNotCount } from "../../gateway/gateway-run-approval.js";
 
 /** Options of `leash approve` and `leash deny`. */
 interface AnswerOptions extends CommonOptions {
@@ -35,7 +36,11 @@ export function answerCommand(name: "approve" | "deny"): Command {
     // Checked before the store is opened: a typo in --as or --digest is a usage error wherever the store is.
     checkAnswerInput(input);
     const location = storeLocation(options);
-    const recorded = await withExistingStore(location, (store) => answerRun(store, runId, input, location));
+    const recorded = await withExistingStore(location, (store) =>
+      answerRun(store, runId, input, location, {
+        notCounted: (id, approver, origin) => whyGatewayWillNotCount(location, id, approver, origin),
+      }),
+    );
     if (options.json) printJson(answerJson(recorded));
     else printLines(answerLines(recorded, location));
   });

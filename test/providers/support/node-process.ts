@@ -1,18 +1,18 @@
-// Child processes for the shared adapter suite: the real `leash` bin and TypeScript files under tsx.
+// Child processes for the shared adapter suite: the real `leash` bin and TypeScript files run as
+// programs (compiled once per test run, or under tsx).
 // Spawned asynchronously, never with spawnSync: the loopback server the child talks to runs in this
 // process's event loop, which must keep turning while the child works.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { nodeArguments } from "../../helpers/node-child.js";
 
 /** The repository's root. */
 export const root = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** The built bin, as an installed `leash` runs it (`npm run build` makes it). */
 export const bin = join(root, "dist", "cli", "main.js");
-
-const tsxLoader = join(root, "node_modules", "tsx", "dist", "loader.mjs");
 
 /** How a child process ended, and what it printed. */
 export interface Finished {
@@ -49,7 +49,7 @@ export function runLeash(args: string[], options: { cwd?: string } = {}): Promis
   return runNode([bin, ...args], options);
 }
 
-/** Runs a TypeScript file under tsx. */
+/** Runs a TypeScript file of this repository as a program (compiled once per run, or under tsx). */
 export function runTypeScript(file: string, args: string[], options: { cwd?: string } = {}): Promise<Finished> {
-  return runNode(["--import", `file://${tsxLoader}`, file, ...args], options);
+  return runNode([...nodeArguments(file), ...args], options);
 }

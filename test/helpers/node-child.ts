@@ -1,0 +1,38 @@
+// How a test starts one of this repository's TypeScript modules as a program in a child process.
+// scripts/test.mjs compiles src/ and test/ to JavaScript once per run (LEASH_TEST_COMPILED names the
+// folder), so that each child is plain `node file.js` rather than tsx compiling the same modules
+// again in every child; a test file run alone, without that folder, starts the module under tsx.
+import { existsSync } from "node:fs";
+import { isAbsolute, join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+/** The repository's root. */
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+/** tsx's loader, as a URL `--import` accepts from any working folder. */
+const tsxLoader = pathToFileURL(join(root, "node_modules", "tsx", "dist", "loader.mjs")).href;
+
+/**
+ * The JavaScript twin of a TypeScript file of this repository in the run's compiled folder, or
+ * `undefined` when there is none (no compiled folder, or a file outside src/ and test/).
+ */
+export function compiledTwin(file: string): string | undefined {
+  const folder = process.env.LEASH_TEST_COMPILED;
+  if (folder === undefined || folder === "" || !/\.ts$/.test(file)) return undefined;
+  const inside = relative(root, file);
+  if (inside.startsWith("..") || isAbsolute(inside)) return undefined;
+  const twin = join(folder, inside.replace(/\.ts$/, ".js"));
+  return existsSync(twin) ? twin : undefined;
+}
+
+/**
+ * The arguments of `node` that run `file` (a path) as a program: its compiled twin when the run has
+ * one, the file itself under tsx otherwise. Other arguments go after these.
+ *
+ * @example
+ * spawn(process.execPath, [...nodeArguments(fixture), databasePath]);
+ */
+export function nodeArguments(file: string): string[] {
+  const twin = compiledTwin(file);
+  return twin === undefined ? ["--import", tsxLoader, file] : [twin];
+}
