@@ -21,7 +21,6 @@ import Database from "better-sqlite3";
 import {
   Agent,
   Decision,
-  evidenceLogOf,
   keygen,
   makeRecord,
   signCheckpoint,
@@ -31,6 +30,7 @@ import {
   type AuditHead,
   type AuditRecord,
 } from "../src/index.js";
+import { evidenceLogOf } from "../src/evidence/index.js";
 import { SqliteStore } from "../src/stores/sqlite/index.js";
 import { machineInfo } from "../src/bench/machine-info.js";
 import { median } from "../src/bench/measure.js";

@@ -12,19 +12,17 @@
 import { createHash } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
+import { keygen, signCheckpoint, verifyCheckpoint } from "../src/index.js";
 import {
   MemoryNodeStore,
   MerkleLog,
-  keygen,
   leafHash,
   recordLeafHash,
-  signCheckpoint,
-  verifyCheckpoint,
   verifyConsistency,
   verifyInclusion,
   type EvidenceLog,
   type Hash,
-} from "../src/index.js";
+} from "../src/evidence/index.js";
 import { machineInfo } from "../src/bench/machine-info.js";
 import { median } from "../src/bench/measure.js";
 import { seededRandom } from "../src/bench/seeded-random.js";

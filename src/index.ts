@@ -9,8 +9,8 @@ export type { CheckpointOptions, CheckpointFailedEvent } from "./agent/auto-chec
 export type { AgentEvents, RunFailedEvent, GaveUpEvent, TextEvent } from "./agent/agent-events.js";
 export type { RunOptions } from "./run/start-run.js";
 export type { ResumeOptions } from "./run/take-over.js";
-export type { Planner, PlannerContext, DoneCriterion } from "./run/agent-core.js";
-export type { CallModelOptions } from "./run/call-model.js";
+export type { DoneCriterion } from "./run/agent-core.js";
+export type { Planner, PlannerContext, CallModelOptions } from "./models/planner.js";
 
 export { tool, Tool, EFFECTS } from "./tools/tool.js";
 export type { Effect, ToolSpec, ToolDescription, ToolDefinition, ToolParameters } from "./tools/tool.js";
@@ -32,8 +32,10 @@ export { approvalDigest, historyDigest } from "./approvals/approval-digest.js";
 export { RunState, RUN_STATE_VERSION } from "./state/run-state.js";
 export type { RunStateJson, Step, StepError, Failure } from "./state/run-state.js";
 export { stateAgreesWithTrail, type StateCheck, type StateMismatch } from "./state/state-agrees-with-trail.js";
-export { RUN_STATUSES, OUTCOMES, FAILURE_CODES } from "./state/outcomes.js";
-export type { RunStatus, Outcome, FailureCode } from "./state/outcomes.js";
+export { RUN_STATUSES, OUTCOMES } from "./state/outcomes.js";
+export type { RunStatus, Outcome } from "./state/outcomes.js";
+export { FAILURE_CODES } from "./errors/index.js";
+export type { FailureCode } from "./errors/index.js";
 
 export { MemoryStore } from "./stores/memory-store.js";
 export type { RunStore, SaveOptions, RunStoreWithAudit } from "./stores/run-store.js";
@@ -61,56 +63,10 @@ export type {
   FsyncMode,
 } from "./audit/index.js";
 
-export {
-  keygen,
-  signCheckpoint,
-  verifyCheckpoint,
-  formatCheckpoint,
-  parseCheckpoint,
-  signNote,
-  openNote,
-  MerkleLog,
-  MemoryNodeStore,
-  leafHash,
-  nodeHash,
-  recordLeafHash,
-  verifyInclusion,
-  verifyConsistency,
-  jsonlEvidenceLog,
-  recordsEvidenceLog,
-  evidenceLogOf,
-  storeEvidenceLog,
-  EMPTY_ROOT,
-  cosignerKeygen,
-  cosignCheckpoint,
-  verifyCosignature,
-  addCosignatures,
-} from "./evidence/index.js";
-export type {
-  Hash,
-  NodeId,
-  NodeStore,
-  StoredNode,
-  LeafSource,
-  MaybePromise,
-  KeyPair,
-  NoteSignature,
-  OpenedNote,
-  EvidenceLog,
-  EvidenceSource,
-  Checkpoint,
-  CheckpointProblem,
-  CheckpointProblemKind,
-  VerifiedCosignature,
-  StoreEvidenceLog,
-  StoredCheckpoint,
-  CheckpointRow,
-  LogTables,
-  RecordLeaf,
-  EvidenceLogOwner,
-  EvidenceStore,
-  RecordsHolder,
-} from "./evidence/index.js";
+// The evidence an app signs and checks from the root; the Merkle log, notes, cosignatures and what a
+// store implements are in `leash/evidence`.
+export { keygen, signCheckpoint, verifyCheckpoint } from "./evidence/index.js";
+export type { KeyPair, EvidenceSource, CheckpointProblem, CheckpointProblemKind } from "./evidence/index.js";
 
 export { allow, block } from "./guards/guard.js";
 export type { Guard, GuardedWork, Verdict, GuardPoint } from "./guards/guard.js";

@@ -1,10 +1,22 @@
 // The app of the package check (scripts/check-package.mjs): installed from the tarball into a new
 // project, typechecked with `strict` and `skipLibCheck: false`, then run. It uses every subpath as an
 // app would: a model-driven run (leash/testing) on a SQLite store (leash/sqlite) pauses before a
-// write, a person's answer is recorded in the store, a worker (leash/worker) resumes the run, and the
-// trail verifies. leash/postgres is typechecked only: this project has no `pg` to load.
+// write, a person's answer is recorded in the store, a worker (leash/worker) resumes the run, the
+// trail verifies, and a checkpoint of the store is signed and checked (leash/evidence reads its log).
+// leash/postgres is typechecked only: this project has no `pg` to load.
 import assert from "node:assert/strict";
-import { Agent, Approval, Policy, modelPlanner, tool, verifyAudit } from "leash";
+import {
+  Agent,
+  Approval,
+  Policy,
+  keygen,
+  modelPlanner,
+  signCheckpoint,
+  tool,
+  verifyAudit,
+  verifyCheckpoint,
+} from "leash";
+import { evidenceLogOf, leafHash } from "leash/evidence";
 import type { RunState, RunStore } from "leash";
 import type { PostgresConnection, PostgresStore, PostgresStoreOptions } from "leash/postgres";
 import { SqliteStore } from "leash/sqlite";
@@ -68,6 +80,11 @@ assert.deepEqual(notes, ["Brake pads checked."]);
 console.log("sample: resumed");
 
 assert.deepEqual(verifyAudit(store.records), []);
+const { signerKey, verifierKey } = keygen("example.com/sample");
+const note = await signCheckpoint(store, { key: signerKey, origin: "example.com/sample" });
+assert.deepEqual(await verifyCheckpoint(store, note, { key: verifierKey }), []);
+assert.equal(typeof evidenceLogOf(store).root, "function");
+assert.equal(leafHash(new Uint8Array(32)).length, 32);
 model.assertDone();
 await store.close();
 console.log("sample: verified");

@@ -1,7 +1,7 @@
 import type { AuditRecord } from "../audit/audit-record.js";
 import type { AuditSink } from "../audit/audit-sink.js";
 import { LeashError, checkOptionKeys, messageOf } from "../errors/index.js";
-import { isCheckpointOrigin } from "../evidence/checkpoint.js";
+import { isCheckpointOrigin } from "../evidence/checkpoint-text.js";
 import { evidenceLogOf, type EvidenceLogOwner } from "../evidence/evidence-log-of.js";
 import { parseSignerKey } from "../evidence/note-keys.js";
 import type { StoreEvidenceLog } from "../evidence/store-evidence-log.js";

@@ -3,7 +3,7 @@ import type { Json } from "../json/index.js";
 import type { Effect } from "../tools/tool.js";
 
 /** The parts of a run's history that an approval is bound to. */
-export interface HistoryInput {
+interface HistoryInput {
   runId: string;
   nonce: string;
   goal: Json;
@@ -29,7 +29,7 @@ export function historyDigest(history: HistoryInput): string {
 }
 
 /** The exact action an approval authorises. */
-export interface ActionInput {
+interface ActionInput {
   runId: string;
   step: number;
   tool: string;

@@ -5,7 +5,7 @@ import type { Json } from "../json/index.js";
 import type { Effect } from "../tools/tool.js";
 
 /** The longest `note` of an approval, in characters. */
-export const MAX_NOTE_LENGTH = 10_000;
+const MAX_NOTE_LENGTH = 10_000;
 /** What a paused run asks a person, and why. */
 export interface ApprovalRequest {
   runId: string;

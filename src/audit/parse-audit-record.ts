@@ -168,7 +168,7 @@ function isText(value: unknown): value is string {
 const PLAIN = /^[^"\\\u0000-\u001f]*$/;
 
 /** @internal A string in RFC 8785 form: quoted as it is when nothing needs escaping. */
-export function quote(text: string): string {
+function quote(text: string): string {
   return PLAIN.test(text) ? '"' + text + '"' : JSON.stringify(text);
 }
 
@@ -242,7 +242,7 @@ function walkObject(object: object, build: boolean): string {
 }
 
 /** @internal Sorts keys by UTF-16 code units, as RFC 8785 and `Array.prototype.sort` do; faster for a few keys. */
-export function sortKeys(keys: string[]): void {
+function sortKeys(keys: string[]): void {
   if (keys.length > 12) {
     keys.sort();
     return;

@@ -3,8 +3,7 @@ import { LeashError, messageOf } from "../errors/index.js";
 import type { AuditRecord } from "./audit-record.js";
 import { parseAuditRecord } from "./parse-audit-record.js";
 
-export { parseAuditRecord, inspectAuditRecord, emptyInspectedRecord, safeMessage } from "./parse-audit-record.js";
-export type { InspectedRecord } from "./parse-audit-record.js";
+export { parseAuditRecord, inspectAuditRecord, emptyInspectedRecord } from "./parse-audit-record.js";
 
 /** A last line cut short by a crash while it was written: where it starts and what it holds. */
 export interface TornTail {
@@ -25,7 +24,7 @@ export interface AuditPrefix {
 }
 
 /** @internal What {@link parseAuditBytes} found in a run of bytes of a JSONL trail. */
-export interface ParsedAuditBytes {
+interface ParsedAuditBytes {
   /** The records of the lines that end in "\n". */
   records: AuditRecord[];
   /** How many bytes those lines take (up to and including the last "\n"). */

@@ -55,7 +55,7 @@ export function everyCallAudited(
 }
 
 /** Whether a run's trail shows no tool started. */
-export function noToolStarted(byRun: ReadonlyMap<string, readonly AuditRecord[]>, state: RunState): boolean {
+function noToolStarted(byRun: ReadonlyMap<string, readonly AuditRecord[]>, state: RunState): boolean {
   return state.toolCalls === 0 && !(byRun.get(state.runId) ?? []).some((record) => record.event === "tool_started");
 }
 

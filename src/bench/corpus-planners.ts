@@ -2,7 +2,7 @@ import type { Planner, RunState, Step } from "../index.js";
 import { Decision } from "../index.js";
 
 /** A named rule planner of the corpus benchmark. */
-export interface NamedPlanner {
+interface NamedPlanner {
   name: string;
   planner: Planner;
 }
@@ -21,7 +21,7 @@ function hitsOf(state: RunState): string[] {
  * The seed's `one_shot` planner: search for the goal, then answer the first hit (`null` when there is
  * none), so its success is exactly plain search's recall@1.
  */
-export const oneShot: Planner = (state) => {
+const oneShot: Planner = (state) => {
   if (actsOf(state, "search").length === 0) return Decision.act("search", { query: state.goal });
   return Decision.finish(hitsOf(state)[0] ?? null);
 };
@@ -30,7 +30,7 @@ export const oneShot: Planner = (state) => {
  * The seed's `verify` planner, reading at most `maxReads` hits: search, then read the hits in order
  * and answer the first whose text holds the goal; when none of those read does, answer the first hit.
  */
-export function verifyPlanner(maxReads = Number.POSITIVE_INFINITY): Planner {
+function verifyPlanner(maxReads = Number.POSITIVE_INFINITY): Planner {
   return (state) => {
     if (actsOf(state, "search").length === 0) return Decision.act("search", { query: state.goal });
     const hits = hitsOf(state);

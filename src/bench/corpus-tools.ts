@@ -8,10 +8,10 @@ export const CORPUS_SCOPE = "corpus:read";
 export const NOTES_SCOPE = "notes:write";
 
 /** How many times each tool's `execute` was called: the check that a denied tool never ran. */
-export type ToolCallCounts = Record<"search" | "read" | "save_note", number>;
+type ToolCallCounts = Record<"search" | "read" | "save_note", number>;
 
 /** The corpus benchmark's tools and the counts of their calls. */
-export interface CorpusTools {
+interface CorpusTools {
   search: Tool;
   read: Tool;
   /** A write tool, added only for the pause check: a planner that tries to write first must pause. */

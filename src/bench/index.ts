@@ -9,14 +9,14 @@ export { runCorpusBenchmark, defaultCorpus, DEFAULT_CORPUS_SEED, DEFAULT_CORPUS_
 export type { CorpusBenchmarkOptions, CorpusBenchmarkResult, CorpusPlannerResult } from "./corpus-benchmark.js";
 export { formatCorpusTable, corpusChecksPassed } from "./corpus-table.js";
 export { runOverheadBenchmark, overheadScenarios } from "./overhead-benchmark.js";
+export type { OverheadBenchmarkOptions } from "./overhead-benchmark.js";
 export type {
-  OverheadBenchmarkOptions,
   OverheadBenchmarkResult,
   OverheadCell,
   OverheadRow,
   OverheadRatio,
-} from "./overhead-benchmark.js";
-export type { OverheadTarget } from "./overhead-targets.js";
+  OverheadTarget,
+} from "./overhead-result.js";
 export { formatOverheadTable } from "./overhead-table.js";
 export { noopAgent, noopTool } from "./leash-scenarios.js";
 export type { Scenario, ScenarioCell } from "./scenario.js";

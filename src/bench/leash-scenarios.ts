@@ -41,7 +41,7 @@ function agentCell(
 }
 
 /** leash with the memory sink and no store: the cost of bounding and auditing alone. */
-export const leashMemory: Scenario = {
+const leashMemory: Scenario = {
   id: "leash-memory",
   label: "leash, memory sink",
   group: "leash",
@@ -49,7 +49,7 @@ export const leashMemory: Scenario = {
 };
 
 /** leash with the JSONL sink in a temporary folder, with the given fsync mode. */
-export function leashJsonl(fsync: FsyncMode): Scenario {
+function leashJsonl(fsync: FsyncMode): Scenario {
   return {
     id: `leash-jsonl-${fsync}`,
     label: `leash, JSONL sink (fsync ${fsync})`,
@@ -71,7 +71,7 @@ export async function openSqliteStore(path: string): Promise<StoreAndSink & { cl
 }
 
 /** leash with the SQLite store as both store and sink: a state save and its records in one commit. */
-export const leashSqlite: Scenario = {
+const leashSqlite: Scenario = {
   id: "leash-sqlite",
   label: "leash, SQLite store",
   group: "leash",

@@ -24,7 +24,7 @@ export interface SamplingOptions {
 }
 
 /** The most timed runs of one cell. */
-export const MAX_RUNS = 201;
+const MAX_RUNS = 201;
 
 /** Whether another timed run should start, after `count` runs that took `spentMs` in all. */
 export function wantsAnotherRun(options: SamplingOptions, count: number, spentMs: number): boolean {
@@ -35,7 +35,7 @@ export function wantsAnotherRun(options: SamplingOptions, count: number, spentMs
 }
 
 /** The timed runs of one cell. */
-export interface Sample {
+interface Sample {
   /** Each timed run's wall-clock time, in milliseconds, in the order run. */
   runsMs: number[];
   /** Their median. */

@@ -1,15 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ConcurrencyResult } from "./batch-concurrency.js";
 import { measureBatchConcurrency } from "./batch-concurrency.js";
 import { leashScenarios } from "./leash-scenarios.js";
 import { leashReadingPlanner } from "./reading-planner.js";
-import type { MachineInfo } from "./machine-info.js";
 import { machineInfo } from "./machine-info.js";
 import type { SamplingOptions } from "./measure.js";
 import { allocatedPerStep, sampleCell } from "./measure.js";
-import type { OverheadTarget } from "./overhead-targets.js";
+import type { OverheadBenchmarkResult, OverheadCell, OverheadRatio, OverheadRow } from "./overhead-result.js";
 import { overheadTargets, perStepOf } from "./overhead-targets.js";
 import type { ProgressCallback } from "./progress.js";
 import { noProgress } from "./progress.js";
@@ -17,7 +15,6 @@ import type { Scenario } from "./scenario.js";
 import { bareLoop, ScenarioUnavailable } from "./scenario.js";
 import type { SqliteFsyncResult } from "./sqlite-fsyncs.js";
 import { countSqliteFsyncs } from "./sqlite-fsyncs.js";
-import type { VerificationResult } from "./verify-throughput.js";
 import { measureVerification } from "./verify-throughput.js";
 
 /** Options of {@link runOverheadBenchmark}; every one has a default, and `quick` shrinks them for tests. */
@@ -58,68 +55,6 @@ export interface OverheadBenchmarkOptions {
   /** Where scenarios write their files; default a new temporary folder, removed at the end. */
   workspace?: string;
   onProgress?: ProgressCallback;
-}
-
-/** One scenario at one size. */
-export interface OverheadCell {
-  steps: number;
-  /** Each timed run, in milliseconds. */
-  runsMs: number[];
-  medianMs: number;
-  /** The median run's time per tool call, in microseconds. */
-  perStepUs: number;
-  /** The median run's CPU time per tool call, in microseconds (user and system time of the process; less disturbed by other processes than wall-clock time, blind to waits). */
-  perStepCpuUs: number;
-  /** Untimed runs before these. */
-  warmup: number;
-  /**
-   * Bytes allocated on the JavaScript heap per tool call, over one more untimed run: the heap's
-   * growth plus what each garbage collection freed (`v8.GCProfiler`).
-   */
-  allocatedBytesPerStep: number;
-  /** Fsyncs per tool call, where the sink counts them. */
-  fsyncsPerStep?: number;
-}
-
-/** One scenario: a row of the table. */
-export interface OverheadRow {
-  id: string;
-  label: string;
-  group: Scenario["group"];
-  cells: OverheadCell[];
-  /** Why the scenario did not run, when it did not (a module not installed). */
-  skipped?: string;
-}
-
-/** Per-step time of a leash row over the floor's and over each peer's, at one size. */
-export interface OverheadRatio {
-  id: string;
-  steps: number;
-  toFloor: number | null;
-  toPeers: Record<string, number | null>;
-}
-
-/** What {@link runOverheadBenchmark} measured: the `--json` shape of `leash bench overhead`. */
-export interface OverheadBenchmarkResult {
-  machine: MachineInfo;
-  /** The load average (1, 5 and 15 minutes) when the benchmark ended; `machine` has it at the start. */
-  loadAverageAtEnd: number[];
-  settings: {
-    steps: number[];
-    sampling: SamplingOptions;
-    concurrency: { runs: number; steps: number };
-    verifyRecords: number;
-    fsyncSteps: [number, number];
-  };
-  rows: OverheadRow[];
-  ratios: OverheadRatio[];
-  concurrency: ConcurrencyResult;
-  verification: VerificationResult;
-  /** Null when `leash/sqlite` could not be loaded; `sqliteNote` says why. */
-  sqliteFsyncs: SqliteFsyncResult | null;
-  sqliteNote?: string;
-  targets: OverheadTarget[];
-  durationMs: number;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describeMachine } from "./machine-info.js";
-import type { OverheadBenchmarkResult, OverheadRow } from "./overhead-benchmark.js";
+import type { OverheadBenchmarkResult, OverheadRow } from "./overhead-result.js";
 
 const formatUs = (value: number): string =>
   value >= 100 ? value.toFixed(0) : value >= 1 ? value.toFixed(1) : value.toFixed(3);

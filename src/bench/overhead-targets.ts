@@ -1,23 +1,4 @@
-import type { OverheadBenchmarkResult, OverheadRow } from "./overhead-benchmark.js";
-
-/** One target of the overhead benchmark, checked against what was measured. */
-export interface OverheadTarget {
-  id:
-    | "memory_step"
-    | "step_growth"
-    | "reading_step"
-    | "reading_growth"
-    | "model_planner_ratio"
-    | "sqlite_fsyncs"
-    | "batch_concurrency"
-    | "verify_rate";
-  /** What is required, in words. */
-  target: string;
-  /** What was measured, in words. */
-  measured: string;
-  /** Null when it could not be measured here (a size not run, a store not installed). */
-  passed: boolean | null;
-}
+import type { OverheadBenchmarkResult, OverheadRow, OverheadTarget } from "./overhead-result.js";
 
 /** The per-step time of a row at a size, in microseconds, or null when it was not measured. */
 export function perStepOf(rows: readonly OverheadRow[], id: string, steps: number): number | null {

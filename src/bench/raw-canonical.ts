@@ -24,7 +24,7 @@ export function rawCanonicalRecord(record: AuditRecord): string {
  * ECMAScript number formatting. A reference for the overhead benchmark, the least work any verifier
  * must do per record before hashing it; the core's canonical JSON checks its input, this does not.
  */
-export function rawCanonicalJson(value: unknown): string {
+function rawCanonicalJson(value: unknown): string {
   switch (typeof value) {
     case "string":
       return quote(value);

@@ -9,7 +9,7 @@ import type { Scenario } from "./scenario.js";
  * `state.observations()`. It calls the no-op tool until N calls are made, then finishes. It throws
  * if what it reads is not what the run did, so the benchmark cannot time a copy that skips the work.
  */
-export function readingPlanner(steps: number): Planner {
+function readingPlanner(steps: number): Planner {
   return (state) => {
     const count = state.steps.length;
     const last = state.steps.at(-1);

@@ -5,7 +5,7 @@ import type { Chunk } from "./markdown-chunks.js";
  * Classic BM25 (Robertson et al.): k1 = 1.2, b = 0.75, and no BM25+ lower bound (`d: 0`; minisearch
  * defaults to BM25+ with `d: 0.5`), as the seed's benchmark searches.
  */
-export const BM25 = { k: 1.2, b: 0.75, d: 0 } as const;
+const BM25 = { k: 1.2, b: 0.75, d: 0 } as const;
 
 /** How many ranked chunk ids a search returns by default. */
 export const DEFAULT_HITS = 10;

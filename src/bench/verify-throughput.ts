@@ -27,7 +27,7 @@ export interface VerificationResult {
 }
 
 /** A sound trail of at least `records` records: runs of `steps` no-op calls, in one memory sink. */
-export async function makeTrail(records: number, steps: number): Promise<{ records: AuditRecord[]; runs: number }> {
+async function makeTrail(records: number, steps: number): Promise<{ records: AuditRecord[]; runs: number }> {
   const sink = new MemoryAuditSink();
   const agent = noopAgent(steps, { audit: sink });
   let runs = 0;

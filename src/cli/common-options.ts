@@ -1,12 +1,13 @@
 import type { Command } from "commander";
 import { CliError } from "./cli-error.js";
-import { maskUrl } from "./mask-password.js";
+import { maskUrl } from "../operate/mask-password.js";
+import type { StoreLocation } from "../operate/store-location.js";
 
 /** The database every command reads or writes when neither `--db` nor `LEASH_DB` names one. */
-export const DEFAULT_DB = "./leash.db";
+const DEFAULT_DB = "./leash.db";
 
 /** The environment variable that names the database when `--db` is absent. */
-export const DB_VARIABLE = "LEASH_DB";
+const DB_VARIABLE = "LEASH_DB";
 
 /** The options every command takes. */
 export interface CommonOptions {
@@ -17,11 +18,6 @@ export interface CommonOptions {
   /** Print one JSON document on stdout instead of text. */
   json?: boolean;
 }
-
-/** Where a command's store is: a SQLite file, or a PostgreSQL database and schema. */
-export type StoreLocation =
-  | { kind: "sqlite"; db: string; label: string; args: string }
-  | { kind: "postgres"; db: string; schema: string; label: string; args: string };
 
 /** Whether `--db` names a PostgreSQL database rather than a SQLite file. */
 export function isPostgresUrl(db: string): boolean {

@@ -1,5 +1,5 @@
-import { escapeJsonText, escapeText } from "./escape-text.js";
-import { maskPasswords } from "./mask-password.js";
+import { escapeJsonText, escapeText } from "../operate/escape-text.js";
+import { maskPasswords } from "../operate/mask-password.js";
 
 /**
  * Writes lines of text on stdout, each escaped ({@link escapeText}): lines carry run data (goals,
@@ -22,24 +22,6 @@ export function printJsonLine(value: unknown): void {
 /** JSON text of a value, with what a terminal may act on escaped ({@link escapeJsonText}). */
 export function jsonText(value: unknown, indent?: number): string {
   return escapeJsonText(JSON.stringify(value, null, indent) ?? "null");
-}
-
-/**
- * JSON on one line, cut to `width` characters for a value shown inside a list. A cut says so, and
- * how much it left out: never use it for what a person approves ({@link fullJsonLines}).
- */
-export function shortJson(value: unknown, width = 80, seeAlso = "see leash show"): string {
-  const text = JSON.stringify(value) ?? "null";
-  if (text.length <= width) return text;
-  return `${text.slice(0, width - 1)}… (${text.length - width + 1} more characters; ${seeAlso})`;
-}
-
-/**
- * A value as whole JSON, pretty-printed over several lines, each prefixed with `indent`: what a
- * person reads before answering a request. Nothing is cut, whatever its length or key order.
- */
-export function fullJsonLines(value: unknown, indent: string): string[] {
-  return (JSON.stringify(value, null, 2) ?? "null").split("\n").map((line) => `${indent}${line}`);
 }
 
 /** Text cut to `width` characters with an ellipsis. */

@@ -1,7 +1,7 @@
 import cliProgress from "cli-progress";
 
 /** Progress of a long command, shown on stderr so that stdout keeps only the result. */
-export interface ProgressReporter {
+interface ProgressReporter {
   /** The benchmark's callback: `done` of `total`, and what runs now. */
   onProgress: (done: number, total: number, label: string) => void;
   /** Ends the display. */

@@ -2,26 +2,24 @@ import { inspect } from "node:util";
 import { isLeashError } from "../index.js";
 import type { ErrorCode } from "../index.js";
 import { CliError, EXIT_FAILURE, EXIT_OPERATIONAL, EXIT_USAGE } from "./cli-error.js";
-import { escapeText } from "./escape-text.js";
-import { maskPasswords } from "./mask-password.js";
+import { escapeText } from "../operate/escape-text.js";
+import { isOperationalCode } from "../operate/operational-codes.js";
+import { maskPasswords } from "../operate/mask-password.js";
 import { jsonText } from "./print.js";
 
 /**
  * Leash codes that mean the work on a run failed (a model, a guard), not that the command was given
  * something it cannot act on: they exit 1.
  */
-const FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["model_failed", "guard_failed"]);
-
-/** Leash codes of a store or sink that failed or was busy: nothing was decided, try again (exit 3). */
-const OPERATIONAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["store_failed", "store_busy", "audit_failed"]);
+const WORK_FAILED_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["model_failed", "guard_failed"]);
 
 function exitCodeOf(code: ErrorCode): number {
-  if (OPERATIONAL_CODES.has(code)) return EXIT_OPERATIONAL;
-  return FAILURE_CODES.has(code) ? EXIT_FAILURE : EXIT_USAGE;
+  if (isOperationalCode(code)) return EXIT_OPERATIONAL;
+  return WORK_FAILED_CODES.has(code) ? EXIT_FAILURE : EXIT_USAGE;
 }
 
 /** What the process prints and how it ends for an error. */
-export interface ErrorReport {
+interface ErrorReport {
   /** The code scripts match on: a leash code, a command-line one, `usage` or `internal_error`. */
   code: string;
   /** The message, on one line (not yet escaped for a terminal). */

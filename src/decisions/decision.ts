@@ -56,7 +56,7 @@ export interface FinishDecision {
 }
 
 /** What a model planner adds to a decision: the call's id, and the answer it starts. */
-export interface ModelDecisionOptions {
+interface ModelDecisionOptions {
   callId?: string;
   turn?: ModelTurn;
 }
@@ -128,7 +128,7 @@ export function snapshotFields(value: object, keys: readonly string[], onThrow: 
  * Checks a usage (`{ tokens, cost }`) reported by user code, reading each field once, and returns a
  * clean copy; `undefined` when it is not a usage of finite numbers from 0 to {@link MAX_USAGE}.
  */
-export function parseUsage(value: unknown): Usage | undefined {
+function parseUsage(value: unknown): Usage | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   let fields: Fields;
   try {

@@ -1,4 +1,23 @@
 /**
+ * Why a run failed: the `failure.code` of a failed `RunState`, and also the codes of the errors
+ * `ctx.callModel` throws when a guard blocks or a model fails. The one list of them: the saved form's
+ * parser, the `FailureCode` type and {@link ERROR_CODES} are all read from it.
+ */
+export const FAILURE_CODES = [
+  "planner_failed",
+  "invalid_decision",
+  "done_failed",
+  "answer_rejected",
+  "model_blocked",
+  "model_failed",
+  "guard_failed",
+  "internal_error",
+] as const;
+
+/** Why a run failed: one of {@link FAILURE_CODES}. */
+export type FailureCode = (typeof FAILURE_CODES)[number];
+
+/**
  * Every code a {@link LeashError} can carry. The list is closed: codes are stored in audit records
  * and compared across versions, so a code is only ever added here, never invented at a throw site.
  */
@@ -24,16 +43,9 @@ export const ERROR_CODES = [
   "audit_corrupt",
   "audit_failed",
   "audit_not_found",
-  // Failures of a run (also the `failure.code` of a failed RunState).
-  "planner_failed",
-  "invalid_decision",
-  "done_failed",
-  "answer_rejected",
-  "model_blocked",
-  "model_failed",
-  "guard_failed",
+  // Failures of a run (the `failure.code` of a failed RunState).
+  ...FAILURE_CODES,
   "limit_reached",
-  "internal_error",
   // Testing helpers.
   "script_exhausted",
   "script_unfinished",
@@ -54,6 +66,18 @@ export const ERROR_CODES = [
   // Witnesses (C2SP tlog-witness).
   "witness_refused",
   "witness_unavailable",
+  // Operating leash: a store named by its location, an app's agent module, a gateway's config, the
+  // approvers of the inbox (what the command line, `leash serve` and `leash mcp serve` share).
+  "db_not_found",
+  "db_unreadable",
+  "not_a_database",
+  "pg_not_installed",
+  "agent_not_found",
+  "agent_load_failed",
+  "invalid_agent_module",
+  "tsx_not_installed",
+  "invalid_config",
+  "approver_exists",
 ] as const;
 
 /** A code of a {@link LeashError}: a snake_case wire value. */

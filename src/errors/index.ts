@@ -1,4 +1,4 @@
-export { ERROR_CODES, isErrorCode, type ErrorCode } from "./error-codes.js";
+export { ERROR_CODES, FAILURE_CODES, isErrorCode, type ErrorCode, type FailureCode } from "./error-codes.js";
 export {
   LeashError,
   StateError,

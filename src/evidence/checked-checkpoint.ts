@@ -1,5 +1,5 @@
 import { LeashError, checkOptionKeys } from "../errors/index.js";
-import { parseCheckpoint, type Checkpoint } from "./checkpoint.js";
+import { parseCheckpoint, type Checkpoint } from "./checkpoint-text.js";
 import type { EvidenceLog } from "./evidence-log.js";
 import { sameHash } from "./merkle.js";
 import { parseVerifierKey } from "./note-keys.js";

@@ -93,7 +93,7 @@ export function parseCosignerSigner(text: string): CosignerSigner {
 }
 
 /** A cosigner's key id: SHA-256(name ‖ 0x0A ‖ 0x04 ‖ public key)[:4], big-endian. */
-export function cosignerKeyId(name: string, publicKey: Uint8Array): number {
+function cosignerKeyId(name: string, publicKey: Uint8Array): number {
   return keyIdWith(COSIGNATURE_ED25519, name, publicKey);
 }
 

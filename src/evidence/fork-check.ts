@@ -1,5 +1,5 @@
 import { LeashError } from "../errors/index.js";
-import type { Checkpoint } from "./checkpoint.js";
+import type { Checkpoint } from "./checkpoint-text.js";
 import type { EvidenceLog } from "./evidence-log.js";
 import { sameHash, verifyConsistency, type Hash } from "./merkle.js";
 import type { MerkleLog } from "./merkle-log.js";

@@ -27,12 +27,10 @@ export {
   type OpenedNote,
 } from "./signed-note.js";
 export { jsonlEvidenceLog, recordLeafHash, recordsEvidenceLog, rootOfLog, type EvidenceLog } from "./evidence-log.js";
+export { formatCheckpoint, parseCheckpoint, type Checkpoint } from "./checkpoint-text.js";
 export {
-  formatCheckpoint,
-  parseCheckpoint,
   signCheckpoint,
   verifyCheckpoint,
-  type Checkpoint,
   type CheckpointProblem,
   type CheckpointProblemKind,
   type EvidenceSource,

@@ -49,7 +49,7 @@ export function nodeHash(left: Hash, right: Hash): Hash {
  * The largest power of two strictly smaller than `n` (n ≥ 2): where RFC 6962 splits a tree of n leaves.
  * Plain arithmetic rather than bit operations, which would wrap at 2^31 leaves.
  */
-export function splitPoint(n: number): number {
+function splitPoint(n: number): number {
   let k = 1;
   while (k * 2 < n) k *= 2;
   return k;

@@ -121,7 +121,7 @@ export function parseSignerKey(text: string): SignerKey {
 }
 
 /** The key id of a name and a raw Ed25519 public key: SHA-256(name ‖ 0x0A ‖ 0x01 ‖ key)[:4], big-endian. */
-export function keyIdOf(name: string, publicKey: Uint8Array): number {
+function keyIdOf(name: string, publicKey: Uint8Array): number {
   const digest = hash(
     "sha256",
     Buffer.concat([Buffer.from(`${name}\n`, "utf8"), Buffer.of(ED25519), publicKey]),

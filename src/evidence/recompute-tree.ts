@@ -8,7 +8,7 @@ import type { NodeStore, StoredNode } from "./node-store.js";
 const CHUNK = 4096;
 
 /** What {@link recomputeTree} found. */
-export interface RecomputedTree {
+interface RecomputedTree {
   /** The root of the first `treeSize` leaves, computed from the leaves; null when a leaf is missing. */
   root: Hash | null;
   /** Why the leaves or the stored tree do not hold, or null. */

@@ -1,6 +1,6 @@
 import { verifyAudit, type AuditProblem } from "../audit/verify-audit.js";
 import { LeashError } from "../errors/index.js";
-import { formatCheckpoint, parseCheckpoint } from "./checkpoint.js";
+import { formatCheckpoint, parseCheckpoint } from "./checkpoint-text.js";
 import { checkedCheckpoint, type SaveCheckpointOptions } from "./checked-checkpoint.js";
 import type { EvidenceLog } from "./evidence-log.js";
 import type { LogTables, StoredCheckpoint } from "./log-tables.js";

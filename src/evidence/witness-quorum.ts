@@ -3,7 +3,7 @@ import { verifyCosignature } from "./cosignature.js";
 import { parseCosignerKey } from "./cosigner-keys.js";
 
 /** What a checkpoint's check asks of its cosignatures: the witnesses' verifier keys and how many must cosign. */
-export interface WitnessQuorum {
+interface WitnessQuorum {
   /** The witnesses' cosigner verifier keys. */
   keys: string[];
   /** How many of them must have a valid cosignature on the note. */

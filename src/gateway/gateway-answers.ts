@@ -46,7 +46,7 @@ const REFUSED_RESULT = new Set(["result_too_large", "result_too_deep", "not_json
  * result, `"error"` when the server answered with an error, `"maybe"` when it may have run (a timeout,
  * an interruption, a connection that failed mid-call).
  */
-export function reached(step: Step | undefined): "no" | "refused" | "error" | "maybe" {
+function reached(step: Step | undefined): "no" | "refused" | "error" | "maybe" {
   if (step === undefined || !((step.starts ?? 0) > 0)) return "no";
   const code = step.error?.code ?? "";
   const message = step.error?.message ?? "";

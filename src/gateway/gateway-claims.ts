@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { readlinkSync } from "node:fs";
 import { hostname } from "node:os";
-import type { StoreLocation } from "../cli/common-options.js";
+import type { StoreLocation } from "../operate/store-location.js";
 import type { GatewayApproval } from "./gateway-approvers.js";
 
 /** How often a gateway process renews its heartbeat, in milliseconds. */
-export const BEAT_MS = 2_000;
+const BEAT_MS = 2_000;
 /** How old a heartbeat may be before its gateway counts as gone: three missed beats. */
-export const TTL_MS = 3 * BEAT_MS;
+const TTL_MS = 3 * BEAT_MS;
 
 /** A gateway process as the drivers' table keeps it. */
 export interface DriverRow {

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { CliError } from "../cli/cli-error.js";
-import { Agent, Decision, EFFECTS } from "../index.js";
+import { Agent, Decision, EFFECTS, LeashError } from "../index.js";
 import type { Effect, Limits } from "../index.js";
 import type { McpSource, McpToolOverride } from "../mcp/index.js";
 
@@ -84,7 +83,7 @@ const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 type Fields = Record<string, unknown>;
 
 function fail(file: string, message: string): never {
-  throw new CliError("invalid_config", `The gateway config ${file} is not usable: ${message}`);
+  throw new LeashError("invalid_config", `The gateway config ${file} is not usable: ${message}`);
 }
 
 function object(file: string, value: unknown, where: string): Fields {
@@ -300,7 +299,7 @@ export function checkGatewayConfig(value: unknown, file: string, base: string): 
 
 /**
  * Reads and checks the gateway's config file (JSON). A file that is missing, is not JSON or says
- * something wrong is a `CliError` `invalid_config` (exit 2) that says what to fix.
+ * something wrong is a `LeashError` `invalid_config` (the command line exits 2) that says what to fix.
  *
  * @example
  * const config = readGatewayConfig("gateway.json");
@@ -310,13 +309,13 @@ export function readGatewayConfig(path: string): GatewayConfig {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new CliError("invalid_config", `Could not read the gateway config ${path}: ${(error as Error).message}`);
+    throw new LeashError("invalid_config", `Could not read the gateway config ${path}: ${(error as Error).message}`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new CliError("invalid_config", `The gateway config ${path} is not JSON: ${(error as Error).message}`);
+    throw new LeashError("invalid_config", `The gateway config ${path} is not JSON: ${(error as Error).message}`);
   }
   return checkGatewayConfig(parsed, path, dirname(resolve(path)));
 }

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import { CliError } from "../cli/cli-error.js";
-import type { StoreLocation } from "../cli/common-options.js";
+import { LeashError } from "../index.js";
+import type { StoreLocation } from "../operate/store-location.js";
 import { openApproverRegistry } from "../inbox/approver-registry.js";
 import type { HttpTokenFile } from "./gateway-config.js";
 
@@ -38,13 +38,13 @@ function tokenFileCredential(auth: HttpTokenFile, say: (line: string) => void): 
   try {
     token = readFileSync(auth.tokenFile, "utf8").trim();
   } catch (error) {
-    throw new CliError(
+    throw new LeashError(
       "invalid_config",
       `Could not read http.tokenFile ${auth.tokenFile}: ${(error as Error).message}`,
     );
   }
   if (token.length < 16 || token.length > MAX_TOKEN_CHARS || !/^[\x21-\x7e]+$/.test(token))
-    throw new CliError(
+    throw new LeashError(
       "invalid_config",
       `http.tokenFile ${auth.tokenFile} must hold one token of 16 to ${MAX_TOKEN_CHARS} printable ASCII characters, without spaces.`,
     );
@@ -79,7 +79,7 @@ export async function openHttpCredential(
   const registry = await openApproverRegistry(location);
   try {
     if ((await registry.list()).length === 0)
-      throw new CliError(
+      throw new LeashError(
         "invalid_config",
         `leash mcp serve --http requires a credential, and there is none: add an approver (leash approvers add NAME ${location.args}) and give their token to the client as \`Authorization: Bearer <token>\`, or name a token file in the config (http.tokenFile).`,
       );

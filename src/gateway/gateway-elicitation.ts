@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { escapeJsonText, escapeText } from "../cli/escape-text.js";
+import { escapeJsonText, escapeText } from "../operate/escape-text.js";
 import { Approval } from "../index.js";
 import type { ApprovalRequest, Json, RunState, RunStore } from "../index.js";
 import { ELICITATION_VIA } from "./gateway-approvers.js";

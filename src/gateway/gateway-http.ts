@@ -12,7 +12,7 @@ import { gatewayServer } from "./gateway-server.js";
 const CLOSE_BOUND_MS = 2_000;
 
 /** The one path the gateway serves MCP on; any other is 404. */
-export const MCP_PATH = "/mcp";
+const MCP_PATH = "/mcp";
 
 /** A request refused before it reaches the MCP transport: its HTTP status and why. */
 class Refused extends Error {
@@ -102,14 +102,14 @@ interface Session {
 }
 
 /** What `serveHttp` needs of the config. */
-export interface HttpLimits {
+interface HttpLimits {
   allowedOrigins: readonly string[];
   maxMessageBytes: number;
   sessionIdleMs: number;
 }
 
 /** A gateway served over HTTP: the server, its port, the live sessions, and how to stop. */
-export interface ServedHttp {
+interface ServedHttp {
   http: HttpServer;
   port: number;
   /** How many MCP sessions (each a transport and a server) are live now. */

@@ -1,4 +1,4 @@
-import type { StoreLocation } from "../cli/common-options.js";
+import type { StoreLocation } from "../operate/store-location.js";
 import type { AnswerOrigin } from "../index.js";
 import { whyNotCounted } from "./gateway-approvers.js";
 import type { GatewayApproval } from "./gateway-approvers.js";

@@ -2,20 +2,12 @@ import { createHash, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { canonicalJson } from "../index.js";
 import type { Json } from "../index.js";
+import { isGatewayRunId, OLDER_RUN_PREFIX, RUN_PREFIX } from "../operate/gateway-run-prefix.js";
 
-/**
- * Every run the gateway starts has an id that begins with this. A gateway run id is letters, digits
- * and `_` only: one word, which a double-click selects whole and `\w+` matches whole.
- */
-export const RUN_PREFIX = "mcp_";
-/** The start of the ids of runs an older gateway started (`mcp-<key>-<random>-<host>.<pid>`). */
-export const OLDER_RUN_PREFIX = "mcp-";
+/** The prefixes of gateway run ids, beside the ids they shape (their home is below the gateway, in `operate/`). */
+export { isGatewayRunId, OLDER_RUN_PREFIX, RUN_PREFIX };
+
 const GOAL_PREFIX = "MCP call ";
-
-/** Whether a run id is one of a run the gateway started (this one or an older one). */
-export function isGatewayRunId(runId: string): boolean {
-  return runId.startsWith(RUN_PREFIX) || runId.startsWith(OLDER_RUN_PREFIX);
-}
 
 /** A downstream call: the tool as the gateway lists it, its arguments, and the client that made it. */
 export interface GatewayCall {

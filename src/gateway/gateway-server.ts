@@ -82,7 +82,7 @@ function hasOutputSchema(gateway: Gateway, listed: Map<string, Map<string, McpTo
  * The `_meta` key with which a client says how long it waits for this call, in ms: a call that waits
  * for a person answers with the run to approve before then (when it is under `approval.waitMs`).
  */
-export const WAIT_META = "leash/waitMs";
+const WAIT_META = "leash/waitMs";
 
 /** The client's signal, also aborted after the wait the client gave in `_meta`, if it gave a usable one. */
 function clientDeadline(given: unknown, signal: AbortSignal): { signal: AbortSignal; clear: () => void } {

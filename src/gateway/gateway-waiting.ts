@@ -1,4 +1,4 @@
-import { escapeText } from "../cli/escape-text.js";
+import { escapeText } from "../operate/escape-text.js";
 import type { RunState } from "../index.js";
 import { whyNotCounted } from "./gateway-approvers.js";
 import type { GatewayApproval } from "./gateway-approvers.js";

@@ -27,8 +27,6 @@ import {
   runPrefixOf,
 } from "./gateway-runs.js";
 
-export type { CallContext };
-
 /**
  * leash in front of MCP servers: each call is a run of an agent with the upstream tools, the config's
  * policy and limits, the app's guards and the store. A call that needs approval waits for an answer in

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
-import { CliError, EXIT_FAILURE } from "../cli/cli-error.js";
-import type { StoreLocation } from "../cli/common-options.js";
-import { importAgentModule } from "../cli/load-agent.js";
+import { LeashError } from "../index.js";
+import type { StoreLocation } from "../operate/store-location.js";
+import { importAgentModule } from "../operate/load-agent.js";
 import type { AuditSink, Guard, RunStore } from "../index.js";
 import { SqliteStore } from "../stores/sqlite/index.js";
 import { Gateway } from "./gateway.js";
@@ -42,7 +42,7 @@ async function loadGuards(path: string | undefined): Promise<Guard[]> {
   const guards: unknown = await module.guards;
   if (guards === undefined) return [];
   if (!Array.isArray(guards))
-    throw new CliError("invalid_agent_module", `${path} exports \`guards\` that is not an array of guards.`);
+    throw new LeashError("invalid_agent_module", `${path} exports \`guards\` that is not an array of guards.`);
   return guards as Guard[];
 }
 
@@ -60,7 +60,8 @@ async function stopCalls(gateway: Gateway, ms: number, why: string): Promise<voi
   const { ended, left } = await gateway.stop(ms);
   if (!ended) {
     say(`${left} call(s) still in flight after shutdownMs (${ms} ms): exiting; the next start recovers their runs.`);
-    process.exit(EXIT_FAILURE);
+    // Status 1, as a crash ends the process: the runs left running are recovered by the next start.
+    process.exit(1);
   }
   // The MCP server sends each ended call's answer in callbacks queued behind it: let them run first.
   await new Promise((resolve) => setImmediate(resolve));

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import { CliError, EXIT_OPERATIONAL } from "../cli/cli-error.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { LeashError } from "../index.js";
 import type { McpClient, McpTools } from "../mcp/index.js";
 import { connect } from "../mcp/mcp-connect.js";
 import { baseName } from "../mcp/mcp-names.js";
@@ -134,7 +134,7 @@ export async function startUpstreams(
     }
   } catch (error) {
     await close();
-    throw new CliError("mcp_unavailable", (error as Error).message, EXIT_OPERATIONAL);
+    throw new LeashError("mcp_unavailable", (error as Error).message, { cause: error });
   }
   const subscribe = (listener: () => void): (() => void) => {
     listeners.add(listener);

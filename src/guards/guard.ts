@@ -2,6 +2,7 @@ import { LeashError, checkOptionKeys } from "../errors/index.js";
 import type { Json } from "../json/index.js";
 import type { ModelRequest, ModelResponse } from "../models/model-client.js";
 import type { ToolDescription } from "../tools/tool.js";
+import type { GuardPoint } from "../state/said-line.js";
 
 /** A guard's answer: let the work go on, or stop it and say why. */
 export type Verdict = { type: "allow" } | { type: "block"; why: string };
@@ -49,10 +50,10 @@ export interface Guard {
 }
 
 /** The four points where guards are asked. */
-export type GuardPoint = "beforeModel" | "afterModel" | "beforeTool" | "afterTool";
+export type { GuardPoint };
 
 /** The four hooks a guard may have, in the order a run meets them. */
-export const GUARD_POINTS: readonly GuardPoint[] = ["beforeModel", "afterModel", "beforeTool", "afterTool"];
+const GUARD_POINTS: readonly GuardPoint[] = ["beforeModel", "afterModel", "beforeTool", "afterTool"];
 
 /**
  * Checks one guard when an agent is built and copies it: an object with a non-empty string `name`,

@@ -1,9 +1,9 @@
 import { LeashError } from "../index.js";
 import type { ApprovalRequest, RunState } from "../index.js";
-import { answerRun } from "../cli/answer-run.js";
-import { CliError } from "../cli/cli-error.js";
-import type { StoreLocation } from "../cli/common-options.js";
-import type { CliStore } from "../cli/open-store.js";
+import { answerRun } from "../operate/answer-run.js";
+import type { StoreLocation } from "../operate/store-location.js";
+import type { CliStore } from "../operate/open-store.js";
+import { whyGatewayWillNotCount } from "../gateway/gateway-run-approval.js";
 import type { KeyedQueue } from "./keyed-queue.js";
 import { answerEffect, answersToPending } from "./standing-answers.js";
 import type { AnswerEffect } from "./standing-answers.js";
@@ -20,7 +20,7 @@ export interface ApproverCheck {
  * the policy has it) must say `"allowed"` and `mayApprove` must return `true` itself; anything else
  * (a Promise, a truthy value, a throw) refuses.
  */
-export function policyAllows(policy: ApproverCheck, approver: string, request: ApprovalRequest): boolean {
+function policyAllows(policy: ApproverCheck, approver: string, request: ApprovalRequest): boolean {
   try {
     if (
       typeof policy.checkApprover === "function" &&
@@ -50,7 +50,7 @@ function checkWellFormed(field: string, value: unknown): void {
 }
 
 /** An answer as a signed-in approver gives it on the run's page or through the API. */
-export interface InboxAnswer {
+interface InboxAnswer {
   /** The full digest of the request the page showed. */
   digest: unknown;
   decision: unknown;
@@ -58,7 +58,7 @@ export interface InboxAnswer {
 }
 
 /** Where the inbox records answers, and whose policy it applies. */
-export interface AnswerContext {
+interface AnswerContext {
   store: CliStore;
   location: StoreLocation;
   /** The app's policy, when `--agent` is given. */
@@ -78,7 +78,7 @@ export interface InboxAnswered {
 }
 
 /** The longest note kept with an answer. */
-export const MAX_NOTE_LENGTH = 2000;
+const MAX_NOTE_LENGTH = 2000;
 
 /**
  * Records a signed-in approver's answer the same way `leash approve` and `leash deny` do
@@ -100,14 +100,14 @@ export async function answerFromInbox(
   const { digest, decision, note } = answer;
   for (const [field, value] of Object.entries({ digest, decision, note })) checkWellFormed(field, value);
   if (typeof digest !== "string" || !/^[0-9a-f]{64}$/.test(digest))
-    throw new CliError("invalid_option", "Expected digest to be the 64 hex digits of the request the page showed.");
+    throw new LeashError("invalid_option", "Expected digest to be the 64 hex digits of the request the page showed.");
   if (decision !== "approve" && decision !== "deny")
-    throw new CliError("invalid_option", 'Expected decision to be "approve" or "deny".');
+    throw new LeashError("invalid_option", 'Expected decision to be "approve" or "deny".');
   if (note !== undefined && note !== null && typeof note !== "string")
-    throw new CliError("invalid_option", "Expected note to be text.");
+    throw new LeashError("invalid_option", "Expected note to be text.");
   const text = typeof note === "string" && note.trim() !== "" ? note : undefined;
   if (text !== undefined && text.length > MAX_NOTE_LENGTH)
-    throw new CliError("invalid_option", `Expected note to be at most ${MAX_NOTE_LENGTH} characters.`);
+    throw new LeashError("invalid_option", `Expected note to be at most ${MAX_NOTE_LENGTH} characters.`);
   const granted = decision === "approve";
   return context.answerQueue.run(runId, async () => {
     // A run that cannot be loaded here is refused by the recording below, with its own message.
@@ -139,12 +139,13 @@ async function record(
     context.location,
     {
       origin: { via: "leash-serve", user: approver, host },
+      notCounted: (id, name, origin) => whyGatewayWillNotCount(context.location, id, name, origin),
       ...(policy === undefined
         ? {}
         : {
             check: (request: ApprovalRequest) => {
               if (!policyAllows(policy, approver, request))
-                throw new CliError(
+                throw new LeashError(
                   "approver_not_allowed",
                   `${approver} may not answer this request: the app's policy (mayApprove) refuses. Nothing was recorded.`,
                 );

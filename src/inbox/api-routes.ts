@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
-import { CliError } from "../cli/cli-error.js";
-import { interruptedSteps } from "../cli/interrupted-steps.js";
+import { LeashError } from "../index.js";
+import { interruptedSteps } from "../operate/interrupted-steps.js";
 import { answerFromInbox } from "./answer-from-inbox.js";
 import type { InboxEnv, InboxParts } from "./inbox-context.js";
 import { listQuery, listRuns } from "./list-runs.js";
@@ -19,7 +19,7 @@ export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
   app.get("/api/runs/:id", async (c) => {
     const runId = c.req.param("id");
     const state = await parts.store.load(runId);
-    if (state === null) throw new CliError("run_not_found", `There is no run ${runId} in this store.`);
+    if (state === null) throw new LeashError("run_not_found", `There is no run ${runId} in this store.`);
     const chain = await runChain(parts.store, state);
     // `chain.ok` is true only for a run whose saved state agrees with its verified chain; `coverage`
     // says which part is covered when it is not.
@@ -44,10 +44,10 @@ export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     try {
       body = await c.req.json();
     } catch {
-      throw new CliError("invalid_option", "Expected a JSON body { digest, decision, note? }.");
+      throw new LeashError("invalid_option", "Expected a JSON body { digest, decision, note? }.");
     }
     if (typeof body !== "object" || body === null || Array.isArray(body))
-      throw new CliError("invalid_option", "Expected a JSON body { digest, decision, note? }.");
+      throw new LeashError("invalid_option", "Expected a JSON body { digest, decision, note? }.");
     // Only these fields are read: an `approver` in the body is ignored, the signed-in name is recorded.
     const { digest, decision, note } = body as Record<string, unknown>;
     const answered = await answerFromInbox(

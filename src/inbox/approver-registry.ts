@@ -1,4 +1,4 @@
-import type { StoreLocation } from "../cli/common-options.js";
+import type { StoreLocation } from "../operate/store-location.js";
 
 /** An approver as a registry lists them: never their token, nor its hash. */
 export interface ApproverEntry {

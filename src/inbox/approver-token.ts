@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
-import { CliError } from "../cli/cli-error.js";
+import { LeashError } from "../index.js";
 
 /** What every approver token begins with, so that a leaked one is recognised (by a person or a secret scanner). */
-export const APPROVER_TOKEN_PREFIX = "leash_at_";
+const APPROVER_TOKEN_PREFIX = "leash_at_";
 
 /** 32 random bytes in base64url: 43 characters, no padding. */
 const TOKEN_SHAPE = /^leash_at_[A-Za-z0-9_-]{43}$/;
@@ -28,7 +28,7 @@ export function approverTokenHash(token: string): string {
 /** Checks an approver's name against the rule, else `invalid_option`. */
 export function checkApproverName(name: unknown): string {
   if (typeof name !== "string" || !NAME_SHAPE.test(name)) {
-    throw new CliError(
+    throw new LeashError(
       "invalid_option",
       "Expected an approver's name of 1 to 64 characters, each a letter, a digit or one of . _ @ -.",
     );
@@ -37,6 +37,6 @@ export function checkApproverName(name: unknown): string {
 }
 
 /** The refusal of a name that is taken. */
-export function approverExists(name: string): CliError {
-  return new CliError("approver_exists", `There is an approver named ${name} already; remove them first.`);
+export function approverExists(name: string): LeashError {
+  return new LeashError("approver_exists", `There is an approver named ${name} already; remove them first.`);
 }

@@ -4,10 +4,10 @@ import { problemResponse } from "./inbox-context.js";
 import type { InboxEnv } from "./inbox-context.js";
 
 /** The largest sign-in form read: a token is 52 characters, 4 KiB is plenty. */
-export const SIGN_IN_BODY_LIMIT = 4 * 1024;
+const SIGN_IN_BODY_LIMIT = 4 * 1024;
 
 /** The largest body of any other request (an answer form, a JSON answer): its note is at most 2000 characters. */
-export const BODY_LIMIT = 64 * 1024;
+const BODY_LIMIT = 64 * 1024;
 
 /**
  * Refuses a body over its route's limit with 413 before any route reads it: a `Content-Length` over

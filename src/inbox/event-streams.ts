@@ -5,10 +5,10 @@ import type { StoreWatcher } from "./store-watcher.js";
  * (which keeps proxies and browsers from closing it): a signed-out or removed approver's stream ends
  * within this time.
  */
-export const HEARTBEAT_MS = 5_000;
+const HEARTBEAT_MS = 5_000;
 
 /** Whether the stream's viewer may still be told of changes (their session or token still signs them in). */
-export type StillAllowed = () => Promise<boolean>;
+type StillAllowed = () => Promise<boolean>;
 
 const encoder = new TextEncoder();
 

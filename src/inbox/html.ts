@@ -1,4 +1,4 @@
-import { escapeOne, jsonEscape, UNSAFE_IN_JSON, UNSAFE_TEXT } from "../cli/escape-text.js";
+import { escapeOne, jsonEscape, UNSAFE_IN_JSON, UNSAFE_TEXT } from "../operate/escape-text.js";
 
 /** Known only to this module: no other code can make an {@link Html} out of text of its choosing. */
 const BUILT_HERE = Symbol("built by html");
@@ -57,12 +57,12 @@ export function escapeHtml(text: string): string {
 /**
  * Text for an attribute's value: the same escapes, without the markup (an attribute holds no elements).
  */
-export function escapeAttribute(text: string): string {
+function escapeAttribute(text: string): string {
   return entities(text.replace(UNSAFE_TEXT, escapeOne));
 }
 
 /** A value interpolated into a template: a fragment it built, a list of them, or text to escape. */
-export type HtmlValue = Html | string | number | boolean | null | undefined | readonly HtmlValue[];
+type HtmlValue = Html | string | number | boolean | null | undefined | readonly HtmlValue[];
 
 function render(value: HtmlValue, inAttribute: boolean): string {
   if (value instanceof Html) return value.toString();
@@ -96,7 +96,7 @@ export function joinHtml(parts: readonly Html[], separator: string): Html {
 }
 
 /** A run id, or any value, as one segment of a URL path, escaped for the URL and then for HTML. */
-export function pathSegment(value: string): string {
+function pathSegment(value: string): string {
   return encodeURIComponent(value);
 }
 

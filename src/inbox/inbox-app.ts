@@ -1,6 +1,6 @@
 import { Hono } from "hono";
-import { escapeText } from "../cli/escape-text.js";
-import { maskPasswords } from "../cli/mask-password.js";
+import { escapeText } from "../operate/escape-text.js";
+import { maskPasswords } from "../operate/mask-password.js";
 import { addApiRoutes } from "./api-routes.js";
 import { limitBodies } from "./body-limits.js";
 import { INBOX_CSS } from "./assets/inbox-css.js";

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import type { StoreLocation } from "../cli/common-options.js";
-import type { CliStore } from "../cli/open-store.js";
+import type { StoreLocation } from "../operate/store-location.js";
+import type { CliStore } from "../operate/open-store.js";
 import type { ApproverCheck } from "./answer-from-inbox.js";
 import type { ApproverRegistry } from "./approver-registry.js";
 import type { EventStreams } from "./event-streams.js";

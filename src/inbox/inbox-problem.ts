@@ -1,5 +1,5 @@
 import { isLeashError } from "../index.js";
-import { CliError } from "../cli/cli-error.js";
+import { isOperationalCode } from "../operate/operational-codes.js";
 
 /** An error as the inbox answers it: an HTTP status, a code and a message fit to show a person. */
 export interface InboxProblem {
@@ -19,7 +19,7 @@ const STATUS_OF: Readonly<Record<string, InboxProblem["status"]>> = {
 };
 
 /** What a person reads when the request they reviewed is no longer the one the run waits on. */
-export const STALE_MESSAGE =
+const STALE_MESSAGE =
   "This request changed (or was answered) since the page showed it, so your answer was not recorded. Read the request again before you answer.";
 
 function answeredAlready(error: unknown): boolean {
@@ -32,15 +32,15 @@ function answeredAlready(error: unknown): boolean {
  * internals.
  */
 export function inboxProblem(error: unknown): InboxProblem {
-  const code = error instanceof CliError ? error.code : isLeashError(error) ? error.code : undefined;
-  // An answer refused because the approver answered already says so; any other stale answer gets the
-  // one message that tells a person to read the request again.
-  if (code === "stale_state")
-    return { status: 409, code, message: answeredAlready(error) ? (error as Error).message : STALE_MESSAGE };
-  if (code !== undefined) {
+  if (isLeashError(error)) {
+    const code = error.code;
+    // An answer refused because the approver answered already says so; any other stale answer gets
+    // the one message that tells a person to read the request again.
+    if (code === "stale_state")
+      return { status: 409, code, message: answeredAlready(error) ? error.message : STALE_MESSAGE };
     const status = STATUS_OF[code];
-    if (status !== undefined) return { status, code, message: (error as Error).message };
-    if (error instanceof CliError && error.exitCode === 3) return { status: 503, code, message: error.message };
+    if (status !== undefined) return { status, code, message: error.message };
+    if (isOperationalCode(code)) return { status: 503, code, message: error.message };
   }
   return {
     status: 500,

@@ -1,8 +1,7 @@
-import { RUN_STATUSES } from "../index.js";
+import { LeashError, RUN_STATUSES } from "../index.js";
 import type { RunState, RunStatus } from "../index.js";
-import type { CliStore } from "../cli/open-store.js";
-import { CliError } from "../cli/cli-error.js";
-import { interruptedSteps } from "../cli/interrupted-steps.js";
+import type { CliStore } from "../operate/open-store.js";
+import { interruptedSteps } from "../operate/interrupted-steps.js";
 import { listGaveUp } from "./gave-up.js";
 
 /** How many runs a page of the list shows. */
@@ -12,7 +11,7 @@ export const RUNS_PER_PAGE = 50;
 export const LIST_FILTERS: readonly string[] = [...RUN_STATUSES, "gave_up"];
 
 /** How many characters of a goal a list shows; the run's page shows it whole. */
-export const LIST_GOAL_LENGTH = 200;
+const LIST_GOAL_LENGTH = 200;
 
 /** A goal as a list shows it: its first {@link LIST_GOAL_LENGTH} characters and `…` when it is longer. */
 export function shortGoal(goal: string): { goal: string; goalShortened: boolean } {
@@ -24,7 +23,7 @@ export function shortGoal(goal: string): { goal: string; goalShortened: boolean 
 }
 
 /** One run as the list shows it (and `GET /api/runs` returns it). */
-export interface RunRow {
+interface RunRow {
   runId: string;
   status: RunStatus;
   skill: string | null;
@@ -67,7 +66,7 @@ function rowOf(state: RunState): RunRow {
 export function pageQuery(page: string | undefined): number {
   const number = page === undefined || page === "" ? 1 : Number(page);
   if (!Number.isSafeInteger(number) || number < 1)
-    throw new CliError("invalid_option", "Expected page to be a positive whole number.");
+    throw new LeashError("invalid_option", "Expected page to be a positive whole number.");
   return number;
 }
 
@@ -78,7 +77,7 @@ export function listQuery(
 ): { status: string | null; page: number } {
   const filter = status === undefined || status === "" ? null : status;
   if (filter !== null && !LIST_FILTERS.includes(filter))
-    throw new CliError("invalid_option", `Expected status to be one of ${LIST_FILTERS.join(", ")}.`);
+    throw new LeashError("invalid_option", `Expected status to be one of ${LIST_FILTERS.join(", ")}.`);
   return { status: filter, page: pageQuery(page) };
 }
 

@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { CliError } from "../cli/cli-error.js";
+import { LeashError } from "../index.js";
 import { answerFromInbox } from "./answer-from-inbox.js";
 import type { InboxAnswered } from "./answer-from-inbox.js";
 import { listGaveUp } from "./gave-up.js";
@@ -23,7 +23,7 @@ function wait(ms: number): Promise<void> {
 
 async function loadRun(parts: InboxParts, runId: string) {
   const state = await parts.store.load(runId);
-  if (state === null) throw new CliError("run_not_found", `There is no run ${runId} in this store.`);
+  if (state === null) throw new LeashError("run_not_found", `There is no run ${runId} in this store.`);
   return state;
 }
 
@@ -36,7 +36,7 @@ async function showRun(c: InboxContext, parts: InboxParts, runId: string, notice
 /** The run id of `?id=`, required. */
 function idQuery(c: InboxContext): string {
   const runId = c.req.query("id");
-  if (runId === undefined || runId === "") throw new CliError("invalid_option", "Expected ?id= to name a run.");
+  if (runId === undefined || runId === "") throw new LeashError("invalid_option", "Expected ?id= to name a run.");
   return runId;
 }
 

@@ -1,6 +1,6 @@
-import { CliError, EXIT_OPERATIONAL } from "../cli/cli-error.js";
-import { checkPostgresStore } from "../cli/open-postgres.js";
-import type { PostgresLocation } from "../cli/open-postgres.js";
+import { isLeashError, LeashError } from "../index.js";
+import { checkPostgresStore } from "../operate/open-postgres.js";
+import type { PostgresLocation } from "../operate/open-postgres.js";
 import { DEFAULT_POSTGRES_TIMEOUTS, openPool } from "../stores/postgres/open-pool.js";
 import { SQLSTATE, sqlState } from "../stores/postgres/postgres-errors.js";
 import type { PostgresPool } from "../stores/postgres/postgres-pool.js";
@@ -17,12 +17,11 @@ import {
 /** The first key of the advisory lock under which the table is created ("lapr" in ASCII). */
 const CREATE_LOCK = 0x6c617072;
 
-function failed(error: unknown, doing: string, location: PostgresLocation): CliError {
-  if (error instanceof CliError) return error;
-  return new CliError(
+function failed(error: unknown, doing: string, location: PostgresLocation): LeashError {
+  if (isLeashError(error)) return error;
+  return new LeashError(
     "store_failed",
     `PostgreSQL failed while trying to ${doing} in ${location.label}: ${(error as Error).message}`,
-    EXIT_OPERATIONAL,
   );
 }
 

@@ -1,11 +1,11 @@
 import { isLeashError } from "../index.js";
 import type { RunState } from "../index.js";
-import { checkRunTrail, coverageText, disagreeingParts } from "../cli/check-trail.js";
-import type { TrailCheck } from "../cli/check-trail.js";
-import type { CliStore } from "../cli/open-store.js";
+import { checkRunTrail, coverageText, disagreeingParts } from "../operate/check-trail.js";
+import type { TrailCheck } from "../operate/check-trail.js";
+import type { CliStore } from "../operate/open-store.js";
 
 /** A problem of a run's chain, named as `leash verify` names it. */
-export interface ChainProblem {
+interface ChainProblem {
   run: string | null;
   seq: number | null;
   problem: string;

@@ -1,8 +1,8 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import type { StoreLocation } from "../cli/common-options.js";
-import type { CliStore } from "../cli/open-store.js";
+import type { StoreLocation } from "../operate/store-location.js";
+import type { CliStore } from "../operate/open-store.js";
 import type { ApproverCheck } from "./answer-from-inbox.js";
 import type { ApproverRegistry } from "./approver-registry.js";
 import { EventStreams } from "./event-streams.js";
@@ -14,7 +14,7 @@ import { SignInThrottle } from "./sign-in-throttle.js";
 import { StoreWatcher } from "./store-watcher.js";
 
 /** Options of {@link startInbox}. */
-export interface InboxOptions {
+interface InboxOptions {
   store: CliStore;
   location: StoreLocation;
   registry: ApproverRegistry;
@@ -28,7 +28,7 @@ export interface InboxOptions {
 }
 
 /** A running inbox: where it listens, and how to stop it. */
-export interface RunningInbox {
+interface RunningInbox {
   /** `http://HOST:PORT/`. */
   url: string;
   port: number;

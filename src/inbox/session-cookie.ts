@@ -1,5 +1,5 @@
 /** The name of the inbox's session cookie. */
-export const SESSION_COOKIE = "leash_session";
+const SESSION_COOKIE = "leash_session";
 
 /** The `Set-Cookie` value that starts a session: HttpOnly, SameSite=Strict, for the whole inbox. */
 export function sessionCookie(id: string): string {

@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 
 /** How long a session lasts without a request: 12 hours. */
-export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
+const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
 
 /** What a run's page says once after this session answered it: the answer, whether it was recorded, and why not or what stands. */
 export interface AnswerNotice {

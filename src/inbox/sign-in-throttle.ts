@@ -1,5 +1,5 @@
 /** The longest a failed sign-in makes the next one from the same address wait: 8 seconds. */
-export const MAX_SIGN_IN_DELAY_MS = 8000;
+const MAX_SIGN_IN_DELAY_MS = 8000;
 
 /**
  * Slows down guessing: each failed sign-in from an address doubles the wait before that address's

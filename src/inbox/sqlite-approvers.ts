@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
-import { CliError, EXIT_OPERATIONAL } from "../cli/cli-error.js";
-import { checkExistingSqlite } from "../cli/open-store.js";
+import { isLeashError, LeashError } from "../index.js";
+import { checkExistingSqlite } from "../operate/open-store.js";
 import type { ApproverEntry, ApproverRegistry } from "./approver-registry.js";
 import {
   approverExists,
@@ -19,14 +19,13 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS leash_approvers (
   created_at TEXT NOT NULL
 )`;
 
-function failed(error: unknown, doing: string, path: string): CliError {
-  if (error instanceof CliError) return error;
+function failed(error: unknown, doing: string, path: string): LeashError {
+  if (isLeashError(error)) return error;
   const code = (error as { code?: unknown }).code;
   const busy = typeof code === "string" && code.startsWith("SQLITE_BUSY");
-  return new CliError(
+  return new LeashError(
     busy ? "store_busy" : "store_failed",
     `Could not ${doing} in ${path}: ${(error as Error).message}`,
-    EXIT_OPERATIONAL,
   );
 }
 

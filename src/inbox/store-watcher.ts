@@ -1,13 +1,13 @@
 import type { RunStore } from "../index.js";
 
 /** Called with the ids of the runs that changed (created, saved, answered or gone) since the last look. */
-export type ChangeListener = (runIds: ReadonlySet<string>) => void;
+type ChangeListener = (runIds: ReadonlySet<string>) => void;
 
 /** The shortest wait between two looks at the store: 2 seconds. */
-export const MIN_POLL_MS = 2000;
+const MIN_POLL_MS = 2000;
 
 /** The longest: after looks that found nothing new, the wait doubles up to 8 seconds. */
-export const MAX_POLL_MS = 8000;
+const MAX_POLL_MS = 8000;
 
 /**
  * Watches a store for changes by polling `list()` (the stores have no cheaper call that says what

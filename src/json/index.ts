@@ -7,9 +7,7 @@ export {
   MAX_RECORD_DEPTH,
   type Json,
   type JsonObject,
-  type ToJsonOptions,
-  type NotJsonReason,
 } from "./json-value.js";
 export { canonicalJson, canonicalOfJson } from "./canonical-json.js";
-export { sha256Hex, digestOf, digestOfJson, isDigest } from "./digest.js";
+export { sha256Hex, digestOfJson, isDigest } from "./digest.js";
 export { deepFreeze } from "./deep-freeze.js";

@@ -3,7 +3,7 @@
  * @packageDocumentation
  */
 export { mcpTools } from "./mcp-tools-api.js";
-export type { McpTools } from "./mcp-tools-api.js";
+export type { McpTools } from "./mcp-tools-result.js";
 export type {
   McpClient,
   McpSource,

@@ -19,7 +19,7 @@ export interface Entry {
 }
 
 /** What a call needs of its tool set. */
-export interface CallSet {
+interface CallSet {
   checked: CheckedOptions;
   link: Link;
   rereader: Rereader<Listing>;

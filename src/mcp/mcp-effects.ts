@@ -2,7 +2,7 @@ import type { Effect } from "../tools/tool.js";
 import type { McpToolOverride } from "./mcp-options.js";
 
 /** An effect and whether repeating the call is harmless. */
-export interface DerivedEffect {
+interface DerivedEffect {
   effect: Effect;
   idempotent: boolean;
 }

@@ -7,7 +7,7 @@ const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 30_000;
 
 /** What a {@link Link} needs: how to open a connection, and what to do on each new one. */
-export interface LinkSteps {
+interface LinkSteps {
   server: string;
   /** Opens a new connection; `undefined` when leash did not open the first (a Client passed in). */
   open: (() => Promise<Connection>) | undefined;

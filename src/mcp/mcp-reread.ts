@@ -1,5 +1,5 @@
 /** What a {@link Rereader} does: list, then apply a listing, or mark the tools refused after failures. */
-export interface RereadSteps<Listing> {
+interface RereadSteps<Listing> {
   list(): Promise<Listing>;
   apply(listing: Listing): void;
   fail(error: unknown): void;

@@ -23,7 +23,7 @@ function described(part: Part): Json {
 }
 
 /** One content part as JSON: text as its text, anything else described (binary data by its size). */
-export function partJson(part: unknown): Json {
+function partJson(part: unknown): Json {
   if (typeof part !== "object" || part === null)
     return { type: "unknown", note: "A content part that is not an object." };
   const item = part as Part;

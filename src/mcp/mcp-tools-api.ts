@@ -2,22 +2,11 @@ import { connect, isClient } from "./mcp-connect.js";
 import type { McpSource, McpToolsOptions } from "./mcp-options.js";
 import { checkOptions } from "./mcp-options.js";
 import { toolsOver } from "./mcp-tools.js";
-import type { Tool } from "../tools/tool.js";
+import type { McpTools } from "./mcp-tools-result.js";
 
 // The public face of `leash/mcp`'s tools, apart from how they are made, so that its declarations name
-// no type of the MCP SDK (an optional peer an app may not have installed).
-
-/** What {@link mcpTools} returns. */
-export interface McpTools {
-  /** Leash tools whose calls go to the server, in the order it listed them. */
-  tools: Tool[];
-  /** The MCP names of the tools left out (a malformed listing, a schema that does not compile). */
-  skipped: string[];
-  /** Why each tool of `skipped` was left out, by MCP name. */
-  skippedReasons: Record<string, string>;
-  /** Stops what `mcpTools` started (a child process, an HTTP session); a Client passed in stays open. */
-  close(): Promise<void>;
-}
+// no type of the MCP SDK (an optional peer an app may not have installed). What it returns is in
+// `mcp-tools-result.ts`, which the module that makes the tools imports too.
 
 /**
  * Tools from an MCP server: lists every page of its tools over stdio, Streamable HTTP or a connected

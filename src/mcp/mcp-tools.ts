@@ -12,14 +12,11 @@ import type { ListedTool, Listing } from "./mcp-listing.js";
 import { listTools } from "./mcp-listing.js";
 import { leashNames } from "./mcp-names.js";
 import type { McpToolsOptions } from "./mcp-options.js";
-import type { McpTools } from "./mcp-tools-api.js";
+import type { McpTools } from "./mcp-tools-result.js";
 import { checkOptions } from "./mcp-options.js";
 import { Rereader } from "./mcp-reread.js";
 import { compileServerSchema } from "./server-schema.js";
 import { onToolsChanged } from "./mcp-subscribers.js";
-
-export type { McpTools } from "./mcp-tools-api.js";
-export type { Entry } from "./mcp-call.js";
 
 function definitionOf(server: string, listed: ListedTool): ToolDefinition {
   return toJson(

@@ -7,10 +7,10 @@ import { copyJson } from "./frozen-json.js";
 import { trustMessage } from "./trusted-messages.js";
 
 /** The `tool` of a tool message that answers a hand-back: adapters name it with their hand-back tool. */
-export const HAND_BACK_TOOL = "hand_back";
+const HAND_BACK_TOOL = "hand_back";
 
 /** What a tool message says of a call the run never took. */
-export const SKIPPED_CONTENT = "This call was not taken: the run did not reach it.";
+const SKIPPED_CONTENT = "This call was not taken: the run did not reach it.";
 
 /** The model answer being answered: its call ids in order, and those answered so far. */
 interface OpenTurn {

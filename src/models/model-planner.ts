@@ -1,7 +1,7 @@
 import type { ModelTurn } from "../decisions/decision.js";
 import { Decision, MAX_REASON_LENGTH } from "../decisions/decision.js";
 import { LeashError } from "../errors/index.js";
-import type { Planner } from "../run/agent-core.js";
+import type { Planner } from "./planner.js";
 import { checkPrice } from "./check-price.js";
 import type { QueuedCall } from "./conversation.js";
 import { queuedCalls } from "./conversation.js";
@@ -75,7 +75,7 @@ function decisionOf(next: QueuedCall, turn?: ModelTurn): Decision {
  * The first decision of one model answer, carrying the whole answer (`turn`) so that its other
  * calls live in the saved state: its first tool call, else the output handed back, else its text.
  */
-export function firstDecision(response: ModelResponse, model: string): Decision {
+function firstDecision(response: ModelResponse, model: string): Decision {
   const text = typeof response.text === "string" && response.text.trim() !== "" ? response.text : undefined;
   const turn: ModelTurn = { calls: response.calls.map((call) => ({ ...call })) };
   if (response.text !== undefined && response.text !== "") turn.text = response.text;

@@ -1,4 +1,4 @@
-import type { PlannerContext } from "../run/agent-core.js";
+import type { PlannerContext } from "./planner.js";
 import type { RunState } from "../state/run-state.js";
 import type { ToolDescription } from "../tools/tool.js";
 import { conversationOf } from "./conversation.js";
@@ -9,7 +9,7 @@ export const DEFAULT_PURPOSE =
   "You are an agent: call the tools you are given to reach the goal, then hand back the result.";
 
 /** What the model is first told: the skill's description, if any, then the goal (a skill's brief). */
-export function taskText(goal: string, skill: PlannerContext["skill"]): string {
+function taskText(goal: string, skill: PlannerContext["skill"]): string {
   const description = skill?.description.trim() ?? "";
   return description === "" ? goal : `${description}\n\n${goal}`;
 }

@@ -6,7 +6,7 @@ import type { ModelMessage, ModelRequest } from "./model-client.js";
 import { messagesDigest, sealMessages } from "./trusted-messages.js";
 
 /** A request checked once, with its digest, that hands out copies safe to give away. */
-export interface SealedRequest {
+interface SealedRequest {
   requestDigest: string;
   /** A request to give a guard or a client: fresh objects, except the frozen, shared messages. */
   copy(): ModelRequest;

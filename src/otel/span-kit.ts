@@ -9,7 +9,7 @@ export interface Opened {
 }
 
 /** What a span is opened with. */
-export interface OpenSpec {
+interface OpenSpec {
   name: string;
   kind: "client" | "internal";
   start: string;
@@ -19,7 +19,7 @@ export interface OpenSpec {
 }
 
 /** How a span is ended. */
-export interface EndSpec {
+interface EndSpec {
   end: string;
   attributes: Attributes;
   error?: { type: string; message?: string } | undefined;

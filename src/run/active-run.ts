@@ -2,10 +2,11 @@ import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
 import { makeRecord } from "../audit/audit-record.js";
 import type { AuditSink } from "../audit/audit-sink.js";
 import { isLeashError, LeashError, messageOf } from "../errors/index.js";
-import type { StopReason } from "../limits/limits.js";
-import type { Failure, RunState } from "../state/run-state.js";
-import type { AgentCore, CompiledSkill, PlannerContext } from "./agent-core.js";
+import type { RunState } from "../state/run-state.js";
+import type { AgentCore, CompiledSkill } from "./agent-core.js";
+import type { PlannerContext } from "../models/planner.js";
 import { makeCallModel } from "./call-model.js";
+import type { ForcedEnd, LiveRun } from "./live-run.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { GuardedWork } from "../guards/guard.js";
 
@@ -31,15 +32,11 @@ const CLAIM_APPEND_ATTEMPTS = 5;
  * durable, or once the run was let go (a pause saved, a lease lost). A sealed run writes nothing.
  */
 export type RunSeal = "open" | "ending" | "sealed";
-
-/** Why the loop must end now, whatever the planner does: set inside `callModel`, read by the loop. */
-export type ForcedEnd = { type: "stop"; reason: StopReason } | { type: "fail"; failure: Failure };
-
 /**
  * One run being driven in this process: the live state, the audit records not yet written, and the
  * durable checkpoint that writes both.
  */
-export class ActiveRun {
+export class ActiveRun implements LiveRun {
   readonly core: AgentCore;
   readonly state: RunState;
   readonly tools: Toolset;

@@ -1,41 +1,16 @@
 import type { Approver } from "../approvals/approval.js";
 import type { AuditRecord } from "../audit/audit-record.js";
 import type { AuditSink } from "../audit/audit-sink.js";
-import type { Decision } from "../decisions/decision.js";
 import type { Guard } from "../guards/guard.js";
 import type { Json } from "../json/index.js";
 import type { Limits } from "../limits/limits.js";
-import type { ModelClient, ModelRequest, ModelResponse } from "../models/model-client.js";
-import type { CallModelOptions } from "./call-model.js";
+import type { Planner } from "../models/planner.js";
 import type { Policy } from "../policy/policy.js";
-import type { Skill, SkillInfo } from "../skills/skill.js";
+import type { Skill } from "../skills/skill.js";
 import type { RunState } from "../state/run-state.js";
 import type { RunStore } from "../stores/run-store.js";
-import type { ToolDescription } from "../tools/tool.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { SchemaValidator } from "../tools/schema-validator.js";
-
-/** What a planner is given besides the state and the tools. */
-export interface PlannerContext {
-  /** The run's abort signal. */
-  signal: AbortSignal;
-  /** The skill being done, if any. */
-  skill?: SkillInfo;
-  /** The person the work runs as, if any. */
-  principal?: string;
-  /**
-   * Calls a model through the guards, charges its usage against the limits and audits it. A guard's
-   * block or a limit reached here ends the run even if the planner catches the error.
-   */
-  callModel(client: ModelClient, request: ModelRequest, options?: CallModelOptions): Promise<ModelResponse>;
-}
-
-/** Decides the next step of a run from a copy of its state and the tools' descriptions. */
-export type Planner = (
-  state: RunState,
-  tools: ToolDescription[],
-  context: PlannerContext,
-) => Decision | Promise<Decision>;
 
 /** The done criterion: a string refuses the answer, and says why. */
 export type DoneCriterion = (answer: Json, state: RunState) => string | null | undefined;
@@ -75,7 +50,7 @@ export interface AgentCore {
 }
 
 /** The live feed of an agent's runs (`agent.on("text")`, `agent.on("record")`). */
-export interface RunFeed {
+interface RunFeed {
   /** Whether anyone listens for text deltas. */
   wantsText(): boolean;
   text(event: { runId: string; step: number; delta: string }): void;

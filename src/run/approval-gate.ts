@@ -9,13 +9,13 @@ import type { ActiveRun } from "./active-run.js";
 import { raceAbort } from "./race-abort.js";
 
 /** What the approval gate decided. */
-export type ApprovalResult =
+type ApprovalResult =
   | { type: "go"; approval: ApprovalJson | undefined }
   | { type: "deny"; outcome: "approval_denied" | "approval_stale"; message: string; approval: ApprovalJson }
   | { type: "pause"; request: ApprovalRequest; history: string };
 
 /** The digest of this step's action and the history before it, from the tool as it is now. */
-export function actionDigest(run: ActiveRun, step: Step, tool: Tool): { digest: string; history: string } {
+function actionDigest(run: ActiveRun, step: Step, tool: Tool): { digest: string; history: string } {
   const { state } = run;
   const history = historyDigest({
     runId: state.runId,

@@ -2,12 +2,13 @@ import type { Decision } from "../decisions/decision.js";
 import { MAX_USAGE, parseDecision } from "../decisions/decision.js";
 import { isLeashError, messageOf } from "../errors/index.js";
 import type { Failure } from "../state/run-state.js";
-import type { PlannerContext } from "./agent-core.js";
-import type { ActiveRun, ForcedEnd } from "./active-run.js";
+import type { PlannerContext } from "../models/planner.js";
+import type { ActiveRun } from "./active-run.js";
+import type { ForcedEnd } from "./live-run.js";
 import { raceAbort } from "./race-abort.js";
 
 /** What asking the planner gave: a checked decision, a failure, or an end forced inside `callModel`. */
-export type PlannerResult =
+type PlannerResult =
   { type: "decision"; decision: Decision } | { type: "fail"; failure: Failure } | { type: "forced"; end: ForcedEnd };
 
 /**

@@ -4,7 +4,7 @@ import type { RecordedAnswer, RunState } from "../state/run-state.js";
 import type { AgentCore } from "./agent-core.js";
 
 /** A recorded answer whose `approval_answered` record a claim still has to write. */
-export interface UnauditedAnswer {
+interface UnauditedAnswer {
   /** Its place in `state.answers`: with the step and the answer itself, what names its record. */
   index: number;
   json: RecordedAnswer;

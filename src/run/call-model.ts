@@ -2,27 +2,21 @@ import { LeashError, isLeashError, messageOf } from "../errors/index.js";
 import { digestOfJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
 import type { ModelClient, ModelRequest, ModelResponse, Price } from "../models/model-client.js";
-import { askGuards, saidLine } from "../guards/ask-guards.js";
-import type { GuardResult } from "../guards/ask-guards.js";
+import type { CallModelOptions } from "../models/planner.js";
+import { askGuards } from "./ask-guards.js";
+import { saidLine } from "../state/said-line.js";
+import type { GuardResult } from "./ask-guards.js";
 import { checkPrice } from "../models/check-price.js";
 import { copyJson } from "../models/frozen-json.js";
 import { MAX_USAGE } from "../decisions/decision.js";
 import { modelCost } from "../models/model-cost.js";
 import { parseModelResponse } from "../models/parse-model-response.js";
 import { sealRequest } from "../models/seal-request.js";
-import type { ActiveRun } from "./active-run.js";
+import type { LiveRun } from "./live-run.js";
 import { modelLimitReached } from "./limit-checks.js";
 import { raceAbort } from "./race-abort.js";
 
 const ALLOWED: GuardResult = { type: "allow" };
-
-/** Options of one `ctx.callModel` call. */
-export interface CallModelOptions {
-  /** Money per million tokens; default `client.price`, else 0. */
-  price?: Price;
-  /** Whether this call's `model_called` record carries the full request and response (default: the agent's `recordModelText`, else digests only). */
-  recordText?: boolean;
-}
 
 /**
  * The one door to a model for a run: checks the limits, asks the guards before and after, charges
@@ -33,7 +27,7 @@ export interface CallModelOptions {
  * catch it). Refusing rather than waiting means a call that hangs, or a client that calls
  * `ctx.callModel` itself, cannot wedge the run.
  */
-export function makeCallModel(run: ActiveRun) {
+export function makeCallModel(run: LiveRun) {
   const callOne = makeOneCall(run);
   let inFlight = false;
   const tracked = async (
@@ -74,7 +68,7 @@ export function makeCallModel(run: ActiveRun) {
   return tracked;
 }
 
-function makeOneCall(run: ActiveRun) {
+function makeOneCall(run: LiveRun) {
   return async (client: ModelClient, request: ModelRequest, options: CallModelOptions): Promise<ModelResponse> => {
     run.assertOpen("limit_reached");
     if (run.forcedEnd !== undefined) throw new LeashError("limit_reached", "This run has ended; no more model calls.");
@@ -156,7 +150,7 @@ function makeOneCall(run: ActiveRun) {
 }
 
 function refuse(
-  run: ActiveRun,
+  run: LiveRun,
   point: "beforeModel" | "afterModel",
   verdict: Exclude<GuardResult, { type: "allow" }>,
 ): never {

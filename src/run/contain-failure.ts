@@ -7,7 +7,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const MAX_MESSAGE = 2_000;
 
 /** A message for anything thrown, however odd: never throws, always well-formed text of bounded size. */
-export function describeThrown(error: unknown): string {
+function describeThrown(error: unknown): string {
   let text: string;
   try {
     const message: unknown = messageOf(error);

@@ -7,12 +7,13 @@ import type { Outcome } from "../state/outcomes.js";
 import type { Tool } from "../tools/tool.js";
 import type { ActDecision } from "../decisions/decision.js";
 import { argumentsRefusal } from "../decisions/decision.js";
-import { askGuards, saidLine } from "../guards/ask-guards.js";
+import { askGuards } from "./ask-guards.js";
+import { saidLine } from "../state/said-line.js";
 import type { ActiveRun } from "./active-run.js";
 import { callLimitReached } from "./limit-checks.js";
 
 /** What the gates decided about one act step. */
-export type GateResult =
+type GateResult =
   | { type: "pass"; tool: Tool }
   | { type: "deny"; outcome: Outcome; code: string; message: string }
   | { type: "stop"; reason: StopReason }

@@ -6,13 +6,14 @@ import { digestOfJson, toJson } from "../json/index.js";
 import type { Failure, Step, StepError } from "../state/run-state.js";
 import type { Tool } from "../tools/tool.js";
 import type { ToolContext } from "../tools/tool-context.js";
-import { askGuards, saidLine } from "../guards/ask-guards.js";
+import { askGuards } from "./ask-guards.js";
+import { saidLine } from "../state/said-line.js";
 import type { StopReason } from "../limits/limits.js";
 import type { ActiveRun } from "./active-run.js";
 import { runLimitReached } from "./limit-checks.js";
 
 /** How a call ended the run, when it did: a guard that threw, or a cancel or limit before it started. */
-export type CallStop = { type: "failed"; failure: Failure } | { type: "stopped"; reason: StopReason };
+type CallStop = { type: "failed"; failure: Failure } | { type: "stopped"; reason: StopReason };
 
 /**
  * Takes back a call whose intent was saved but that never started (a cancel or the running time

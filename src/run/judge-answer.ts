@@ -4,7 +4,7 @@ import type { Failure } from "../state/run-state.js";
 import type { ActiveRun } from "./active-run.js";
 
 /** Whether a finish is accepted, refused (the planner may try again), or fails the run. */
-export type AnswerVerdict = { type: "accept" } | { type: "refuse"; why: string } | { type: "fail"; failure: Failure };
+type AnswerVerdict = { type: "accept" } | { type: "refuse"; why: string } | { type: "fail"; failure: Failure };
 
 function asRefusal(value: unknown, who: string): AnswerVerdict {
   if (value === null || value === undefined) return { type: "accept" };

@@ -1,23 +1,23 @@
 import type { StopReason } from "../limits/limits.js";
 import type { Tool } from "../tools/tool.js";
-import type { ActiveRun } from "./active-run.js";
+import type { LiveRun } from "./live-run.js";
 
 // Money is summed in floating point, where ten charges of 0.1 make 0.9999999999999999: a spend
 // within a billionth of the limit counts as at it, so a budget of 1 is 10 charges of 0.1.
 const MONEY_TOLERANCE = 1e-9;
 
 /** Whether `spent` has reached `limit`, within rounding. */
-export function spentReached(spent: number, limit: number): boolean {
+function spentReached(spent: number, limit: number): boolean {
   return spent >= limit - limit * MONEY_TOLERANCE;
 }
 
 /** Whether `spent` is past `limit`, beyond rounding. */
-export function spentPast(spent: number, limit: number): boolean {
+function spentPast(spent: number, limit: number): boolean {
   return spent > limit + limit * MONEY_TOLERANCE;
 }
 
 /** Whether the run was cancelled or ran out of time: checked before every call. */
-export function runLimitReached(run: ActiveRun): StopReason | undefined {
+export function runLimitReached(run: LiveRun): StopReason | undefined {
   if (run.controller.signal.aborted) return "cancelled";
   const { maxDurationMs } = run.state.limits;
   if (maxDurationMs !== undefined && run.elapsedMs() >= maxDurationMs) return "max_duration";
@@ -28,7 +28,7 @@ export function runLimitReached(run: ActiveRun): StopReason | undefined {
  * Whether a model may be called now: only while the spend is below `maxCost` and `maxTokens`, since
  * a model call's own usage is known only after it.
  */
-export function modelLimitReached(run: ActiveRun): StopReason | undefined {
+export function modelLimitReached(run: LiveRun): StopReason | undefined {
   const reached = runLimitReached(run);
   if (reached !== undefined) return reached;
   const { maxCost, maxTokens } = run.state.limits;
@@ -43,7 +43,7 @@ export function modelLimitReached(run: ActiveRun): StopReason | undefined {
  * room for its declared cost under `maxCost`. Checked at the gates and again right before the charge,
  * in the same synchronous stretch, so a cancel or a limit that lands while a person decides counts.
  */
-export function callLimitReached(run: ActiveRun, tool: Tool, restart: boolean): StopReason | undefined {
+export function callLimitReached(run: LiveRun, tool: Tool, restart: boolean): StopReason | undefined {
   const reached = runLimitReached(run);
   if (reached !== undefined || restart) return reached;
   const { maxToolCalls, maxCost } = run.state.limits;
@@ -59,7 +59,7 @@ export function callLimitReached(run: ActiveRun, tool: Tool, restart: boolean): 
  * `maxCost`; a free planner is asked until the spend has passed it, so it can still finish a run
  * whose tools spent exactly `maxCost`.
  */
-export function plannerLimitReached(run: ActiveRun): StopReason | undefined {
+export function plannerLimitReached(run: LiveRun): StopReason | undefined {
   const reached = runLimitReached(run);
   if (reached !== undefined) return reached;
   const { maxSteps, maxTokens, maxCost } = run.state.limits;

@@ -1,5 +1,5 @@
 /** What a race against a run's signal gave: the work's own result, or the abort that came first. */
-export type Raced<T> = { type: "settled"; value: T } | { type: "threw"; error: unknown } | { type: "aborted" };
+type Raced<T> = { type: "settled"; value: T } | { type: "threw"; error: unknown } | { type: "aborted" };
 
 /** Whether a value is a promise-like, without ever throwing (a revoked Proxy is not). */
 function thenable(value: unknown): value is PromiseLike<unknown> {

@@ -23,7 +23,7 @@ export interface InternalRunOptions extends RunOptions {
 const RUN_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
 /** Checks a run id: printable, no spaces, at most 128 characters. */
-export function checkRunId(runId: unknown): string {
+function checkRunId(runId: unknown): string {
   if (typeof runId !== "string" || !RUN_ID.test(runId)) {
     throw new LeashError(
       "invalid_option",
@@ -34,7 +34,7 @@ export function checkRunId(runId: unknown): string {
 }
 
 /** The longest goal a run takes, in characters: it is stored in the state and the trail. */
-export const MAX_GOAL_LENGTH = 1_000_000;
+const MAX_GOAL_LENGTH = 1_000_000;
 
 /**
  * Builds a new run and makes its first record and state durable. A run id already in the store or in

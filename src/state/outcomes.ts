@@ -43,26 +43,3 @@ export const OUTCOMES: readonly Outcome[] = [
   "interrupted",
   "answer_rejected",
 ];
-
-/** Why a run failed. */
-export type FailureCode =
-  | "planner_failed"
-  | "invalid_decision"
-  | "done_failed"
-  | "answer_rejected"
-  | "model_blocked"
-  | "model_failed"
-  | "guard_failed"
-  | "internal_error";
-
-/** Every failure code. */
-export const FAILURE_CODES: readonly FailureCode[] = [
-  "planner_failed",
-  "invalid_decision",
-  "done_failed",
-  "answer_rejected",
-  "model_blocked",
-  "model_failed",
-  "guard_failed",
-  "internal_error",
-];

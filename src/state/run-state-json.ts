@@ -4,8 +4,9 @@ import type { Json } from "../json/index.js";
 import { turnProblem } from "../decisions/decision.js";
 import { EFFECTS } from "../tools/tool.js";
 import { checkLimits } from "../limits/limits.js";
-import { FAILURE_CODES, OUTCOMES, RUN_STATUSES } from "./outcomes.js";
-import type { RunStateJson } from "./run-state.js";
+import { FAILURE_CODES } from "../errors/index.js";
+import { OUTCOMES, RUN_STATUSES } from "./outcomes.js";
+import type { RunStateJson } from "./saved-run-state.js";
 
 const STOP_REASONS = ["max_steps", "max_tool_calls", "max_cost", "max_tokens", "max_duration", "cancelled"];
 

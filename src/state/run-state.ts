@@ -1,91 +1,19 @@
-import type { ApprovalJson, ApprovalRequest } from "../approvals/approval.js";
+import type { ApprovalRequest } from "../approvals/approval.js";
 import type { AuditHead } from "../audit/audit-record.js";
-import type { Decision, Usage } from "../decisions/decision.js";
+import type { Usage } from "../decisions/decision.js";
 import type { Json } from "../json/index.js";
 import type { Limits, StopReason } from "../limits/limits.js";
 import { lazyCopy, untouchedSource } from "./lazy-copy.js";
-import type { FailureCode, Outcome, RunStatus } from "./outcomes.js";
+import type { RunStatus } from "./outcomes.js";
 import { parseRunState } from "./run-state-json.js";
+import type { Failure, RecordedAnswer, RunStateJson, Step } from "./saved-run-state.js";
 import { ranOfSteps } from "./ran-of-steps.js";
 import { StateError } from "../errors/index.js";
-import type { AnswerOrigin } from "../approvals/answer-origin.js";
+
+export type { Failure, RecordedAnswer, RunStateJson, Step, StepError } from "./saved-run-state.js";
 
 /** The version of the saved form of a {@link RunState}. */
-/**
- * An answer recorded out of process (`store.answer`): the approval, where it came from when the
- * channel says so (`origin`, e.g. the command line's operating-system user and host), and whether its
- * `approval_answered` record is in the trail already (`audited`: the store holds the run's trail, so
- * the record was written with the answer, or a resume refused with `approver_not_allowed` wrote it);
- * otherwise the next claim of the run (a resume, a cancel, a recovery) writes the record.
- */
-export interface RecordedAnswer extends ApprovalJson {
-  origin?: AnswerOrigin;
-  audited?: boolean;
-}
-
 export const RUN_STATE_VERSION = 1;
-
-/** Why a step did not give a result. */
-export interface StepError {
-  code: string;
-  message: string;
-}
-
-/** One planner decision and what came of it. */
-export interface Step {
-  index: number;
-  decision: Decision;
-  /** `null` while the step awaits approval or its tool call is in flight. */
-  outcome: Outcome | null;
-  /** The tool's result; `null` when the tool did not run or its result was withheld. */
-  result: Json;
-  error?: StepError;
-  /** The answer that let the call run, or refused it. */
-  approval?: ApprovalJson;
-  /** How many times the tool call started (more than once only after crash recovery). */
-  starts?: number;
-  /** Stable across every start of this call. */
-  idempotencyKey?: string;
-}
-
-/** Why a run failed. */
-export interface Failure {
-  code: FailureCode;
-  message: string;
-}
-
-/** The saved form of a {@link RunState}: plain JSON with a format tag and version. */
-export interface RunStateJson {
-  format: "leash.run-state";
-  version: 1;
-  runId: string;
-  agent: string;
-  goal: string;
-  status: RunStatus;
-  stopReason?: StopReason;
-  failure?: Failure;
-  answer?: Json;
-  steps: Step[];
-  pending?: ApprovalRequest;
-  pendingHistory?: string;
-  answers: RecordedAnswer[];
-  usage: Usage;
-  toolCalls: number;
-  revision: number;
-  auditHead: AuditHead | null;
-  attempt: number;
-  retryOf?: string;
-  principal?: string;
-  skill?: string;
-  nonce: string;
-  rejections: number;
-  elapsedMs: number;
-  said: string[];
-  ran: string[];
-  limits: Limits;
-  createdAt: string;
-  updatedAt: string;
-}
 
 const same = <T>(value: T): T => value;
 

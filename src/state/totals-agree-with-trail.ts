@@ -1,6 +1,6 @@
 import { MAX_USAGE } from "../decisions/decision.js";
-import { saidLine } from "../guards/ask-guards.js";
-import type { GuardPoint } from "../guards/guard.js";
+import { saidLine } from "./said-line.js";
+import type { GuardPoint } from "./said-line.js";
 import type { RunState } from "./run-state.js";
 import type { Mismatch, TrailFacts } from "./trail-facts.js";
 import { sameJson, shown } from "./trail-facts.js";

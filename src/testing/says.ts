@@ -14,14 +14,14 @@ export interface SaysOptions {
 }
 
 /** Options of a step with a call or a hand-back: its id, else `call_<n>` by its place in the script. */
-export interface SaysCallOptions extends SaysOptions {
+interface SaysCallOptions extends SaysOptions {
   id?: string;
   /** Text the model writes beside the call. */
   text?: string;
 }
 
 /** A call of a script step: its id is optional (the scripted model numbers it). */
-export type ScriptedToolCall = Omit<ModelToolCall, "id"> & { id?: string };
+type ScriptedToolCall = Omit<ModelToolCall, "id"> & { id?: string };
 
 /** An answer as a script gives it: calls and the hand-back need no ids. */
 export type ScriptedResponse = Omit<ModelResponse, "calls" | "usage"> & {

@@ -8,10 +8,10 @@ import { canonicalOfJson, isJsonObject, toJson, type JsonObject } from "../json/
 export type JsonSchema = JsonObject | boolean;
 
 /** The JSON Schema dialects leash validates with, chosen by a schema's `$schema`. */
-export type SchemaDraft = "2020-12" | "draft-07";
+type SchemaDraft = "2020-12" | "draft-07";
 
 /** The outcome of one validation: either valid, or the readable reasons it is not. */
-export type SchemaValidation = { valid: true } | { valid: false; errors: string[] };
+type SchemaValidation = { valid: true } | { valid: false; errors: string[] };
 
 /** A compiled JSON Schema that checks values against it without throwing. */
 export interface SchemaValidator {
@@ -24,7 +24,7 @@ export interface SchemaValidator {
 }
 
 /** Options of one compilation. */
-export interface CompileOptions {
+interface CompileOptions {
   /** The code of the error thrown when the schema is refused; default `"invalid_tool"`. */
   errorCode?: ErrorCode;
 }
@@ -47,7 +47,7 @@ export interface PatternEngine {
 }
 
 /** Options of {@link createSchemaCompiler}. */
-export interface SchemaCompilerOptions {
+interface SchemaCompilerOptions {
   /**
    * The engine patterns are matched with; default ECMAScript's `RegExp` (right for the schemas an app
    * writes). `leash/mcp` gives RE2's, which matches in linear time, for schemas a server lists.

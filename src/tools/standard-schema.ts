@@ -20,7 +20,7 @@ export interface StandardTypedSchema<Input = unknown, Output = Input> {
 }
 
 /** What a Standard Schema's `validate` gives: the parsed value, or the issues. */
-export type StandardResult =
+type StandardResult =
   | { readonly value: unknown; readonly issues?: undefined }
   | { readonly issues: readonly { readonly message: string; readonly path?: readonly unknown[] }[] };
 

@@ -1,5 +1,5 @@
 import { isLeashError, messageOf } from "../errors/index.js";
-import { parseCheckpoint, type Checkpoint } from "../evidence/checkpoint.js";
+import { parseCheckpoint, type Checkpoint } from "../evidence/checkpoint-text.js";
 import { cosignCheckpoint } from "../evidence/cosignature.js";
 import { EMPTY_ROOT, HASH_SIZE, sameHash, verifyConsistency, type Hash } from "../evidence/merkle.js";
 import type { VerifierKey } from "../evidence/note-keys.js";

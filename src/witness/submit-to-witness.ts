@@ -1,6 +1,6 @@
 import { LeashError, messageOf } from "../errors/index.js";
 import type { Hash } from "../evidence/merkle.js";
-import { parseCheckpoint } from "../evidence/checkpoint.js";
+import { parseCheckpoint } from "../evidence/checkpoint-text.js";
 import { parseCosignerKey } from "../evidence/cosigner-keys.js";
 import { splitNote } from "../evidence/signed-note.js";
 import { keptCosignatures } from "./witness-answer.js";

@@ -2,8 +2,8 @@
 // checked against the text (plain verify, verify --checkpoint, verifyChains), and the log's leaves are
 // the digests in the text, never the column alone.
 import assert from "node:assert/strict";
-import { evidenceLogOf } from "../../src/index.js";
-import type { EvidenceLogOwner } from "../../src/index.js";
+import { evidenceLogOf } from "../../src/evidence/index.js";
+import type { EvidenceLogOwner } from "../../src/evidence/index.js";
 import { eachStore, type CliStore } from "./cli-stores.js";
 import { leash } from "./cli-helpers.js";
 import { makeKeys, runInto } from "./evidence-helpers.js";

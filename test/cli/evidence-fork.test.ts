@@ -3,8 +3,10 @@
 // that it is rebuilt from the rewritten records; the key holder's next checkpoint, by the bin or by an
 // agent's automatic checkpoints, must refuse rather than sign the rewritten history.
 import assert from "node:assert/strict";
-import { Agent, Decision, evidenceLogOf, keygen, tool } from "../../src/index.js";
-import type { AuditSink, EvidenceLogOwner, RunStore } from "../../src/index.js";
+import { Agent, Decision, keygen, tool } from "../../src/index.js";
+import { evidenceLogOf } from "../../src/evidence/index.js";
+import type { AuditSink, RunStore } from "../../src/index.js";
+import type { EvidenceLogOwner } from "../../src/evidence/index.js";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
 import { PostgresStore } from "../../src/stores/postgres/index.js";
 import { eachStore, type CliStore } from "./cli-stores.js";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
-import { evidenceLogOf } from "../../src/index.js";
-import type { EvidenceLogOwner } from "../../src/index.js";
+import { evidenceLogOf } from "../../src/evidence/index.js";
+import type { EvidenceLogOwner } from "../../src/evidence/index.js";
 import { eachStore, type CliStore } from "./cli-stores.js";
 import { errorLine, leash } from "./cli-helpers.js";
 import { makeKeys, runInto, specChecksProof, type ProveOutput } from "./evidence-helpers.js";

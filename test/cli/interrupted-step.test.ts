@@ -6,7 +6,7 @@ import { leash } from "./cli-helpers.js";
 import { eachStore } from "./cli-stores.js";
 import { INTERRUPTED_TOOL, interruptedRun } from "./interrupted-run.js";
 import { payAgent } from "./pay-agent.js";
-import { interruptedText } from "../../src/cli/interrupted-steps.js";
+import { interruptedText } from "../../src/operate/interrupted-steps.js";
 
 const FLAG = "1 interrupted step: a person should check whether it took effect";
 

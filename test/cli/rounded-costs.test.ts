@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Agent, Decision, Policy, tool } from "../../src/index.js";
 import type { AuditSink, RunState, RunStore } from "../../src/index.js";
-import { costText } from "../../src/cli/cost-text.js";
+import { costText } from "../../src/operate/cost-text.js";
 import { addApprover, serve } from "../inbox/serve-helpers.js";
 import { leash } from "./cli-helpers.js";
 import { eachStore } from "./cli-stores.js";

@@ -4,23 +4,25 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   JsonlAuditSink,
-  MemoryNodeStore,
-  MerkleLog,
   isLeashError,
   keygen,
   makeRecord,
-  parseCheckpoint,
   readAudit,
-  recordLeafHash,
-  recordsEvidenceLog,
   signCheckpoint,
-  signNote,
   verifyAudit,
   verifyCheckpoint,
   type AuditRecord,
   type CheckpointProblem,
-  type EvidenceLog,
 } from "../../src/index.js";
+import {
+  MemoryNodeStore,
+  MerkleLog,
+  parseCheckpoint,
+  recordLeafHash,
+  recordsEvidenceLog,
+  signNote,
+  type EvidenceLog,
+} from "../../src/evidence/index.js";
 import { copyOf, interleavedTrail, jsonlOf, temporaryDirectory, timeOf } from "../audit/audit-test-helpers.js";
 import { specCheckpoint, specLeaf, specOpenNote, specRoot } from "./spec-checker.js";
 

@@ -5,7 +5,7 @@
 //   stale: a real cosignature by the witness key, but of another checkpoint
 //   mixed: own, stale, then a real cosignature of the checkpoint submitted
 import { createServer } from "node:http";
-import { cosignCheckpoint } from "../../src/index.js";
+import { cosignCheckpoint } from "../../src/evidence/index.js";
 
 const mode = process.argv[2] ?? "own";
 const signer = process.env.HOSTILE_WITNESS_KEY ?? "";

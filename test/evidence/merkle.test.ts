@@ -1,18 +1,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { isLeashError } from "../../src/index.js";
 import {
   EMPTY_ROOT,
   MemoryNodeStore,
   MerkleLog,
-  isLeashError,
   leafHash,
   verifyConsistency,
   verifyInclusion,
   type Hash,
   type NodeId,
   type NodeStore,
-} from "../../src/index.js";
+} from "../../src/evidence/index.js";
 import { specLeaf, specPath, specProof, specRoot, specVerifyConsistency, specVerifyInclusion } from "./spec-checker.js";
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { MerkleLog, type NodeStore } from "../../src/index.js";
+import { MerkleLog, type NodeStore } from "../../src/evidence/index.js";
 import { specLeaf, specPath, specProof, specRoot } from "./spec-checker.js";
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");

@@ -1,13 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  MemoryNodeStore,
-  isLeashError,
-  type Hash,
-  type NodeId,
-  type NodeStore,
-  type StoredNode,
-} from "../../src/index.js";
+import { isLeashError } from "../../src/index.js";
+import { MemoryNodeStore, type Hash, type NodeId, type NodeStore, type StoredNode } from "../../src/evidence/index.js";
 import { nodeStoreContract } from "./node-store-contract.js";
 
 /** A store that answers through promises and keeps nodes in a Map, as a database table would. */

@@ -1,7 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash, createPublicKey } from "node:crypto";
-import { isLeashError, keygen, openNote, signNote, type ErrorCode } from "../../src/index.js";
+import { isLeashError, keygen, type ErrorCode } from "../../src/index.js";
+import { openNote, signNote } from "../../src/evidence/index.js";
 import { parseSignerKey, parseVerifierKey } from "../../src/evidence/note-keys.js";
 import { MAX_NOTE_SIGNATURES } from "../../src/evidence/signed-note.js";
 import { specOpenNote } from "./spec-checker.js";

@@ -3,15 +3,8 @@
 // nothing is stored, and the log's own checkpoints go on as before.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  evidenceLogOf,
-  formatCheckpoint,
-  keygen,
-  parseCheckpoint,
-  signCheckpoint,
-  signNote,
-  verifyCheckpoint,
-} from "../../src/index.js";
+import { keygen, signCheckpoint, verifyCheckpoint } from "../../src/index.js";
+import { evidenceLogOf, formatCheckpoint, parseCheckpoint, signNote } from "../../src/evidence/index.js";
 import type { LogStoreKind } from "./store-log-suite.js";
 import { origin, runsOf, signerKey, verifierKey } from "./store-log-suite.js";
 

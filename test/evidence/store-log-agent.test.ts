@@ -9,7 +9,6 @@ import {
   Agent,
   Decision,
   MemoryStore,
-  evidenceLogOf,
   signCheckpoint,
   tool,
   verifyCheckpoint,
@@ -18,6 +17,7 @@ import {
   type CheckpointFailedEvent,
   type RunStore,
 } from "../../src/index.js";
+import { evidenceLogOf } from "../../src/evidence/index.js";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
 import { PostgresStore } from "../../src/stores/postgres/index.js";
 import { temporaryDirectory } from "../audit/audit-test-helpers.js";

@@ -3,7 +3,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import pg from "pg";
-import { evidenceLogOf, signCheckpoint, verifyCheckpoint } from "../../src/index.js";
+import { signCheckpoint, verifyCheckpoint } from "../../src/index.js";
+import { evidenceLogOf } from "../../src/evidence/index.js";
 import { PostgresStore } from "../../src/stores/postgres/index.js";
 import { PostgresNodeStore } from "../../src/stores/postgres/postgres-log-nodes.js";
 import { postgresTables } from "../../src/stores/postgres/postgres-tables.js";

@@ -6,19 +6,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  evidenceLogOf,
   keygen,
   makeRecord,
   signCheckpoint,
-  signNote,
   verifyAudit,
   verifyCheckpoint,
   type AuditRecord,
   type AuditSink,
   type CheckpointProblem,
-  type EvidenceStore,
   type RunStore,
 } from "../../src/index.js";
+import { evidenceLogOf, signNote, type EvidenceStore } from "../../src/evidence/index.js";
 import { interleavedTrail, timeOf } from "../audit/audit-test-helpers.js";
 import {
   specCheckpoint,

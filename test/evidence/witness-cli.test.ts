@@ -35,7 +35,10 @@ test("leash witness refuses to start without a log, with a --log not ORIGIN=KEY,
   });
   assert.equal(taken.status, 3, taken.stderr);
   assert.equal(errorLine(taken).code, "listen_failed");
-  assert.match(errorLine(taken).message, /^Could not listen on 127\.0\.0\.1:\d+: another process listens there already; .*\.$/);
+  assert.match(
+    errorLine(taken).message,
+    /^Could not listen on 127\.0\.0\.1:\d+: another process listens there already; .*\.$/,
+  );
 });
 
 test("leash witness --config names logs beside --log, and --json prints its start as one JSON line", async (t) => {

@@ -1,7 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
-import { addCosignatures, isLeashError, openNote, verifyCosignature } from "../../src/index.js";
+import { isLeashError } from "../../src/index.js";
+import { addCosignatures, openNote, verifyCosignature } from "../../src/evidence/index.js";
 import { submitToWitness, witnessCheckpoint } from "../../src/witness/index.js";
 import { specVerifyCosignature } from "./spec-cosignature.js";
 import { TestLog, witnessOf } from "./witness-support.js";

@@ -1,15 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { isLeashError, keygen } from "../../src/index.js";
 import {
   addCosignatures,
   cosignCheckpoint,
   cosignerKeygen,
-  isLeashError,
-  keygen,
   signNote,
   verifyCosignature,
-} from "../../src/index.js";
+} from "../../src/evidence/index.js";
 import { specVerifyCosignature } from "./spec-cosignature.js";
 
 const text = `example.com/leash\n3\n${Buffer.alloc(32, 7).toString("base64")}\n`;

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { keygen, signNote } from "../../src/index.js";
+import { keygen } from "../../src/index.js";
+import { signNote } from "../../src/evidence/index.js";
 import { bin, requireBuiltBin } from "../cli/cli-helpers.js";
 import { specProof, specRoot } from "./spec-checker.js";
 

@@ -4,15 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  addCosignatures,
-  cosignCheckpoint,
-  cosignerKeygen,
-  isLeashError,
-  keygen,
-  signCheckpoint,
-  verifyCheckpoint,
-} from "../../src/index.js";
+import { isLeashError, keygen, signCheckpoint, verifyCheckpoint } from "../../src/index.js";
+import { addCosignatures, cosignCheckpoint, cosignerKeygen } from "../../src/evidence/index.js";
 import { leash, tempFolder } from "../cli/cli-helpers.js";
 import { jsonlTrail } from "../cli/evidence-helpers.js";
 

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { storeLocation } from "../../src/cli/common-options.js";
-import type { StoreLocation } from "../../src/cli/common-options.js";
+import type { StoreLocation } from "../../src/operate/store-location.js";
 import { openApproverRegistry } from "../../src/inbox/approver-registry.js";
 import type { ApproverRegistry } from "../../src/inbox/approver-registry.js";
 import { freshSchemaName, sql, withPostgres } from "../postgres/database.js";

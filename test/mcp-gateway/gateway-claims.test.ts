@@ -8,7 +8,7 @@ import { openGatewayClaims, pidNamespace } from "../../src/gateway/gateway-claim
 import type { DriverRow, GatewayClaims } from "../../src/gateway/gateway-claims.js";
 import { tempFolder } from "../mcp/support.js";
 import { dropSchema, freshSchemaName, sql, withPostgres } from "../postgres/database.js";
-import type { StoreLocation } from "../../src/cli/common-options.js";
+import type { StoreLocation } from "../../src/operate/store-location.js";
 
 /** The pid of a process that has ended (a child that ran and exited). */
 async function deadPid(): Promise<number> {

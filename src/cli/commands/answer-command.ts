@@ -1,13 +1,14 @@
 import { Command } from "commander";
-import { answerJson, answerLines, answerRun, checkAnswerInput } from "../answer-run.js";
-import type { AnswerInput } from "../answer-run.js";
+import { answerJson, answerLines, answerRun, checkAnswerInput } from "../../operate/answer-run.js";
+import type { AnswerInput } from "../../operate/answer-run.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
-import { withExistingStore } from "../open-store.js";
+import { withExistingStore } from "../../operate/open-store.js";
 import { printJson, printLines } from "../print.js";
+import { whyGatewayWillNotCount } from "../../gateway/gateway-run-approval.js";
 
 /** Options of `leash approve` and `leash deny`. */
-export interface AnswerOptions extends CommonOptions {
+interface AnswerOptions extends CommonOptions {
   as: string;
   note?: string;
   digest?: string;
@@ -35,7 +36,11 @@ export function answerCommand(name: "approve" | "deny"): Command {
     // Checked before the store is opened: a typo in --as or --digest is a usage error wherever the store is.
     checkAnswerInput(input);
     const location = storeLocation(options);
-    const recorded = await withExistingStore(location, (store) => answerRun(store, runId, input, location));
+    const recorded = await withExistingStore(location, (store) =>
+      answerRun(store, runId, input, location, {
+        notCounted: (id, approver, origin) => whyGatewayWillNotCount(location, id, approver, origin),
+      }),
+    );
     if (options.json) printJson(answerJson(recorded));
     else printLines(answerLines(recorded, location));
   });

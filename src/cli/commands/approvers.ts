@@ -4,7 +4,7 @@ import type { ApproverRegistry } from "../../inbox/approver-registry.js";
 import { CliError } from "../cli-error.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
-import { escapeText } from "../escape-text.js";
+import { escapeText } from "../../operate/escape-text.js";
 import { formatTable, printJson, printLines } from "../print.js";
 
 /** Runs `body` with the registry beside the store's runs, and closes it after, whatever happens. */

@@ -4,11 +4,11 @@ import { CliError } from "../cli-error.js";
 import { isPostgresUrl, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { runDemo } from "../demo/run-demo.js";
-import { isSqliteFile } from "../open-store.js";
+import { isSqliteFile } from "../../operate/open-store.js";
 import { printJson, printLines } from "../print.js";
 
 /** The demo's own file, used unless `--db` names another. */
-export const DEMO_DB = "leash-demo.db";
+const DEMO_DB = "leash-demo.db";
 
 interface DemoOptions extends CommonOptions {
   force?: boolean;

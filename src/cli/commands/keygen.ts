@@ -20,7 +20,7 @@ interface KeygenOptions {
  * @example
  * defaultKeyFile("example.com/leash"); // "example.com_leash.key"
  */
-export function defaultKeyFile(name: string): string {
+function defaultKeyFile(name: string): string {
   const safe = name.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
   return `${safe}.key`;
 }

@@ -12,7 +12,7 @@ interface ProveOptions extends CommonOptions {
 }
 
 /** What `leash prove` prints: the inclusion proof of a run's last record in a checkpoint's tree. */
-export interface RunProof {
+interface RunProof {
   /** The record's position in the log, from 0. */
   leafIndex: number;
   /** The checkpoint's tree size. */

@@ -3,10 +3,11 @@ import { trace } from "../../index.js";
 import type { RunState } from "../../index.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
-import { findRun } from "../find-run.js";
-import { loadAgent } from "../load-agent.js";
-import { withExistingStore } from "../open-store.js";
-import { printJson, printLines, shortJson } from "../print.js";
+import { findRun } from "../../operate/find-run.js";
+import { loadAgent } from "../../operate/load-agent.js";
+import { withExistingStore } from "../../operate/open-store.js";
+import { printJson, printLines } from "../print.js";
+import { shortJson } from "../../operate/short-json.js";
 
 interface ResumeOptions extends CommonOptions {
   agent: string;

@@ -1,7 +1,7 @@
 import { listGaveUp } from "../../inbox/gave-up.js";
-import type { StoreLocation } from "../common-options.js";
-import { escapeText } from "../escape-text.js";
-import { withExistingStore } from "../open-store.js";
+import type { StoreLocation } from "../../operate/store-location.js";
+import { escapeText } from "../../operate/escape-text.js";
+import { withExistingStore } from "../../operate/open-store.js";
 import { formatTable, printJson, printLines, shorten } from "../print.js";
 
 /**

@@ -3,10 +3,10 @@ import { RUN_STATUSES } from "../../index.js";
 import type { RunState, RunStatus } from "../../index.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
-import { withExistingStore } from "../open-store.js";
-import { costText } from "../cost-text.js";
-import { escapeText } from "../escape-text.js";
-import { interruptedSteps, interruptedText } from "../interrupted-steps.js";
+import { withExistingStore } from "../../operate/open-store.js";
+import { costText } from "../../operate/cost-text.js";
+import { escapeText } from "../../operate/escape-text.js";
+import { interruptedSteps, interruptedText } from "../../operate/interrupted-steps.js";
 import { unreadableSummary } from "../unreadable-run.js";
 import type { UnreadableSummary } from "../unreadable-run.js";
 import { printGaveUp } from "./runs-gave-up.js";
@@ -20,7 +20,7 @@ interface RunsOptions extends CommonOptions {
 }
 
 /** One run as `leash runs --json` lists it. */
-export interface RunSummary {
+interface RunSummary {
   runId: string;
   status: RunStatus;
   skill: string | null;

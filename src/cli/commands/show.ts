@@ -1,15 +1,16 @@
 import { Command } from "commander";
 import { trace, verifyAudit } from "../../index.js";
 import type { AuditRecord } from "../../index.js";
-import { checkRunTrail, problemLines } from "../check-trail.js";
+import { checkRunTrail, problemLines } from "../../operate/check-trail.js";
 import { CliError } from "../cli-error.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
-import { describeRun } from "../describe-run.js";
-import { findRun } from "../find-run.js";
-import { interruptedSteps } from "../interrupted-steps.js";
-import { withExistingStore } from "../open-store.js";
-import { printJson, printLines, shortJson } from "../print.js";
+import { describeRun } from "../../operate/describe-run.js";
+import { findRun } from "../../operate/find-run.js";
+import { interruptedSteps } from "../../operate/interrupted-steps.js";
+import { withExistingStore } from "../../operate/open-store.js";
+import { printJson, printLines } from "../print.js";
+import { shortJson } from "../../operate/short-json.js";
 import { readTrail } from "../verify/verify-jsonl.js";
 
 interface ShowOptions extends CommonOptions {

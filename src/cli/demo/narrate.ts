@@ -1,6 +1,6 @@
 import { allow } from "../../index.js";
 import type { Guard, ModelClient } from "../../index.js";
-import { shortJson } from "../print.js";
+import { shortJson } from "../../operate/short-json.js";
 
 /** Where the demo's lines go: stdout for a person, nowhere with `--json`. */
 export type Tell = (line: string) => void;

@@ -1,12 +1,13 @@
 import type { AuditHead, Json, RunState, RunStatus } from "../../index.js";
 import { trace } from "../../index.js";
 import { SqliteStore } from "../../stores/sqlite/index.js";
-import { answerRun } from "../answer-run.js";
-import { checkRunTrail } from "../check-trail.js";
+import { answerRun } from "../../operate/answer-run.js";
+import { checkRunTrail } from "../../operate/check-trail.js";
 import { CliError, EXIT_FAILURE } from "../cli-error.js";
-import { costText } from "../cost-text.js";
+import { costText } from "../../operate/cost-text.js";
 import { storeLocation } from "../common-options.js";
-import { formatTable, shortJson } from "../print.js";
+import { formatTable } from "../print.js";
+import { shortJson } from "../../operate/short-json.js";
 import type { TrailProblem } from "../verify/trail-report.js";
 import { verifyStore } from "../verify/verify-store.js";
 import { modelAfterTheApproval, modelBeforeThePause } from "./demo-script.js";
@@ -15,7 +16,7 @@ import type { Tell } from "./narrate.js";
 import { createEstimator, estimateRepair, MIA, NOOR, repairT7, shopRules, workshopTools } from "./workshop.js";
 
 /** What `leash demo --json` prints: the run, what it said and ran, and its trail. */
-export interface DemoResult {
+interface DemoResult {
   db: string;
   runId: string;
   status: RunStatus;

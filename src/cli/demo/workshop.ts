@@ -113,7 +113,7 @@ export function workshopTools(
 }
 
 /** Options of {@link createEstimator}. */
-export interface EstimatorOptions {
+interface EstimatorOptions {
   /** The store of runs, also the audit sink, so that a state and its records commit together. */
   store: RunStore & AuditSink;
   model: ModelClient;

@@ -1,10 +1,12 @@
-import type { EvidenceSource, Hash } from "../../index.js";
-import { MemoryNodeStore, MerkleLog, readAudit, recordLeafHash, recordsEvidenceLog } from "../../index.js";
+import type { EvidenceSource } from "../../index.js";
+import type { Hash } from "../../evidence/index.js";
+import { readAudit } from "../../index.js";
+import { MemoryNodeStore, MerkleLog, recordLeafHash, recordsEvidenceLog } from "../../evidence/index.js";
 import { isLeashError } from "../../index.js";
 import { CliError } from "../cli-error.js";
 
 /** A run's last record, as a leaf of the log. */
-export interface RunLeaf {
+interface RunLeaf {
   /** The run's last record's seq. */
   seq: number;
   /** Its position in the log, or `null` when the log has not sequenced it yet. */

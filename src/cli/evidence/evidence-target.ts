@@ -1,7 +1,8 @@
 import { statSync } from "node:fs";
 import { CliError } from "../cli-error.js";
-import { storeLocation, type CommonOptions, type StoreLocation } from "../common-options.js";
-import { isSqliteFile } from "../open-store.js";
+import { storeLocation, type CommonOptions } from "../common-options.js";
+import type { StoreLocation } from "../../operate/store-location.js";
+import { isSqliteFile } from "../../operate/open-store.js";
 
 /** What an evidence command works on: a JSONL trail, or a store (a SQLite file or a PostgreSQL schema). */
 export type EvidenceTarget =

@@ -1,4 +1,4 @@
-import { withExistingStore } from "../open-store.js";
+import { withExistingStore } from "../../operate/open-store.js";
 import { jsonlEvidence, type CliEvidence } from "./cli-evidence.js";
 import type { EvidenceTarget } from "./evidence-target.js";
 import { storeEvidence } from "./store-evidence.js";

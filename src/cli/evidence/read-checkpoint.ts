@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { LeashError, parseCheckpoint, type Checkpoint } from "../../index.js";
+import { LeashError } from "../../index.js";
+import { parseCheckpoint, type Checkpoint } from "../../evidence/index.js";
 import { CliError } from "../cli-error.js";
 
 /** The text of a checkpoint file (a signed note), as written; `checkpoint_not_found` when it cannot be read. */

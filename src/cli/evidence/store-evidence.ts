@@ -1,7 +1,7 @@
-import { evidenceLogOf } from "../../index.js";
-import type { EvidenceStore } from "../../index.js";
+import { evidenceLogOf } from "../../evidence/index.js";
+import type { EvidenceStore } from "../../evidence/index.js";
 import { CliError } from "../cli-error.js";
-import type { CliStore } from "../open-store.js";
+import type { CliStore } from "../../operate/open-store.js";
 import type { CliEvidence } from "./cli-evidence.js";
 
 /**

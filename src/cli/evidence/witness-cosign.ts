@@ -1,5 +1,6 @@
 import { messageOf } from "../../errors/index.js";
-import { addCosignatures, isLeashError, type LeashError } from "../../index.js";
+import { isLeashError, type LeashError } from "../../index.js";
+import { addCosignatures } from "../../evidence/index.js";
 import { witnessCheckpoint } from "../../witness/index.js";
 import type { CliEvidence } from "./cli-evidence.js";
 import { checkCosignerKey } from "./key-option.js";
@@ -9,7 +10,7 @@ import { unverifiedCheckpoint } from "./read-checkpoint.js";
 const WITNESS_TIMEOUT_MS = 30_000;
 
 /** A witness to ask: its URL and the cosigner verifier keys its cosignature must verify with (none: unverified). */
-export interface WitnessTarget {
+interface WitnessTarget {
   url: string;
   keys: string[];
 }

@@ -5,7 +5,7 @@ import { CliError } from "../cli-error.js";
  * Parses `--head SEQ:DIGEST`: the last record of a run as kept outside the trail (a saved state's
  * `auditHead`, a checkpoint), against which a trail cut after its last record shows as `truncated`.
  */
-export function parseHead(text: string): AuditHead {
+function parseHead(text: string): AuditHead {
   const match = /^(\d{1,15}):([0-9a-f]{64})$/.exec(text.trim());
   if (match === null) {
     throw new CliError(

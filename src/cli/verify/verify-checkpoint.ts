@@ -10,7 +10,7 @@ import { verifierKeyOf, type KeyOptions } from "../evidence/read-key.js";
 import { printJson, printLines } from "../print.js";
 
 /** The options of `leash verify --checkpoint`. */
-export interface CheckpointVerifyOptions extends CommonOptions, KeyOptions {
+interface CheckpointVerifyOptions extends CommonOptions, KeyOptions {
   checkpoint: string;
   head?: string;
   run?: string;

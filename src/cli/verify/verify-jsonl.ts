@@ -42,7 +42,7 @@ function readLeniently(path: string): LenientTrail {
 }
 
 /** What a JSONL trail holds: its records (or what was read of them) and the lines that could not be read. */
-export interface ReadTrail {
+interface ReadTrail {
   records: readonly AuditRecord[];
   problems: TrailProblem[];
 }

@@ -1,7 +1,8 @@
-import { evidenceLogOf, isLeashError, stateAgreesWithTrail, verifyAudit } from "../../index.js";
-import type { EvidenceLogOwner } from "../../index.js";
+import { isLeashError, stateAgreesWithTrail, verifyAudit } from "../../index.js";
+import { evidenceLogOf } from "../../evidence/index.js";
+import type { EvidenceLogOwner } from "../../evidence/index.js";
 import type { AuditHead, AuditRecord, RunState } from "../../index.js";
-import type { CliStore } from "../open-store.js";
+import type { CliStore } from "../../operate/open-store.js";
 import { unreadableSummary } from "../unreadable-run.js";
 import { headsWith } from "./parse-head.js";
 import type { TrailProblem, TrailReport } from "./trail-report.js";

@@ -6,7 +6,7 @@ import { listTable, page, pager } from "./layout.js";
 import type { Viewer } from "./layout.js";
 
 /** One page of the work that gave up. */
-export interface GaveUpPage {
+interface GaveUpPage {
   work: readonly GaveUpWork[];
   /** 1-based. */
   page: number;

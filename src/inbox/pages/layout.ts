@@ -10,7 +10,7 @@ export interface Viewer {
 }
 
 /** A page's parts: its title, the main content, and the event stream that refreshes it, if any. */
-export interface PageParts {
+interface PageParts {
   title: string;
   main: Html;
   viewer?: Viewer;

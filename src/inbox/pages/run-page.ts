@@ -1,12 +1,12 @@
 import { trace } from "../../index.js";
 import type { ApprovalRequest, RunState, Step } from "../../index.js";
-import { answeredBy, stepLines } from "../../cli/describe-run.js";
-import { problemLines } from "../../cli/check-trail.js";
+import { answeredBy, stepLines } from "../../operate/describe-run.js";
+import { problemLines } from "../../operate/check-trail.js";
 import { answerAction, html, joinHtml, jsonLineHtml } from "../html.js";
 import type { Html } from "../html.js";
 import type { RunChain } from "../run-chain.js";
-import { costText } from "../../cli/cost-text.js";
-import { interruptedSteps } from "../../cli/interrupted-steps.js";
+import { costText } from "../../operate/cost-text.js";
+import { interruptedSteps } from "../../operate/interrupted-steps.js";
 import { page, statusBadge } from "./layout.js";
 import { interruptedFlag } from "./runs-page.js";
 import type { Viewer } from "./layout.js";

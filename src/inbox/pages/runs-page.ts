@@ -1,5 +1,5 @@
-import { costText } from "../../cli/cost-text.js";
-import { interruptedText } from "../../cli/interrupted-steps.js";
+import { costText } from "../../operate/cost-text.js";
+import { interruptedText } from "../../operate/interrupted-steps.js";
 import { html, runHref } from "../html.js";
 import type { Html } from "../html.js";
 import { LIST_FILTERS } from "../list-runs.js";

@@ -38,12 +38,6 @@ export interface AnthropicMessage {
   usage?: AnthropicUsage | null;
 }
 
-/** One server-sent event of a streamed Messages API response, as the SDK yields it (parsed JSON). */
-export interface AnthropicStreamEvent {
-  type: string;
-  [field: string]: unknown;
-}
-
 /**
  * What `anthropicMessages` needs of a client: `new Anthropic({ apiKey, baseURL, maxRetries })` from
  * `@anthropic-ai/sdk` fits. `create` resolves to a message, or, with `stream: true` in the body, to an

@@ -19,7 +19,7 @@ import type { AnthropicBlock, AnthropicMessagesBody, AnthropicTurn } from "./ant
 export const INVALID_JSON_KEY = "_invalid_json";
 
 /** What shapes a request besides the conversation. */
-export interface RequestSettings {
+interface RequestSettings {
   model: string;
   maxTokens: number;
   parallelToolCalls: boolean | undefined;
@@ -51,7 +51,7 @@ const THINKING_FIELDS: Readonly<Record<string, readonly string[]>> = {
  * (with its text and signature) or a `redacted_thinking` block (with its data). State from
  * another adapter (a Responses reasoning item, an AI SDK part) is not, and the API would refuse it.
  */
-export function isThinkingBlock(value: Json): value is AnthropicBlock {
+function isThinkingBlock(value: Json): value is AnthropicBlock {
   if (!isJsonObject(value) || typeof value.type !== "string") return false;
   const fields = Object.hasOwn(THINKING_FIELDS, value.type) ? THINKING_FIELDS[value.type] : undefined;
   if (fields === undefined) return false;
@@ -103,7 +103,7 @@ function append(turns: AnthropicTurn[], role: AnthropicTurn["role"], blocks: Ant
 }
 
 /** The conversation of a request as Anthropic's alternating user and assistant turns. */
-export function anthropicTurns(request: ModelRequest, settings: RequestSettings): AnthropicTurn[] {
+function anthropicTurns(request: ModelRequest, settings: RequestSettings): AnthropicTurn[] {
   const turns: AnthropicTurn[] = [];
   for (const message of request.messages) {
     if (message.role === "user") {

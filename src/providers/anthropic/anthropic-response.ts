@@ -39,7 +39,7 @@ export function normalizedUsage(usage: unknown): ModelUsage {
 }
 
 /** Why the model stopped, in leash's words. */
-export function finishReason(stopReason: string | null | undefined): FinishReason {
+function finishReason(stopReason: string | null | undefined): FinishReason {
   switch (stopReason ?? "") {
     case "end_turn":
     case "stop_sequence":

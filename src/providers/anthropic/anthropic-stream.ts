@@ -5,7 +5,7 @@ import { parseArguments } from "../common/parse-arguments.js";
 import type { ReceivedPart } from "./anthropic-response.js";
 
 /** What a stream of Messages API events amounts to. */
-export interface StreamedAnswer {
+interface StreamedAnswer {
   parts: ReceivedPart[];
   stopReason: string | null | undefined;
   /** The usage fields as the events reported them, unchecked: `normalizedUsage` checks them. */

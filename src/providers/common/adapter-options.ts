@@ -15,7 +15,7 @@ export interface AdapterOptions {
 }
 
 /** Checked adapter options. */
-export interface CheckedAdapterOptions {
+interface CheckedAdapterOptions {
   price: Price | undefined;
   parallelToolCalls: boolean | undefined;
   stream: boolean;

@@ -6,7 +6,7 @@ import type { JsonSchema } from "../../tools/schema-validator.js";
 import type { ChatBody, ChatMessage, ChatSchema, ChatTool, ChatToolCall } from "./chat-wire.js";
 
 /** What the request body depends on besides the request itself. */
-export interface ChatBodySettings {
+interface ChatBodySettings {
   model: string;
   handBackName: string;
   parallelToolCalls: boolean | undefined;

@@ -55,7 +55,7 @@ export function chatUsage(usage: unknown): ModelUsage {
 }
 
 /** Maps a Chat Completions `finish_reason` to the port's. */
-export function chatFinish(reason: unknown): FinishReason {
+function chatFinish(reason: unknown): FinishReason {
   switch (reason) {
     case "stop":
     case "tool_calls":

@@ -5,7 +5,7 @@ import type { HandBackTool } from "../common/hand-back-tool.js";
 import { argumentsText, contentText } from "../common/parse-arguments.js";
 
 /** What shapes a Responses API request besides the model request itself. */
-export interface ResponsesRequestSettings {
+interface ResponsesRequestSettings {
   model: string;
   parallelToolCalls: boolean | undefined;
   stream: boolean;
@@ -21,7 +21,7 @@ export interface ResponsesRequestSettings {
  * type `reasoning` with its `id` and `summary`, as the Responses API gives them. State from another
  * adapter (an Anthropic thinking block, an AI SDK reasoning part) is not, and the API would refuse it.
  */
-export function isReasoningItem(value: Json): value is JsonObject {
+function isReasoningItem(value: Json): value is JsonObject {
   return (
     isJsonObject(value) && value.type === "reasoning" && typeof value.id === "string" && Array.isArray(value.summary)
   );

@@ -6,7 +6,7 @@ import type { PostgresQueryResult } from "./postgres-pool.js";
 import type { PostgresTables } from "./postgres-tables.js";
 
 /** Where a query runs: a pool (a statement of its own) or a client inside a transaction. */
-export interface PostgresQueryable {
+interface PostgresQueryable {
   query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
 }
 

@@ -7,7 +7,7 @@ import type { PostgresClient, PostgresQueryResult } from "./postgres-pool.js";
 import type { PostgresTables } from "./postgres-tables.js";
 
 /** What a create or a save writes to the run tables, turned into text when the call began. */
-export interface RunRows {
+interface RunRows {
   runId: string;
   status: string;
   revision: number;

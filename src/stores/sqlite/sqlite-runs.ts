@@ -11,7 +11,7 @@ interface RunRow {
 }
 
 /** Which runs `list()` reads: of a status, and whose id starts with a prefix. */
-export interface RunFilter {
+interface RunFilter {
   status?: string | undefined;
   runIdPrefix?: string | undefined;
 }

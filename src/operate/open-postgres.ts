@@ -1,6 +1,6 @@
+import { LeashError } from "../index.js";
 import type { AuditSink, RunStore } from "../index.js";
-import { CliError, EXIT_OPERATIONAL } from "./cli-error.js";
-import type { StoreLocation } from "./common-options.js";
+import type { StoreLocation } from "./store-location.js";
 
 /** How long the command line waits for a PostgreSQL connection before it says it cannot reach the server. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -41,7 +41,7 @@ async function loadPg(): Promise<PgModule> {
     return module.default ?? module;
   } catch (error) {
     if (!isMissing(error, "pg")) throw error;
-    throw new CliError(
+    throw new LeashError(
       "pg_not_installed",
       "--db names a PostgreSQL database, but the PostgreSQL driver is not installed: it is an optional peer of leash; install it beside leash with `npm install pg`.",
     );
@@ -67,10 +67,9 @@ async function holdsLeashTables(pg: PgModule, location: PostgresLocation): Promi
     ]);
     return result.rows[0]?.present === true;
   } catch (error) {
-    throw new CliError(
+    throw new LeashError(
       "store_failed",
       `Could not read the PostgreSQL database ${location.label}: ${(error as Error).message}`,
-      EXIT_OPERATIONAL,
     );
   } finally {
     await client.end().catch(() => undefined);
@@ -87,7 +86,7 @@ export type PostgresLocation = Extract<StoreLocation, { kind: "postgres" }>;
 export async function checkPostgresStore(location: PostgresLocation): Promise<void> {
   const pg = await loadPg();
   if (!(await holdsLeashTables(pg, location))) {
-    throw new CliError(
+    throw new LeashError(
       "db_not_found",
       `There is no leash store in ${location.label}: its schema holds no leash tables; give the schema of your runs with --schema NAME.`,
     );

@@ -1,9 +1,9 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
+import { LeashError } from "../index.js";
 import type { AuditSink, RunStore } from "../index.js";
 import { SqliteStore } from "../stores/sqlite/index.js";
-import { CliError, EXIT_OPERATIONAL } from "./cli-error.js";
-import type { StoreLocation } from "./common-options.js";
+import type { StoreLocation } from "./store-location.js";
 import { openPostgresStore } from "./open-postgres.js";
 
 /** The store a command works on: runs and their trail, on SQLite or PostgreSQL. */
@@ -39,7 +39,7 @@ function holdsLeashTables(path: string): boolean {
       .get() as { count: number } | undefined;
     return (row?.count ?? 0) > 0;
   } catch (error) {
-    throw new CliError("db_unreadable", `Could not read ${path}: ${(error as Error).message}`);
+    throw new LeashError("db_unreadable", `Could not read ${path}: ${(error as Error).message}`);
   } finally {
     database?.close();
   }
@@ -57,17 +57,17 @@ export function checkExistingSqlite(path: string): void {
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "ENOENT")
-      throw new CliError(
+      throw new LeashError(
         "db_not_found",
         `There is no database at ${path}; give the store of your runs with --db PATH.`,
       );
-    throw new CliError("db_unreadable", `Could not read ${path}: ${(error as Error).message}`);
+    throw new LeashError("db_unreadable", `Could not read ${path}: ${(error as Error).message}`);
   }
   if (!isFile)
-    throw new CliError("db_not_found", `${path} is not a file; give the database of your runs with --db PATH.`);
-  if (!isSqliteFile(path)) throw new CliError("not_a_database", `${path} is not a SQLite database.`);
+    throw new LeashError("db_not_found", `${path} is not a file; give the database of your runs with --db PATH.`);
+  if (!isSqliteFile(path)) throw new LeashError("not_a_database", `${path} is not a SQLite database.`);
   if (!holdsLeashTables(path)) {
-    throw new CliError(
+    throw new LeashError(
       "not_a_database",
       `${path} is a SQLite database, but not one of leash's: it has no leash tables.`,
     );
@@ -75,7 +75,7 @@ export function checkExistingSqlite(path: string): void {
 }
 
 /** Opens the store of an existing SQLite file, checked first by {@link checkExistingSqlite}. */
-export function openExistingSqlite(path: string): SqliteStore {
+function openExistingSqlite(path: string): SqliteStore {
   checkExistingSqlite(path);
   return new SqliteStore(path);
 }
@@ -97,11 +97,7 @@ export async function withExistingStore<T>(location: StoreLocation, body: (store
     return await body(store);
   } finally {
     await store.close().catch((error: unknown) => {
-      throw new CliError(
-        "store_failed",
-        `Could not close ${location.label}: ${(error as Error).message}`,
-        EXIT_OPERATIONAL,
-      );
+      throw new LeashError("store_failed", `Could not close ${location.label}: ${(error as Error).message}`);
     });
   }
 }

@@ -1,12 +1,12 @@
+import { LeashError } from "../index.js";
 import type { RunState, RunStore } from "../index.js";
-import { CliError } from "./cli-error.js";
-import type { StoreLocation } from "./common-options.js";
+import type { StoreLocation } from "./store-location.js";
 
 /** Loads a run from a store, or fails with one line naming the run and the database. */
 export async function findRun(store: RunStore, runId: string, location: StoreLocation): Promise<RunState> {
   const state = await store.load(runId);
   if (state === null)
-    throw new CliError(
+    throw new LeashError(
       "run_not_found",
       `No run ${runId} in ${location.label}; \`leash runs ${location.args}\` lists them.`,
     );

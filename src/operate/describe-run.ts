@@ -3,11 +3,11 @@ import type { RunState, Step } from "../index.js";
 import type { TrailCheck } from "./check-trail.js";
 import { coverageText, problemLines } from "./check-trail.js";
 import { originText } from "./answer-run.js";
-import { isGatewayRunId } from "../gateway/gateway-runs.js";
+import { isGatewayRunId } from "./gateway-run-prefix.js";
 import type { AnswerOrigin } from "./answer-origin.js";
 import { costText } from "./cost-text.js";
 import { interruptedSteps, interruptedText } from "./interrupted-steps.js";
-import { fullJsonLines, shortJson } from "./print.js";
+import { fullJsonLines, shortJson } from "./short-json.js";
 
 /** The origin recorded with an answer (`store.answer(..., { origin })`), when there is a well-formed one. */
 function originOf(answer: object): AnswerOrigin | undefined {

@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { LeashError } from "../index.js";
 import type { RunState } from "../index.js";
-import { CliError } from "./cli-error.js";
-import type { StoreLocation } from "./common-options.js";
+import type { StoreLocation } from "./store-location.js";
 import { isTypeScript, registerTypeScript } from "./typescript-loader.js";
 
 /** What the CLI needs of the app's agent: `resume`. Duck-typed, since the app may load its own copy of leash. */
-export interface ResumableAgent {
+interface ResumableAgent {
   resume(runId: string): Promise<RunState>;
 }
 
@@ -37,7 +37,7 @@ function closerOf(module: Record<string, unknown>): () => Promise<void> {
  * file (absolute) or the PostgreSQL URL; on PostgreSQL `DATABASE_URL` is that URL too and
  * `LEASH_SCHEMA` the schema.
  */
-export function announceStore(location: StoreLocation): void {
+function announceStore(location: StoreLocation): void {
   if (location.kind === "sqlite") {
     process.env.LEASH_DB = resolve(location.db);
     return;
@@ -50,18 +50,18 @@ export function announceStore(location: StoreLocation): void {
 /** The app's agent module, imported: a module in TypeScript through tsx's loader. */
 export async function importAgentModule(path: string): Promise<Record<string, unknown>> {
   const file = resolve(path);
-  if (!existsSync(file)) throw new CliError("agent_not_found", `There is no agent module at ${path}.`);
+  if (!existsSync(file)) throw new LeashError("agent_not_found", `There is no agent module at ${path}.`);
   if (isTypeScript(file)) await registerTypeScript(file, path);
   try {
     return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
-    if (error instanceof CliError) throw error;
     const hint = /\.c(ts|js)$/i.test(file)
       ? " A .cts or .cjs module is CommonJS, and CommonJS cannot require() leash, an ES module: write the agent module as .ts, .mts or .js (ES module syntax)."
       : "";
-    throw new CliError(
+    throw new LeashError(
       "agent_load_failed",
       `Could not load the agent module ${path}: ${(error as Error).message}${hint}`,
+      { cause: error },
     );
   }
 }
@@ -82,7 +82,7 @@ export async function loadAgent(path: string, location: StoreLocation): Promise<
   const module = await importAgentModule(path);
   const agent: unknown = await module.agent;
   if (!isResumable(agent)) {
-    throw new CliError(
+    throw new LeashError(
       "invalid_agent_module",
       `${path} exports no \`agent\`: export the app's Agent, built with a store on process.env.LEASH_DB.`,
     );

@@ -1,7 +1,7 @@
 import { createRequire, register as registerHooks } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { CliError } from "./cli-error.js";
+import { LeashError } from "../index.js";
 
 /** Whether a module is written in TypeScript, by its extension. */
 export function isTypeScript(path: string): boolean {
@@ -79,7 +79,7 @@ async function registerTsx(moduleFile: string, shownPath: string): Promise<void>
   // A Node that strips types itself (22.18+, 24) may load a simple module without tsx: let it try.
   if (api === undefined && nativeTypeScript()) return;
   if (api === undefined) {
-    throw new CliError(
+    throw new LeashError(
       "tsx_not_installed",
       `${shownPath} is TypeScript, and loading it needs tsx, which is not installed: install it in your app (npm install --save-dev tsx), or compile the module to JavaScript and give the .js file.`,
     );
@@ -88,10 +88,10 @@ async function registerTsx(moduleFile: string, shownPath: string): Promise<void>
   try {
     ({ register } = (await import(api)) as { register?: unknown });
   } catch (error) {
-    throw new CliError("tsx_not_installed", `Could not load tsx to read ${shownPath}: ${(error as Error).message}`);
+    throw new LeashError("tsx_not_installed", `Could not load tsx to read ${shownPath}: ${(error as Error).message}`);
   }
   if (typeof register !== "function")
-    throw new CliError(
+    throw new LeashError(
       "tsx_not_installed",
       `The tsx installed has no \`register\` in tsx/esm/api: install tsx 4 or later.`,
     );

@@ -11,12 +11,6 @@
  */
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}\u2028\u2029\u2800]/gu;
 
-/** Whether one character is one that {@link escapeText} shows as an escape. */
-export function isUnsafeCharacter(character: string): boolean {
-  UNSAFE.lastIndex = 0;
-  return UNSAFE.test(character);
-}
-
 /** The pattern of the characters {@link escapeText} escapes (global: reset `lastIndex` before use). */
 export const UNSAFE_TEXT = UNSAFE;
 

@@ -1,16 +1,14 @@
-import { Approval } from "../index.js";
+import { Approval, LeashError } from "../index.js";
 import type { ApprovalRequest, RunState, RunStore } from "../index.js";
 import { cliOrigin } from "./answer-origin.js";
 import type { AnswerOrigin } from "./answer-origin.js";
-import { CliError } from "./cli-error.js";
-import type { StoreLocation } from "./common-options.js";
+import type { StoreLocation } from "./store-location.js";
 import { findRun } from "./find-run.js";
-import { fullJsonLines, shortJson } from "./print.js";
-import { isGatewayRunId } from "../gateway/gateway-runs.js";
-import { whyGatewayWillNotCount } from "../gateway/gateway-run-approval.js";
+import { fullJsonLines, shortJson } from "./short-json.js";
+import { isGatewayRunId } from "./gateway-run-prefix.js";
 
 /** The shortest digest prefix `--digest` takes: 12 hex digits, 48 bits, too many to match by chance. */
-export const MIN_DIGEST_PREFIX = 12;
+const MIN_DIGEST_PREFIX = 12;
 
 /** A person's answer as given on the command line. */
 export interface AnswerInput {
@@ -22,7 +20,7 @@ export interface AnswerInput {
 }
 
 /** What was recorded: the request answered, the answer, where it came from, and the run as stored after it. */
-export interface RecordedAnswer {
+interface RecordedAnswer {
   request: ApprovalRequest;
   approval: Approval;
   origin: AnswerOrigin;
@@ -43,16 +41,22 @@ export interface AnswerChannel {
    * inbox refuses an approver the app's `policy.mayApprove` refuses).
    */
   check?: (request: ApprovalRequest) => void;
+  /**
+   * Why the answer, once recorded, will not count, where the channel can tell (a gateway's run, whose
+   * config names its approvers); `null` or `undefined` when it will. Given by the caller, so that this
+   * layer, below the gateway, never imports it.
+   */
+  notCounted?: (runId: string, approver: string, origin: AnswerOrigin) => Promise<string | null | undefined>;
 }
 
 /** Checks `--as` and `--digest` before anything is opened; returns the digest prefix in lowercase. */
 export function checkAnswerInput(input: AnswerInput): string | undefined {
   if (input.approver.trim() === "")
-    throw new CliError("invalid_option", "Expected --as to name the person who answers.");
+    throw new LeashError("invalid_option", "Expected --as to name the person who answers.");
   if (input.digest === undefined) return undefined;
   const digest = input.digest.trim().toLowerCase();
   if (!/^[0-9a-f]+$/.test(digest) || digest.length < MIN_DIGEST_PREFIX || digest.length > 64) {
-    throw new CliError(
+    throw new LeashError(
       "invalid_option",
       `Expected --digest to be the request's digest, or a prefix of it of at least ${MIN_DIGEST_PREFIX} hex digits, as \`leash show\` prints it.`,
     );
@@ -80,13 +84,13 @@ export async function answerRun(
   const found = await findRun(store, runId, location);
   const request = found.pending;
   if (found.status !== "awaiting_approval" || request === undefined) {
-    throw new CliError(
+    throw new LeashError(
       "stale_state",
       `Run ${runId} is ${found.status}, not awaiting approval: there is nothing to answer.`,
     );
   }
   if (pinned !== undefined && !request.digest.startsWith(pinned)) {
-    throw new CliError(
+    throw new LeashError(
       "stale_state",
       `Run ${runId} no longer waits on the request you reviewed (${pinned.slice(0, 16)}…): it now asks to run ${request.tool} ${shortJson(request.args, 60)}, digest ${request.digest}. Nothing was recorded; review it with leash show ${runId}.`,
     );
@@ -97,7 +101,7 @@ export async function answerRun(
     : Approval.deny(request.digest, input.approver, input.note);
   const origin = channel.origin ?? cliOrigin();
   const state = await store.answer(runId, approval, { origin });
-  const notCounted = await whyGatewayWillNotCount(location, runId, approval.approver, origin);
+  const notCounted = await channel.notCounted?.(runId, approval.approver, origin);
   return { request, approval, origin, state, ...(notCounted === undefined ? {} : { notCounted }) };
 }
 

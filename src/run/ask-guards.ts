@@ -1,6 +1,6 @@
 import { messageOf } from "../errors/index.js";
-import { raceAbort } from "../run/race-abort.js";
-import type { Guard, GuardPoint, GuardedWork, Verdict } from "./guard.js";
+import { raceAbort } from "./race-abort.js";
+import type { Guard, GuardPoint, GuardedWork, Verdict } from "../guards/guard.js";
 
 /** What the guards said at one point: all allowed, one blocked, or one threw. */
 export type GuardResult =
@@ -71,18 +71,4 @@ export async function askGuards(
     if (read.type === "block") return { type: "block", guard: name, why: read.why };
   }
   return { type: "allow" };
-}
-
-/** The line a block adds to `trace(state).said`, in the exact wording the trace promises. */
-export function saidLine(point: GuardPoint, guard: string, why: string, tool?: string): string {
-  switch (point) {
-    case "beforeTool":
-      return `${guard} stopped ${tool ?? "a tool"}: ${why}`;
-    case "afterTool":
-      return `${guard} kept what ${tool ?? "a tool"} answered from the model: ${why}`;
-    case "beforeModel":
-      return `${guard} stopped what was going to the model: ${why}`;
-    case "afterModel":
-      return `${guard} kept what the model said from being acted on: ${why}`;
-  }
 }
