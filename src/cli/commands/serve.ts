@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { messageOf } from "../../errors/index.js";
 import { CliError } from "../cli-error.js";
 import { listenFailure } from "../listen-failure.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
@@ -70,7 +71,13 @@ export function serveCommand(): Command {
         closers.unshift(() => loaded.close());
         policy = policyOf(loaded, options.agent);
       }
-      const noApprovers = (await registry.list()).length === 0;
+      // Only a hint: a registry that cannot be read now is the inbox's to answer per request (503),
+      // as it answers a store that fails later, so the inbox starts anyway and says why it could not look.
+      const approvers = await registry.list().then(
+        (list) => ({ type: "read" as const, count: list.length }),
+        (error: unknown) => ({ type: "unreadable" as const, error }),
+      );
+      const noApprovers = approvers.type === "read" && approvers.count === 0;
       const stopped = stopSignal();
       const inbox = await startInbox({
         store,
@@ -91,6 +98,8 @@ export function serveCommand(): Command {
         if (options.json) printErrorJsonLine({ warning: "no_approvers", message });
         else printErrorLines([`leash: ${message}`]);
       }
+      if (approvers.type === "unreadable")
+        printErrorLines([`leash: warning: the approvers could not be read at start: ${messageOf(approvers.error)}`]);
       if (!isLoopback(options.host))
         printErrorLines([
           `leash: warning: the inbox listens on ${options.host}, not loopback: anyone who can reach this address can try to sign in, over plain HTTP.`,
