@@ -61,7 +61,7 @@ export function checkPending(state: RunState, facts: TrailFacts, mismatch: Misma
 /** Each recorded answer must be an `approval_answered` record of the pending request, one record each. */
 export function checkAnswers(state: RunState, facts: TrailFacts, mismatch: Mismatch): void {
   const answers: RecordedAnswer[] = Array.isArray(state.answers) ? state.answers : [];
-  if (answers.length === 0) return;
+  if (answers.length === 0 && state.pending === undefined) return;
   const step = state.pending?.step;
   const requested = facts.all.findLast((fact) => fact.event === "approval_requested" && fact.data.step === step);
   const left: Fact[] = facts.all.filter(
@@ -71,6 +71,7 @@ export function checkAnswers(state: RunState, facts: TrailFacts, mismatch: Misma
       fact.data.recorded === true &&
       fact.seq > (requested?.seq ?? -1),
   );
+  let unmatched = 0;
   answers.forEach((answer, index) => {
     const at = left.findIndex(
       (fact) =>
@@ -84,10 +85,24 @@ export function checkAnswers(state: RunState, facts: TrailFacts, mismatch: Misma
       left.splice(at, 1);
       return;
     }
+    unmatched += 1;
     mismatch(
       step,
       "answers",
       `Recorded answer ${index} (${answer.granted ? "approved" : "denied"} by ${shown(answer.approver)}${answer.note === undefined ? "" : `, note ${shown(answer.note)}`}) is not an answer the trail recorded for the pending request.`,
     );
   });
+  // The other way round: while the run still waits, every answer the trail recorded for the request
+  // must still be in the state. A denial removed from the state alone would let a resume run an action
+  // a person refused, since a resume decides on the state's answers.
+  // An answer changed in the state is named once above, not again as one the state lacks.
+  if (state.status !== "awaiting_approval" || state.pending === undefined) return;
+  for (const fact of left.slice(unmatched)) {
+    const granted = fact.data.granted === true;
+    mismatch(
+      step,
+      "answers",
+      `The trail recorded an answer to the pending request (${granted ? "approved" : "denied"} by ${shown(fact.data.approver)}, seq ${fact.seq}) that the saved state does not hold.`,
+    );
+  }
 }

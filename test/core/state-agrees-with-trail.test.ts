@@ -117,6 +117,17 @@ test("each field a person is shown, changed in the saved state alone, is named b
       change: (json) => void (json.answers[1]!.granted = true),
       expected: [{ step: 0, field: "answers" }],
     },
+    {
+      // A denial taken out of the state alone would let a resume run what a person refused.
+      run: "answered",
+      change: (json) => void (json.answers = json.answers.filter((answer) => answer.granted)),
+      expected: [{ step: 0, field: "answers" }],
+    },
+    {
+      run: "answered",
+      change: (json) => void (json.answers = []),
+      expected: [{ step: 0, field: "answers" }],
+    },
     { run: "model", change: (json) => void (json.usage.tokens = 1), expected: [{ field: "usage" }] },
     { run: "paused", change: (json) => void (json.toolCalls = 4), expected: [{ field: "toolCalls" }] },
     { run: "in-flight", change: (json) => void (json.usage.cost = 99), expected: [{ field: "usage" }] },
