@@ -1,4 +1,4 @@
-import { LeashError } from "../errors/index.js";
+import { LeashError, checkOptionKeys } from "../errors/index.js";
 import type { Price } from "./model-client.js";
 
 const money = (value: unknown): value is number =>
@@ -17,6 +17,8 @@ export function checkPrice(price: unknown, label = "`price`"): Price | undefined
     );
   };
   if (typeof price !== "object" || price === null) return fail();
+  // A misspelt part (`cachedRead`) would be charged at another rate than the one meant.
+  checkOptionKeys(price, ["input", "output", "cacheRead", "cacheWrite"], label.replaceAll("`", ""));
   let fields: Record<string, unknown>;
   try {
     const { input, output, cacheRead, cacheWrite } = price as Record<string, unknown>;

@@ -1,6 +1,6 @@
 import type { ModelTurn } from "../decisions/decision.js";
 import { Decision, MAX_REASON_LENGTH } from "../decisions/decision.js";
-import { LeashError } from "../errors/index.js";
+import { LeashError, checkOptionKeys } from "../errors/index.js";
 import type { Planner } from "./planner.js";
 import { checkPrice } from "./check-price.js";
 import type { QueuedCall } from "./conversation.js";
@@ -30,6 +30,8 @@ function checkOptions(options: ModelPlannerOptions): {
     throw new LeashError("invalid_option", message);
   };
   if (typeof options !== "object" || options === null) fail("Expected the model planner options to be an object.");
+  // A misspelt `price` would make every model call free, and `maxCost` would never stop the run.
+  checkOptionKeys(options, ["model", "price", "purpose", "maxOutputTokens"], "modelPlanner(options)");
   const { model, price, purpose, maxOutputTokens } = options;
   if (
     typeof model !== "object" ||

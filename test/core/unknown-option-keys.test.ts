@@ -6,7 +6,19 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { Agent, Approval, Decision, JsonlAuditSink, MemoryStore, Policy, allow, tool } from "../../src/index.js";
+import {
+  Agent,
+  Approval,
+  Decision,
+  JsonlAuditSink,
+  MemoryStore,
+  Policy,
+  allow,
+  isLeashError,
+  modelPlanner,
+  tool,
+} from "../../src/index.js";
+import { says as saysSteps, scriptedModel as scripted } from "../../src/testing/index.js";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
 import { PostgresStore } from "../../src/stores/postgres/index.js";
 import { Worker } from "../../src/worker/index.js";
@@ -226,4 +238,17 @@ test("options whose keys cannot be listed are refused as unreadable, not let thr
   );
   assert.throws(() => new Policy(hostile), { code: "invalid_option" });
   assert.throws(() => new Approval("a".repeat(64), hostile as never), { code: "invalid_option" });
+});
+
+test("modelPlanner and a price refuse an unknown key: a misspelt price would make every model call free", () => {
+  const model = scripted(saysSteps.text("done"));
+  assert.throws(
+    () => modelPlanner({ model, prize: { input: 10, output: 30 } } as never),
+    (error: unknown) => isLeashError(error, "invalid_option") && /prize/.test((error as Error).message),
+  );
+  assert.throws(
+    () => modelPlanner({ model, price: { input: 10, output: 30, cachedRead: 1 } as never }),
+    (error: unknown) => isLeashError(error, "invalid_option") && /cachedRead/.test((error as Error).message),
+  );
+  assert.equal(typeof modelPlanner({ model, price: { input: 10, output: 30, cacheRead: 1 } }), "function");
 });
