@@ -1,5 +1,5 @@
 import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
-import { LeashError, StateError } from "../errors/index.js";
+import { LeashError, StateError, checkOptionKeys } from "../errors/index.js";
 import { ENDED_STATUSES } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
 import { Approval } from "../approvals/approval.js";
@@ -157,13 +157,7 @@ const RESUME_OPTION_KEYS: readonly string[] = ["approvals", "lease"];
 export function readResumeOptions(options: unknown): { approvals: Approval[]; lease: AbortSignal | undefined } {
   if (typeof options !== "object" || options === null || Array.isArray(options))
     throw new LeashError("invalid_option", "Expected the resume options to be an object.");
-  for (const key of Object.keys(options)) {
-    if (!RESUME_OPTION_KEYS.includes(key))
-      throw new LeashError(
-        "invalid_option",
-        `Unknown resume option \`${key}\`; known: ${RESUME_OPTION_KEYS.join(", ")}.`,
-      );
-  }
+  checkOptionKeys(options, RESUME_OPTION_KEYS, "agent.resume(..., options)");
   const { lease } = options as ResumeOptions;
   const given: unknown = (options as ResumeOptions).approvals ?? [];
   if (lease !== undefined && !(lease instanceof AbortSignal))

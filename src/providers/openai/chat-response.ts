@@ -2,7 +2,7 @@ import { LeashError } from "../../errors/index.js";
 import type { FinishReason, ModelResponse, ModelToolCall, ModelUsage } from "../../models/model-client.js";
 import { type HandBackTool, handBackOutput } from "../common/hand-back-tool.js";
 import { parseArguments } from "../common/parse-arguments.js";
-import { reportedCount, reportedUsage } from "../common/usage-count.js";
+import { openaiUsage } from "./openai-usage.js";
 
 /** A tool call as the model wrote it, its arguments still text. */
 export interface ChatRawCall {
@@ -34,24 +34,12 @@ const record = (value: unknown): Record<string, unknown> | undefined =>
  * // { inputTokens: 1200, outputTokens: 300, cacheReadTokens: 1000 }
  */
 export function chatUsage(usage: unknown): ModelUsage {
-  const source = (field: string) => ({ adapter: "openaiChat", field: `usage.${field}` });
-  const reported = reportedUsage(usage, { adapter: "openaiChat", field: "usage" });
-  const details = (field: string) => reportedUsage(reported?.[field], source(field));
-  const normalized: ModelUsage = {
-    inputTokens: reportedCount(reported?.prompt_tokens, source("prompt_tokens")) ?? 0,
-    outputTokens: reportedCount(reported?.completion_tokens, source("completion_tokens")) ?? 0,
-  };
-  const cacheRead = reportedCount(
-    details("prompt_tokens_details")?.cached_tokens,
-    source("prompt_tokens_details.cached_tokens"),
-  );
-  const reasoning = reportedCount(
-    details("completion_tokens_details")?.reasoning_tokens,
-    source("completion_tokens_details.reasoning_tokens"),
-  );
-  if (cacheRead !== undefined && cacheRead > 0) normalized.cacheReadTokens = cacheRead;
-  if (reasoning !== undefined && reasoning > 0) normalized.reasoningTokens = reasoning;
-  return normalized;
+  return openaiUsage(usage, "openaiChat", {
+    input: "prompt_tokens",
+    output: "completion_tokens",
+    inputDetails: "prompt_tokens_details",
+    outputDetails: "completion_tokens_details",
+  });
 }
 
 /** Maps a Chat Completions `finish_reason` to the port's. */

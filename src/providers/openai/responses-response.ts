@@ -3,7 +3,7 @@ import type { FinishReason, ModelResponse, ModelToolCall, ModelUsage } from "../
 import type { HandBackTool } from "../common/hand-back-tool.js";
 import { handBackOutput } from "../common/hand-back-tool.js";
 import { parseArguments } from "../common/parse-arguments.js";
-import { reportedCount, reportedUsage } from "../common/usage-count.js";
+import { openaiUsage } from "./openai-usage.js";
 
 type Fields = Record<string, unknown>;
 
@@ -19,24 +19,12 @@ const text = (value: unknown): string => (typeof value === "string" ? value : ""
  * count left out or `null` is 0.
  */
 export function responsesUsage(usage: unknown): ModelUsage {
-  const source = (field: string) => ({ adapter: "openaiResponses", field: `usage.${field}` });
-  const reported = reportedUsage(usage, { adapter: "openaiResponses", field: "usage" });
-  const details = (field: string) => reportedUsage(reported?.[field], source(field));
-  const normalized: ModelUsage = {
-    inputTokens: reportedCount(reported?.input_tokens, source("input_tokens")) ?? 0,
-    outputTokens: reportedCount(reported?.output_tokens, source("output_tokens")) ?? 0,
-  };
-  const cacheRead = reportedCount(
-    details("input_tokens_details")?.cached_tokens,
-    source("input_tokens_details.cached_tokens"),
-  );
-  const reasoning = reportedCount(
-    details("output_tokens_details")?.reasoning_tokens,
-    source("output_tokens_details.reasoning_tokens"),
-  );
-  if (cacheRead !== undefined && cacheRead > 0) normalized.cacheReadTokens = cacheRead;
-  if (reasoning !== undefined && reasoning > 0) normalized.reasoningTokens = reasoning;
-  return normalized;
+  return openaiUsage(usage, "openaiResponses", {
+    input: "input_tokens",
+    output: "output_tokens",
+    inputDetails: "input_tokens_details",
+    outputDetails: "output_tokens_details",
+  });
 }
 
 function finishReason(response: Fields, hasCalls: boolean, refused: boolean): FinishReason {
