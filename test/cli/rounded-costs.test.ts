@@ -10,7 +10,10 @@ import { addApprover, serve } from "../inbox/serve-helpers.js";
 import { leash } from "./cli-helpers.js";
 import { eachStore } from "./cli-stores.js";
 
-/** A run whose two decisions report these costs, summed by the run as floating point sums them. */
+/**
+ * A run whose two decisions report these costs, summed by the run as floating point sums them. Its id
+ * is made from the goal: a random id could hold the very text the output is checked not to (`e-7`).
+ */
 function spend(store: RunStore & AuditSink, costs: [number, number], goal: string): Promise<RunState> {
   const look = tool({ name: "look", execute: () => "seen" });
   const agent = new Agent({
@@ -23,7 +26,7 @@ function spend(store: RunStore & AuditSink, costs: [number, number], goal: strin
     store,
     audit: store,
   });
-  return agent.run(goal);
+  return agent.run(goal, { runId: goal.replaceAll(" ", "-") });
 }
 
 eachStore("leash show and leash runs print costs rounded; --json keeps them exact", async (_t, target) => {
