@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { eventually } from "../mcp/support.js";
+import { pidIn } from "../mcp/support.js";
 import { connectGateway, firstRunOnceEnded, leash, runs, setup, slowSetup } from "./support.js";
 
 const slowServer = fileURLToPath(new URL("../fixtures/mcp-slow-server.mjs", import.meta.url));
@@ -24,8 +24,7 @@ test("a gateway killed while a call of a non-idempotent tool is in flight: at re
   const first = await connectGateway(at);
   const call = first.client.callTool({ name: "slow__slow", arguments: {} }, undefined, { timeout: 150_000 });
   call.catch(() => undefined);
-  await eventually(() => existsSync(pidFile), "the upstream call to start", 60_000);
-  const upstream = Number(readFileSync(pidFile, "utf8"));
+  const upstream = await pidIn(pidFile);
   process.kill(first.transport.pid!, "SIGKILL");
   await assert.rejects(call);
   // The killed gateway's upstream server is an orphan now: end it, as a supervisor would.
@@ -74,8 +73,7 @@ test("a gateway killed while a call of an idempotent tool is in flight: at resta
   const first = await connectGateway(at);
   const call = first.client.callTool({ name: "slow__slow", arguments: {} }, undefined, { timeout: 150_000 });
   call.catch(() => undefined);
-  await eventually(() => existsSync(pidFile), "the upstream call to start", 60_000);
-  const upstream = Number(readFileSync(pidFile, "utf8"));
+  const upstream = await pidIn(pidFile);
   process.kill(first.transport.pid!, "SIGKILL");
   await assert.rejects(call);
   if (alive(upstream)) process.kill(upstream, "SIGKILL");
@@ -90,7 +88,7 @@ test("a gateway killed while a call of an idempotent tool is in flight: at resta
     };
     // Started again on the restarted upstream (which never answers, so the call timed out there).
     assert.equal(shown.state.steps[0]?.starts, 2);
-    assert.notEqual(Number(readFileSync(pidFile, "utf8")), upstream);
+    assert.notEqual(await pidIn(pidFile), upstream);
     assert.equal(shown.state.steps[0]?.outcome, "tool_error");
   } finally {
     await second.client.close();

@@ -6,7 +6,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { test } from "node:test";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { eventually } from "../mcp/support.js";
+import { eventually, pidIn } from "../mcp/support.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   connectGateway,
@@ -140,7 +140,7 @@ test("SIGTERM with a call that outlasts shutdownMs: the gateway exits anyway (co
   assert.equal(await gateway.exit, 1);
   await assert.rejects(call);
   await first.client.close();
-  const upstream = Number(readFileSync(pidFile, "utf8"));
+  const upstream = await pidIn(pidFile);
   // The upstream server's stdin closed with the gateway: it ends (a supervisor would end it otherwise).
   try {
     process.kill(upstream, "SIGKILL");

@@ -11,7 +11,7 @@ import type { RunState, Tool } from "../../src/index.js";
 import type { Json } from "../../src/json/index.js";
 import { mcpTools } from "../../src/mcp/index.js";
 import type { McpToolsChange } from "../../src/mcp/index.js";
-import { callsPlanner, referenceServer, tempFolder } from "./support.js";
+import { callsPlanner, pidIn, referenceServer, tempFolder } from "./support.js";
 
 const crashy = fileURLToPath(new URL("../fixtures/mcp-crashy-server.mjs", import.meta.url));
 const httpServer = fileURLToPath(new URL("../fixtures/mcp-http-server.mjs", import.meta.url));
@@ -30,13 +30,6 @@ function run(tools: Tool[], scope: string, calls: [string, Json][]): Promise<Run
 const outcomes = (state: RunState) =>
   state.steps.filter((step) => step.outcome !== "finished").map((step) => [step.outcome, step.error?.code]);
 
-async function pidIn(file: string): Promise<number> {
-  for (;;) {
-    const text = await readFile(file, "utf8").catch(() => "");
-    if (text !== "") return Number(text);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 test("a stdio server killed during a call: that call fails at once, the next one reconnects; while it cannot start, calls are mcp_unavailable", async () => {
   const dir = await tempFolder();

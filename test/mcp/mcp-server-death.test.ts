@@ -1,24 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent, MemoryStore, Policy, isLeashError } from "../../src/index.js";
 import { mcpTools } from "../../src/mcp/index.js";
-import { callsPlanner, tempFolder } from "./support.js";
+import { callsPlanner, pidIn, tempFolder } from "./support.js";
 
 const fixture = fileURLToPath(new URL("../fixtures/mcp-slow-server.mjs", import.meta.url));
 
-/** The process id the fixture writes when its `slow` tool is called, polled with a generous deadline. */
-async function pidIn(file: string): Promise<number> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const text = await readFile(file, "utf8").catch(() => "");
-    if (text !== "") return Number(text);
-    if (Date.now() > deadline) throw new Error("The server never wrote its process id.");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 test("a server process killed in the middle of a call: the step is mcp_failed, the next call reconnects, and the run ends with a saved state", async () => {
   const dir = await tempFolder();

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { mkdtemp, realpath } from "node:fs/promises";
+import { mkdtemp, readFile, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Decision } from "../../src/index.js";
@@ -44,6 +44,21 @@ export async function eventually(check: () => boolean, what: string, deadlineMs 
   const end = Date.now() + deadlineMs;
   while (!check()) {
     if (Date.now() > end) throw new Error(`Timed out waiting for ${what}.`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * The process id a fixture wrote to `file`, once the whole of it is there. A file that exists may still
+ * be empty (it is created before it is written), and `Number("")` is 0: a signal sent to pid 0 goes to
+ * the test's own process group.
+ */
+export async function pidIn(file: string, deadlineMs = 60_000): Promise<number> {
+  const end = Date.now() + deadlineMs;
+  for (;;) {
+    const text = await readFile(file, "utf8").catch(() => "");
+    if (/^[1-9][0-9]*$/.test(text.trim())) return Number(text.trim());
+    if (Date.now() > end) throw new Error(`The fixture never wrote its process id to ${file}.`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
