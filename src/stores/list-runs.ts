@@ -1,14 +1,20 @@
-import { isLeashError, LeashError } from "../errors/index.js";
+import { checkOptionKeys, isLeashError, LeashError } from "../errors/index.js";
 import { RUN_STATUSES } from "../state/outcomes.js";
 import type { RunState } from "../state/run-state.js";
 import type { ListOptions, UnreadableRun } from "./run-store.js";
+import { MAX_LIST_LIMIT, readCursor, RUN_ORDERS } from "./run-summary.js";
 
 /** @internal Checks the options of `list()`, for every store alike. */
 export function checkListOptions(options: unknown): ListOptions {
   if (options === undefined) return {};
   if (typeof options !== "object" || options === null)
     throw new LeashError("invalid_option", "Expected the options of list() to be an object.");
-  const { status, onUnreadable, runIdPrefix } = options as ListOptions;
+  checkOptionKeys(
+    options,
+    ["status", "runIdPrefix", "onUnreadable", "limit", "cursor", "order", "changedSince"],
+    "list(options)",
+  );
+  const { status, onUnreadable, runIdPrefix, limit, cursor, order, changedSince } = options as ListOptions;
   if (runIdPrefix !== undefined && typeof runIdPrefix !== "string")
     throw new LeashError("invalid_option", "Expected `runIdPrefix` to be a string.");
   if (status !== undefined && !RUN_STATUSES.includes(status)) {
@@ -16,6 +22,16 @@ export function checkListOptions(options: unknown): ListOptions {
   }
   if (onUnreadable !== undefined && typeof onUnreadable !== "function")
     throw new LeashError("invalid_option", "Expected `onUnreadable` to be a function.");
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT))
+    throw new LeashError("invalid_option", `Expected \`limit\` to be an integer from 1 to ${MAX_LIST_LIMIT}.`);
+  if (order !== undefined && !RUN_ORDERS.includes(order))
+    throw new LeashError("invalid_option", `Expected \`order\` to be one of ${RUN_ORDERS.join(", ")}.`);
+  if (cursor !== undefined) {
+    if (typeof cursor !== "string") throw new LeashError("invalid_option", "Expected `cursor` to be a string.");
+    readCursor(cursor, order ?? "created_asc");
+  }
+  if (changedSince !== undefined && (!Number.isSafeInteger(changedSince) || changedSince < 0))
+    throw new LeashError("invalid_option", "Expected `changedSince` to be a whole number, 0 or more.");
   return options;
 }
 

@@ -4,6 +4,7 @@ import type { AuditRecord } from "../audit/audit-record.js";
 import type { AuditSink } from "../audit/audit-sink.js";
 import type { RunState } from "../state/run-state.js";
 import type { RunStatus } from "../state/outcomes.js";
+import type { RunOrder, SummaryPage } from "./run-summary.js";
 
 export type { AnswerOrigin };
 
@@ -42,6 +43,20 @@ export interface ListOptions {
    * instead of failing the whole listing.
    */
   onUnreadable?: (problem: UnreadableRun) => void;
+  /** At most this many runs (an integer from 1 to `MAX_LIST_LIMIT`); without it, every run that matches. */
+  limit?: number;
+  /**
+   * Where to start: the `next` of a previous page (or `cursorAfter(run, order)` of the last run read),
+   * made for the same `order`. The page starts right after that run.
+   */
+  cursor?: string;
+  /** The order of the listing; `created_asc` (the oldest run first) when left out. */
+  order?: RunOrder;
+  /**
+   * Only runs changed (created, saved or answered) after this value of the store's change sequence
+   * (see `RunStore.changeSequence`).
+   */
+  changedSince?: number;
 }
 
 /**
@@ -62,6 +77,17 @@ export interface RunStore {
    * state cannot be read is left out and reported to `onUnreadable`; it never fails the listing.
    */
   list(options?: ListOptions): Promise<RunState[]>;
+  /**
+   * The summaries of the stored runs, with the filters, order and paging of {@link ListOptions},
+   * answered from the summaries the store keeps on every save: no run's state is read. The built-in
+   * stores have it; for a store without it, `listSummaries(store, options)` reads `list()` instead.
+   */
+  summaries?(options?: ListOptions): Promise<SummaryPage>;
+  /**
+   * The store's change sequence: a counter that grows on every create, save and answer (never
+   * reused, never goes back), so a watcher that saw the same value has nothing new to read.
+   */
+  changeSequence?(): Promise<number>;
   /**
    * Records a person's answer to the pending request of a paused run, for a later `resume(runId)`.
    * Refused with `stale_state` unless the run awaits approval and the digest is the pending one.
