@@ -7,8 +7,8 @@ import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
-/** The folders compiled; everything else at the root is linked, so paths the modules build still resolve. */
-const COMPILED = ["src", "test"];
+/** The folders compiled (test files import bench/ too); everything else at the root is linked, so paths the modules build still resolve. */
+const COMPILED = ["src", "test", "bench"];
 
 /**
  * Compiles src/ and test/ of `root` into a new temporary folder laid out as the repository is (its
