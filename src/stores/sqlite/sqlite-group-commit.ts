@@ -37,7 +37,6 @@ interface Entry extends QueuedWrite {
  * none of them was written.
  */
 export class SqliteGroupCommit {
-  readonly #database: Database;
   readonly #path: string;
   readonly #beforeBatch: (writes: readonly QueuedWrite[]) => void;
   readonly #batch: Transaction<(entries: readonly Entry[], failures: (LeashError | null)[]) => void>;
@@ -47,7 +46,6 @@ export class SqliteGroupCommit {
 
   /** `beforeBatch` runs before each batch's transaction begins (the store checkpoints there when due). */
   constructor(database: Database, path: string, beforeBatch: (writes: readonly QueuedWrite[]) => void) {
-    this.#database = database;
     this.#path = path;
     this.#beforeBatch = beforeBatch;
     // Called inside the batch's transaction, better-sqlite3 makes this a SAVEPOINT, rolled back to

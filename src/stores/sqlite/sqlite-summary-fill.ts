@@ -64,7 +64,7 @@ export class SqliteSummaryFill {
     // Unreferenced: a store left open must not keep the process alive for this.
     this.#timer = setImmediate(() => {
       this.#timer = undefined;
-      let more = false;
+      let more: boolean;
       try {
         more = this.#batch();
       } catch {
