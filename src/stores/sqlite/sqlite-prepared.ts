@@ -34,7 +34,8 @@ export interface Prepared {
 function prepare(database: Database.Database, path: string): Prepared {
   const runs = new SqliteRuns(database);
   const trail = new SqliteTrail(database, path);
-  const checkpoints = database.memory ? null : new SqliteCheckpoints(database);
+  // Set once the batches exist: its timer asks them whether writes wait, and their hook runs it.
+  let checkpoints: SqliteCheckpoints | null = null;
   // Every write runs in a batch's BEGIN IMMEDIATE transaction: it takes the file's write lock before
   // reading, so the checks inside it (does the run exist, is the revision still the expected one,
   // where does the chain end) hold until it commits, and a writer that must wait does so on the busy
@@ -44,6 +45,7 @@ function prepare(database: Database.Database, path: string): Prepared {
     // Between runs rather than between the steps of one: a run's start waits for no tool call.
     if (writes.some((write) => write.operation.method === "create")) checkpoints?.runIfDue();
   });
+  if (!database.memory) checkpoints = new SqliteCheckpoints(database, () => commits.waiting > 0);
   return {
     database,
     runs,
