@@ -20,6 +20,18 @@ export interface QueuedWrite {
   committed: () => void;
 }
 
+/** What the store does around each batch. */
+export interface BatchHooks {
+  /** Before the transaction begins (the store checkpoints there when due). */
+  before: (writes: readonly QueuedWrite[]) => void;
+  /** Inside the transaction, before the first write. */
+  begin: () => void;
+  /** Inside the transaction, after the last write, before COMMIT. */
+  end: () => void;
+  /** After a transaction that failed, nothing of it written. */
+  failed: () => void;
+}
+
 interface Entry extends QueuedWrite {
   resolve: () => void;
   reject: (error: LeashError) => void;
@@ -38,20 +50,20 @@ interface Entry extends QueuedWrite {
  */
 export class SqliteGroupCommit {
   readonly #path: string;
-  readonly #beforeBatch: (writes: readonly QueuedWrite[]) => void;
+  readonly #hooks: BatchHooks;
   readonly #batch: Transaction<(entries: readonly Entry[], failures: (LeashError | null)[]) => void>;
   readonly #savepoint: Transaction<(entry: Entry) => void>;
   #queue: Entry[] = [];
   #scheduled = false;
 
-  /** `beforeBatch` runs before each batch's transaction begins (the store checkpoints there when due). */
-  constructor(database: Database, path: string, beforeBatch: (writes: readonly QueuedWrite[]) => void) {
+  constructor(database: Database, path: string, hooks: BatchHooks) {
     this.#path = path;
-    this.#beforeBatch = beforeBatch;
+    this.#hooks = hooks;
     // Called inside the batch's transaction, better-sqlite3 makes this a SAVEPOINT, rolled back to
     // (and released) when the write throws.
     this.#savepoint = database.transaction((entry: Entry) => entry.apply());
     this.#batch = database.transaction((entries: readonly Entry[], failures: (LeashError | null)[]) => {
+      hooks.begin();
       entries.forEach((entry, index) => {
         try {
           this.#savepoint(entry);
@@ -62,6 +74,7 @@ export class SqliteGroupCommit {
           failures[index] = toLeashError(error, { ...entry.operation, path: this.#path });
         }
       });
+      hooks.end();
     });
   }
 
@@ -101,9 +114,10 @@ export class SqliteGroupCommit {
     const entries = this.#queue.splice(0, MAX_BATCH_WRITES);
     const failures: (LeashError | null)[] = entries.map(() => null);
     try {
-      this.#beforeBatch(entries);
+      this.#hooks.before(entries);
       this.#batch.immediate(entries, failures);
     } catch (error) {
+      this.#hooks.failed();
       entries.forEach((entry, index) => {
         failures[index] ??= toLeashError(error, { ...entry.operation, path: this.#path });
       });

@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { StateError } from "../../errors/index.js";
 import type { StoreEvidenceLog } from "../../evidence/store-evidence-log.js";
+import { SqliteChangeSequence } from "./sqlite-change-sequence.js";
 import { SqliteCheckpoints } from "./sqlite-checkpoints.js";
 import { isBusy, toLeashError } from "./sqlite-errors.js";
 import { SqliteGroupCommit } from "./sqlite-group-commit.js";
@@ -15,6 +16,7 @@ import { SqliteTrail } from "./sqlite-trail.js";
 export interface Prepared {
   database: Database.Database;
   runs: SqliteRuns;
+  changes: SqliteChangeSequence;
   trail: SqliteTrail;
   listing: SqliteListing;
   commits: SqliteGroupCommit;
@@ -41,14 +43,21 @@ function prepare(database: Database.Database, path: string): Prepared {
   // where does the chain end) hold until it commits, and a writer that must wait does so on the busy
   // timeout instead of failing when it tries to upgrade a read. Within the batch a write sees the
   // writes before it, so two saves of one run in one batch are checked against each other too.
-  const commits = new SqliteGroupCommit(database, path, (writes) => {
+  const changes = new SqliteChangeSequence(database);
+  const commits = new SqliteGroupCommit(database, path, {
     // Between runs rather than between the steps of one: a run's start waits for no tool call.
-    if (writes.some((write) => write.operation.method === "create")) checkpoints?.runIfDue();
+    before: (writes) => {
+      if (writes.some((write) => write.operation.method === "create")) checkpoints?.runIfDue();
+    },
+    begin: () => changes.begin(),
+    end: () => changes.end(),
+    failed: () => changes.abandon(),
   });
   if (!database.memory) checkpoints = new SqliteCheckpoints(database, () => commits.waiting > 0);
   return {
     database,
     runs,
+    changes,
     trail,
     listing: new SqliteListing(database, runs),
     commits,
@@ -61,12 +70,16 @@ function prepare(database: Database.Database, path: string): Prepared {
           details: { runId },
         });
       }
-      runs.insert(write, runs.nextChange());
+      const change = changes.next();
+      runs.insert(write, change);
       trail.insert(records);
+      changes.took(change);
     },
     save: (write, expectedRevision, records) => {
-      runs.update(write, expectedRevision, runs.nextChange());
+      const change = changes.next();
+      runs.update(write, expectedRevision, change);
       trail.insert(records);
+      changes.took(change);
     },
     append: (records) => trail.insert(records),
   };

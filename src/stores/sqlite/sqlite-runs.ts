@@ -26,8 +26,6 @@ export class SqliteRuns {
   readonly #revisionOf: Statement<[string], { revision: number }>;
   readonly #insert: Statement<[string, string, number, string, string, string, number], unknown>;
   readonly #update: Statement<[string, number, string, string, string, number, string, number], unknown>;
-  readonly #bumpChange: Statement<[], { value: number }>;
-  readonly #change: Statement<[], { value: number }>;
   readonly #upsertStep: Statement<[string, number, string], unknown>;
   readonly #deleteStepsFrom: Statement<[string, number], unknown>;
   readonly #header: Statement<[string], RunRow>;
@@ -45,8 +43,6 @@ export class SqliteRuns {
     this.#update = database.prepare(
       "UPDATE runs SET status = ?, revision = ?, state = ?, updated_at = ?, summary = ?, change = ? WHERE run_id = ? AND revision = ?",
     );
-    this.#bumpChange = database.prepare("UPDATE leash_changes SET value = value + 1 WHERE id = 1 RETURNING value");
-    this.#change = database.prepare("SELECT value FROM leash_changes WHERE id = 1");
     this.#upsertStep = database.prepare(
       "INSERT INTO steps (run_id, step_index, step) VALUES (?, ?, ?) ON CONFLICT (run_id, step_index) DO UPDATE SET step = excluded.step",
     );
@@ -62,19 +58,6 @@ export class SqliteRuns {
   /** Whether a run is stored. */
   holds(runId: string): boolean {
     return this.#exists.get(runId) !== undefined;
-  }
-
-  /**
-   * The next value of the store's change sequence, inside the caller's transaction (or savepoint):
-   * a write that rolls back gives its value back, so the values committed only grow.
-   */
-  nextChange(): number {
-    return this.#bumpChange.get()!.value;
-  }
-
-  /** The store's change sequence as committed. */
-  changeSequence(): number {
-    return this.#change.get()?.value ?? 0;
   }
 
   /** Inserts a new run, its header, summary and every step, inside the caller's transaction, as changed at `change`. */

@@ -149,7 +149,7 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
 
   /** The store's change sequence, as committed: it grows with every create, save and answer. */
   changeSequence(): Promise<number> {
-    return this.#do({ method: "changeSequence" }, (prepared) => prepared.runs.changeSequence());
+    return this.#do({ method: "changeSequence" }, (prepared) => prepared.changes.current());
   }
 
   /**
