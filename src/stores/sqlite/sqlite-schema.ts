@@ -102,6 +102,9 @@ export const MIGRATIONS: readonly string[] = [
  */
 const WAL_AUTOCHECKPOINT_PAGES = 16384;
 
+/** The connection's page cache, in KiB: 32 MiB. */
+const CACHE_KIB = 32768;
+
 /**
  * What the log's file is cut back to, in bytes, when the log starts over after a checkpoint, so that
  * a burst that grew it past this does not hold the disk space until the store closes. As large as
@@ -183,6 +186,10 @@ export function configure(database: Database, busyTimeoutMs: number): void {
     }
   }
   database.pragma("synchronous = FULL");
+  // A batch of writes touches the row, step, audit and index pages of hundreds of runs; with
+  // SQLite's default cache (2 MiB) most of them are read again from the file for each batch. A
+  // larger cache (pages are taken only as used) cut the time in batches by about a quarter.
+  database.pragma(`cache_size = -${CACHE_KIB}`);
   if (!database.memory) {
     database.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
