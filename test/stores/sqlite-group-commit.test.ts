@@ -98,6 +98,7 @@ describe("SqliteStore group commit", () => {
       const records = chain("kept", 1);
       await store.create(stateOf("kept", { head: headOf(records) }), { records });
       await store.create(stateOf("other"));
+      const sequence = await store.changeSequence();
       const next = chain("kept", 2, records[0]);
       let results: string[] = [];
       const commits = await commitsDuring(path, async () => {
@@ -116,6 +117,18 @@ describe("SqliteStore group commit", () => {
       assert.equal((await store.load("kept"))?.revision, 2);
       assert.equal((await store.load("other"))?.goal, "moved");
       assert.equal((await store.load("fresh"))?.revision, 1);
+      // The three writes that committed took the next three values of the change sequence; the
+      // refused ones took none.
+      const changed = await store.summaries({ changedSince: sequence });
+      assert.deepEqual(
+        changed.runs.map((run) => [run.runId, run.change]),
+        [
+          ["kept", sequence + 1],
+          ["other", sequence + 3],
+          ["fresh", sequence + 2],
+        ],
+      );
+      assert.equal(await store.changeSequence(), sequence + 3);
       assert.deepEqual(await store.read("kept"), [...records, ...next]);
       assert.deepEqual(verifyAudit(store.records), []);
       await store.close();
