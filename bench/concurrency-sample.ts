@@ -22,6 +22,12 @@ export interface ConcurrencySample {
   stepsPerSecond: number;
   /** The median time from a planner's return to that run's next planner call, in milliseconds. */
   medianGapMs: number;
+  /**
+   * The median time a planner call took beyond its model's delay, in milliseconds: how late the
+   * model's answer was taken up (a blocked event loop fires the timer late) plus what `callModel`
+   * adds (its guards, charge and audit record).
+   */
+  medianOverrunMs: number;
   /** Event-loop delay while the runs went on, in milliseconds. */
   lagP50Ms: number;
   lagP99Ms: number;
@@ -81,6 +87,7 @@ export async function measureConcurrency(options: {
   const opened = await withinMs(openFreshStore(kind, "leash-bench-concurrency"), 60_000, `opening the ${kind} store`);
   const lastReturn = new Float64Array(k).fill(Number.NaN);
   const gaps: number[] = [];
+  const overruns: number[] = [];
   const read = tool({ name: "read", effect: "read", execute: () => "page" });
   const agent = new Agent({
     name: "Concurrency",
@@ -93,10 +100,15 @@ export async function measureConcurrency(options: {
       const asked = performance.now();
       if (!Number.isNaN(lastReturn[index]!)) gaps.push(asked - lastReturn[index]!);
       const answer = call < STEPS_PER_RUN ? READ_ANSWER : FINISH_ANSWER;
-      const model = simulatedModel(delays[index * CALLS_PER_RUN + call]!, answer);
-      await context.callModel(model, { system: "", messages: [{ role: "user", content: state.goal }], tools });
+      const delay = delays[index * CALLS_PER_RUN + call]!;
+      await context.callModel(simulatedModel(delay, answer), {
+        system: "",
+        messages: [{ role: "user", content: state.goal }],
+        tools,
+      });
       const decision = call < STEPS_PER_RUN ? Decision.act("read", {}) : Decision.finish("done");
       lastReturn[index] = performance.now();
+      overruns.push(lastReturn[index] - asked - delay);
       return decision;
     },
   });
@@ -144,13 +156,11 @@ export async function measureConcurrency(options: {
   }
   await withinMs(opened.remove(), 30_000, "closing the store").catch(() => undefined);
   const completed = outcomes.filter((outcome) => !(outcome instanceof Error) && outcome.status === "completed");
-  const completedSteps = completed.reduce(
-    (sum, state) => sum + (state instanceof Error ? 0 : state.toolCalls),
-    0,
-  );
+  const completedSteps = completed.reduce((sum, state) => sum + (state instanceof Error ? 0 : state.toolCalls), 0);
   return {
     stepsPerSecond: completedSteps / (wallMs / 1000),
     medianGapMs: medianOf(gaps),
+    medianOverrunMs: medianOf(overruns),
     lagP50Ms: lagOf(lag.percentile(50)),
     lagP99Ms: lagOf(lag.percentile(99)),
     rssPerRunKiB: (rssPeak - rssBefore) / 1024 / k,

@@ -12,12 +12,17 @@ const AT_ONCE = 50;
  */
 export const AGENT_RUNS = 1000;
 
-const read = tool({ name: "read", effect: "read", execute: ({ page }) => `the text of page ${String(page)}` , parameters: {
-  type: "object",
-  properties: { page: { type: "integer" } },
-  required: ["page"],
-  additionalProperties: false,
-} });
+const read = tool({
+  name: "read",
+  effect: "read",
+  execute: ({ page }) => `the text of page ${JSON.stringify(page)}`,
+  parameters: {
+    type: "object",
+    properties: { page: { type: "integer" } },
+    required: ["page"],
+    additionalProperties: false,
+  },
+});
 const pay = tool({
   name: "pay",
   effect: "write",

@@ -48,8 +48,10 @@ const sizes = values.runs
 const kinds = values.stores.split(",");
 const repetitions = Number(values.repetitions);
 const idleMs = Number(values.idle) * 1000;
-if (sizes.some((size) => !Number.isSafeInteger(size) || size < 50)) throw new Error("Expected --runs to list integers >= 50.");
-if (kinds.some((kind) => kind !== "sqlite" && kind !== "postgres")) throw new Error("Expected --stores sqlite,postgres.");
+if (sizes.some((size) => !Number.isSafeInteger(size) || size < 50))
+  throw new Error("Expected --runs to list integers >= 50.");
+if (kinds.some((kind) => kind !== "sqlite" && kind !== "postgres"))
+  throw new Error("Expected --stores sqlite,postgres.");
 if (!Number.isSafeInteger(repetitions) || repetitions < 1) throw new Error("Expected --repetitions >= 1.");
 if (!(idleMs > 0)) throw new Error("Expected --idle to be a positive number of seconds.");
 const url = databaseUrl();
@@ -67,7 +69,11 @@ if (kinds.includes("sqlite")) {
     const { file, token } = await sqliteStoreOf(size, folder);
     const store = new SqliteStore(file);
     try {
-      rows.push({ store: "sqlite", runs: size, ...(await measureListings({ store, storeArgs: ["--db", file], token, repetitions, idleMs })) });
+      rows.push({
+        store: "sqlite",
+        runs: size,
+        ...(await measureListings({ store, storeArgs: ["--db", file], token, repetitions, idleMs })),
+      });
     } finally {
       await store.close();
     }
@@ -85,7 +91,11 @@ if (kinds.includes("postgres") && url !== undefined) {
     for (const size of sizes) {
       await fillStore(store, held, size, `PostgreSQL, ${size.toLocaleString("en")} runs`);
       held = size;
-      rows.push({ store: "postgres", runs: size, ...(await measureListings({ store, storeArgs, token, repetitions, idleMs })) });
+      rows.push({
+        store: "postgres",
+        runs: size,
+        ...(await measureListings({ store, storeArgs, token, repetitions, idleMs })),
+      });
       process.stderr.write(`PostgreSQL, ${size.toLocaleString("en")} runs: measured\n`);
     }
   } finally {
@@ -114,7 +124,7 @@ const STORE_NAMES = { sqlite: "SQLite", postgres: "PostgreSQL" };
 const base = sizes[0]!.toLocaleString("en");
 const table = [
   `Medians of up to ${repetitions} timings (fewer once a measure took 20 s) after one untimed, in ms; × is the ratio to the same store at ${base} runs. The first 1,000 runs were made by an agent (80% completed after 1-4 reads, 10% awaiting approval, 5% failed, 5% stopped); each run after them is a copy of one of those states under its own id and times, created through \`store.create\` (without its audit trail). ` +
-    "`list({ limit: 50 })` and `summaries({ limit: 50 })` ask for the 50 runs changed last (`order: \"updated_desc\"`). " +
+    '`list({ limit: 50 })` and `summaries({ limit: 50 })` ask for the 50 runs changed last (`order: "updated_desc"`). ' +
     `The inbox's pages are timed over HTTP from the real \`leash serve\` (a child process) to the last byte; a watcher poll is one look at the store by the inbox's watcher (its first, in this process). ` +
     `Then one page's event stream stays open for ${values.idle} s with nothing changing: the serving process's CPU over that time, as a share of one core, and its peak resident set.`,
   "",
@@ -146,3 +156,6 @@ if (!values["no-save"]) {
   });
   process.stderr.write(`Wrote ${written.join(" and ")}.\n`);
 }
+// A store call left hanging past a deadline (a connection that never came) must not keep the program
+// alive once the results are out: whatever is still open after a grace period is left behind.
+setTimeout(() => process.exit(), 5_000).unref();
