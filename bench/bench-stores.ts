@@ -99,10 +99,10 @@ export function describeError(error: unknown): string {
   return String(error);
 }
 
-/** The median of a list of numbers (NaN for an empty list). */
+/** The median of a list of numbers, leaving out those not measured (NaN); NaN when none is left. */
 export function medianOf(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }

@@ -43,6 +43,17 @@ export interface ConcurrencySample {
   timedOut: boolean;
 }
 
+const NOT_MEASURED = {
+  stepsPerSecond: Number.NaN,
+  medianGapMs: Number.NaN,
+  medianOverrunMs: Number.NaN,
+  lagP50Ms: Number.NaN,
+  lagP99Ms: Number.NaN,
+  rssPerRunKiB: Number.NaN,
+  wallMs: Number.NaN,
+  completed: 0,
+};
+
 /**
  * The simulated model's latency of every call of every run, in milliseconds (50 to 300), from the seed
  * alone: the same delays for every store, so the stores differ only in what they add.
@@ -84,7 +95,17 @@ export async function measureConcurrency(options: {
   deadlineMs: number;
 }): Promise<ConcurrencySample> {
   const { kind, k, delays, deadlineMs } = options;
-  const opened = await withinMs(openFreshStore(kind, "leash-bench-concurrency"), 60_000, `opening the ${kind} store`);
+  let opened;
+  try {
+    opened = await withinMs(openFreshStore(kind, "leash-bench-concurrency"), 60_000, `opening the ${kind} store`);
+  } catch (error) {
+    // A store that cannot be opened gives a row that says why, and no further repetition.
+    return {
+      ...NOT_MEASURED,
+      failure: `the store could not be opened: ${describeError(error)}`,
+      timedOut: true,
+    };
+  }
   const lastReturn = new Float64Array(k).fill(Number.NaN);
   const gaps: number[] = [];
   const overruns: number[] = [];

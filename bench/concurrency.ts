@@ -18,6 +18,7 @@
  * `--under-load` starts two child processes that each burn a core for the whole measurement (the
  * results are then written as `concurrency-under-load.md` / `.json`).
  */
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { machineInfo } from "../src/bench/machine-info.js";
 import type { BenchStoreKind } from "./bench-stores.js";
@@ -133,6 +134,10 @@ const number = (value: number, digits = 0): string =>
     : "n/a";
 /** Table cells hold the failure text: a `|` or a line break in it would break the table. */
 const cell = (text: string): string => text.replaceAll("|", "\\|").replaceAll(/\s+/g, " ");
+// The heading gives the load when the program started; other work may have come since.
+const loadEnd = loadavg()
+  .map((load) => load.toFixed(2))
+  .join(" ");
 const table = [
   `K runs at once in one process, each of ${STEPS_PER_RUN} read-tool steps; each planner call awaits a simulated model answering after 50-300 ms (seed ${seed}, the same delays for every store). ` +
     `Medians of ${repetitions} repetitions, the stores taking turns${values["under-load"] ? "; two child processes burned a core each throughout (`--under-load`)" : ""}. ` +
@@ -150,6 +155,8 @@ const table = [
   ),
   "",
   ...(postgresSkipped ? ["PostgresStore: skipped, DATABASE_URL is not set.", ""] : []),
+  `Load average at the end: ${loadEnd}.`,
+  "",
 ].join("\n");
 
 process.stdout.write(values.json ? JSON.stringify(rows, null, 2) + "\n" : table);

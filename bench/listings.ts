@@ -18,12 +18,13 @@
  *   npm run build && npx tsx bench/listings.ts [--runs 1000,10000,20000] [--stores sqlite,postgres]
  *     [--repetitions 3] [--idle 16] [--no-save] [--json]
  */
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { PostgresStore } from "leash/postgres";
 import { SqliteStore } from "leash/sqlite";
 import { machineInfo } from "../src/bench/machine-info.js";
-import { databaseUrl, freshSchema, runSql } from "./bench-stores.js";
+import { databaseUrl, describeError, freshSchema, runSql } from "./bench-stores.js";
 import { cacheFolder, sqliteStoreOf } from "./listing-cache.js";
 import type { ListingMeasures } from "./listing-measures.js";
 import { measureListings } from "./listing-measures.js";
@@ -62,6 +63,8 @@ interface Row extends ListingMeasures {
   runs: number;
 }
 const rows: Row[] = [];
+/** Why a store's rows stopped short, when they did. */
+const stopped: string[] = [];
 
 if (kinds.includes("sqlite")) {
   const folder = cacheFolder();
@@ -98,9 +101,14 @@ if (kinds.includes("postgres") && url !== undefined) {
       });
       process.stderr.write(`PostgreSQL, ${size.toLocaleString("en")} runs: measured\n`);
     }
+  } catch (error) {
+    // The rows measured so far are still written; the table says where PostgreSQL stopped and why.
+    stopped.push(
+      `PostgreSQL: stopped after ${rows.filter((row) => row.store === "postgres").length} rows: ${describeError(error)}`,
+    );
   } finally {
     await store.close();
-    await runSql(url, `DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+    await runSql(url, `DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`).catch(() => undefined);
   }
 }
 
@@ -122,6 +130,10 @@ const ratio = (row: Row, key: keyof ListingMeasures): string => {
 };
 const STORE_NAMES = { sqlite: "SQLite", postgres: "PostgreSQL" };
 const base = sizes[0]!.toLocaleString("en");
+// The heading gives the load when the program started; other work may have come since.
+const loadEnd = loadavg()
+  .map((load) => load.toFixed(2))
+  .join(" ");
 const table = [
   `Medians of up to ${repetitions} timings (fewer once a measure took 20 s) after one untimed, in ms; × is the ratio to the same store at ${base} runs. The first 1,000 runs were made by an agent (80% completed after 1-4 reads, 10% awaiting approval, 5% failed, 5% stopped); each run after them is a copy of one of those states under its own id and times, created through \`store.create\` (without its audit trail). ` +
     '`list({ limit: 50 })` and `summaries({ limit: 50 })` ask for the 50 runs changed last (`order: "updated_desc"`). ' +
@@ -140,6 +152,9 @@ const table = [
     (line) => `- n/a: ${line.replaceAll(/\s+/g, " ")}`,
   ),
   ...(postgresSkipped ? ["PostgreSQL: skipped, DATABASE_URL is not set."] : []),
+  ...stopped.map((line) => line.replaceAll(/\s+/g, " ")),
+  "",
+  `Load average at the end: ${loadEnd}.`,
   "",
 ].join("\n");
 
