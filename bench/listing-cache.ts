@@ -16,8 +16,8 @@ import { SqliteStore } from "leash/sqlite";
 import { fillStore } from "./listing-runs.js";
 import { addApprover } from "./serving-process.js";
 
-/** The built SQLite store's code: a cache made by other code is not reused. */
-const SQLITE_DIST = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "stores", "sqlite");
+/** The built stores' code (the shared listing code and the SQLite store): a cache made by other code is not reused. */
+const STORES_DIST = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "stores");
 
 /**
  * Where the built SQLite files are kept between rows and between runs of the program: a folder in
@@ -28,7 +28,9 @@ const SQLITE_DIST = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", 
  */
 export function cacheFolder(): string {
   const digest = createHash("sha256");
-  for (const name of readdirSync(SQLITE_DIST).sort()) digest.update(name).update(readFileSync(join(SQLITE_DIST, name)));
+  for (const folder of [STORES_DIST, join(STORES_DIST, "sqlite")])
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1)))
+      if (entry.isFile()) digest.update(entry.name).update(readFileSync(join(folder, entry.name)));
   digest.update(readFileSync(join(dirname(fileURLToPath(import.meta.url)), "listing-runs.ts")));
   const root = existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
   return join(root, "leash-bench-listings", digest.digest("hex").slice(0, 16));
@@ -59,7 +61,8 @@ export async function sqliteStoreOf(size: number, folder: string): Promise<{ fil
     // Closing checkpoints the write-ahead log into the file, so the file alone is the whole store.
     await store.close();
   }
-  if (smaller === undefined) writeFileSync(tokenFile, addApprover(["--db", building], "bench"));
+  // The token signs in to the file's inbox: readable by its owner only.
+  if (smaller === undefined) writeFileSync(tokenFile, addApprover(["--db", building], "bench"), { mode: 0o600 });
   renameSync(building, file);
   return { file, token: readFileSync(tokenFile, "utf8") };
 }

@@ -9,6 +9,9 @@ import { withinMs } from "./bench-stores.js";
 /** The built `leash` bin, as users run it. */
 export const LEASH_BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "cli", "main.js");
 
+/** How long one request to the serving process may take before it is given up (2 minutes). */
+const REQUEST_DEADLINE_MS = 120_000;
+
 /** A running `leash serve` child process. */
 export interface ServingProcess {
   url: string;
@@ -69,7 +72,11 @@ export async function startServing(storeArgs: string[], token: string): Promise<
 /** The milliseconds a GET of `path` takes to its last byte; refuses an answer that is not 200. */
 export async function timeGet(served: ServingProcess, path: string): Promise<number> {
   const started = performance.now();
-  const response = await fetch(new URL(path, served.url), { headers: served.headers });
+  // A server that never answers must not hold the benchmark: the request is given up past the deadline.
+  const response = await fetch(new URL(path, served.url), {
+    headers: served.headers,
+    signal: AbortSignal.timeout(REQUEST_DEADLINE_MS),
+  });
   await response.arrayBuffer();
   if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}`);
   return performance.now() - started;
@@ -83,15 +90,24 @@ export async function timeGet(served: ServingProcess, path: string): Promise<num
 export async function openEventStream(served: ServingProcess): Promise<{ readyMs: number; close: () => void }> {
   const abort = new AbortController();
   const started = performance.now();
-  const response = await fetch(new URL("/events", served.url), { headers: served.headers, signal: abort.signal });
+  const connecting = setTimeout(() => abort.abort(), REQUEST_DEADLINE_MS);
+  const response = await fetch(new URL("/events", served.url), {
+    headers: served.headers,
+    signal: abort.signal,
+  }).finally(() => clearTimeout(connecting));
   if (response.status !== 200 || response.body === null) throw new Error(`GET /events answered ${response.status}`);
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let text = "";
-  while (!text.includes("event: ready")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("The event stream ended before it was ready.");
-    text += decoder.decode(value, { stream: true });
+  const deadline = setTimeout(() => abort.abort(), REQUEST_DEADLINE_MS);
+  try {
+    while (!text.includes("event: ready")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("The event stream ended before it was ready.");
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    clearTimeout(deadline);
   }
   const readyMs = performance.now() - started;
   // Keep reading (and dropping) what comes, as a browser does, so the stream never backs up.
