@@ -188,7 +188,7 @@ export async function measureConcurrency(options: {
     wallMs,
     completed: completed.length,
     failure: timedOut
-      ? `timed out after ${Math.round(deadlineMs / 1000)} s: ${endedBeforeDeadline} of ${k} runs had ended`
+      ? `timed out after ${deadlineMs / 1000} s: ${endedBeforeDeadline} of ${k} runs had ended`
       : failureOf(outcomes, k),
     timedOut,
   };

@@ -10,14 +10,14 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { SqliteStore } from "leash/sqlite";
 import { fillStore } from "./listing-runs.js";
+import { REPOSITORY_FOLDER } from "./repository-folder.js";
 import { addApprover } from "./serving-process.js";
 
 /** The built stores' code (the shared listing code and the SQLite store): a cache made by other code is not reused. */
-const STORES_DIST = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "stores");
+const STORES_DIST = join(REPOSITORY_FOLDER, "dist", "stores");
 
 /**
  * Where the built SQLite files are kept between rows and between runs of the program: a folder in
@@ -31,7 +31,7 @@ export function cacheFolder(): string {
   for (const folder of [STORES_DIST, join(STORES_DIST, "sqlite")])
     for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1)))
       if (entry.isFile()) digest.update(entry.name).update(readFileSync(join(folder, entry.name)));
-  digest.update(readFileSync(join(dirname(fileURLToPath(import.meta.url)), "listing-runs.ts")));
+  digest.update(readFileSync(join(REPOSITORY_FOLDER, "bench", "listing-runs.ts")));
   const root = existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
   return join(root, "leash-bench-listings", digest.digest("hex").slice(0, 16));
 }

@@ -1,7 +1,10 @@
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RunStore } from "leash";
 import { describeError, medianOf } from "./bench-stores.js";
+import { REPOSITORY_FOLDER } from "./repository-folder.js";
 import { cpuMsOf, openEventStream, peakRssMiBOf, startServing, timeGet } from "./serving-process.js";
 
 /** What one store of one size measured: each time is a median, in milliseconds; `undefined` when it could not be measured. */
@@ -60,7 +63,8 @@ async function watcherClass(): Promise<
   (new (store: RunStore) => { subscribe(listener: () => void): { ready: Promise<void>; stop: () => void } }) | undefined
 > {
   try {
-    const module = (await import("../dist/inbox/store-watcher.js")) as Record<string, unknown>;
+    const built = pathToFileURL(join(REPOSITORY_FOLDER, "dist", "inbox", "store-watcher.js")).href;
+    const module = (await import(built)) as Record<string, unknown>;
     return typeof module.StoreWatcher === "function" ? (module.StoreWatcher as never) : undefined;
   } catch {
     return undefined;

@@ -1,13 +1,13 @@
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { withinMs } from "./bench-stores.js";
+import { REPOSITORY_FOLDER } from "./repository-folder.js";
 
 /** The built `leash` bin, as users run it. */
-export const LEASH_BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "cli", "main.js");
+export const LEASH_BIN = join(REPOSITORY_FOLDER, "dist", "cli", "main.js");
 
 /** How long one request to the serving process may take before it is given up (2 minutes). */
 const REQUEST_DEADLINE_MS = 120_000;
