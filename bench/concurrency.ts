@@ -40,11 +40,11 @@ const { values } = parseArgs({
     json: { type: "boolean", default: false },
   },
 });
-const ks = values.k.split(",").map(Number);
+const ks = [...new Set(values.k.split(",").map(Number))];
 const repetitions = Number(values.repetitions);
 const seed = Number(values.seed);
 const deadlineMs = Number(values.deadline) * 1000;
-const kinds = values.stores.split(",") as BenchStoreKind[];
+const kinds = [...new Set(values.stores.split(","))] as BenchStoreKind[];
 if (ks.some((k) => !Number.isSafeInteger(k) || k < 1)) throw new Error("Expected --k to list positive integers.");
 if (!Number.isSafeInteger(repetitions) || repetitions < 1) throw new Error("Expected --repetitions >= 1.");
 if (!Number.isSafeInteger(seed)) throw new Error("Expected --seed to be an integer.");

@@ -42,11 +42,8 @@ const { values } = parseArgs({
     json: { type: "boolean", default: false },
   },
 });
-const sizes = values.runs
-  .split(",")
-  .map(Number)
-  .sort((a, b) => a - b);
-const kinds = values.stores.split(",");
+const sizes = [...new Set(values.runs.split(",").map(Number))].sort((a, b) => a - b);
+const kinds = [...new Set(values.stores.split(","))];
 const repetitions = Number(values.repetitions);
 const idleMs = Number(values.idle) * 1000;
 if (sizes.some((size) => !Number.isSafeInteger(size) || size < 50))
