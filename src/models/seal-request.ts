@@ -1,7 +1,8 @@
 import { LeashError } from "../errors/index.js";
 import { canonicalOfJson, MAX_RECORD_DEPTH, sha256Hex, toJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
-import { copyJson, frozenJson } from "./frozen-json.js";
+import { copyJson } from "../json/index.js";
+import { frozenJson } from "./frozen-json.js";
 import type { ModelMessage, ModelRequest } from "./model-client.js";
 import { messagesDigest, sealMessages } from "./trusted-messages.js";
 

@@ -1,6 +1,6 @@
 import { raceAbort } from "./race-abort.js";
 import { isLeashError, messageOf } from "../errors/index.js";
-import { MAX_JSON_DEPTH, toJson } from "../json/index.js";
+import { copyJson, MAX_JSON_DEPTH, toJson } from "../json/index.js";
 import type { StopReason } from "../limits/limits.js";
 import type { Failure, Step } from "../state/run-state.js";
 import type { Outcome } from "../state/outcomes.js";
@@ -113,7 +113,7 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
           run.work(),
           run.controller.signal,
           found.describe(),
-          structuredClone(decision.args),
+          copyJson(decision.args),
         );
   if (verdict.type === "aborted") return { type: "stop", reason: "cancelled" };
   if (verdict.type === "failed") return { type: "fail", failure: { code: "guard_failed", message: verdict.message } };
