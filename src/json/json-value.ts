@@ -46,8 +46,26 @@ export type NotJsonReason = "not_json" | "too_deep" | "too_large";
  * @param what names the value in the error message, e.g. "the result of tool `lookup`".
  */
 export function toJson(value: unknown, what = "the value", options: ToJsonOptions = {}): Json {
+  return checkedCopy(value, what, options, false);
+}
+
+/**
+ * {@link toJson} with each object's keys copied in RFC 8785's order (ascending UTF-16 code units)
+ * instead of the value's own: for a copy digested at once, whose canonical text `canonicalOfJson`
+ * then has JSON.stringify write whole. Key order carries nothing in JSON.
+ */
+export function toSortedJson(value: unknown, what = "the value", options: ToJsonOptions = {}): Json {
+  return checkedCopy(value, what, options, true);
+}
+
+function checkedCopy(value: unknown, what: string, options: ToJsonOptions, sortKeys: boolean): Json {
   if (value === undefined) return null;
-  const walk = new Walk(what, options.maxSize ?? Number.POSITIVE_INFINITY, options.maxDepth ?? MAX_JSON_DEPTH);
+  const walk = new Walk(
+    what,
+    options.maxSize ?? Number.POSITIVE_INFINITY,
+    options.maxDepth ?? MAX_JSON_DEPTH,
+    sortKeys,
+  );
   try {
     return walk.copy(value, undefined, 0);
   } catch (error) {
@@ -101,6 +119,7 @@ class Walk {
     readonly what: string,
     readonly maxSize: number,
     readonly maxDepth: number,
+    readonly sortKeys = false,
   ) {}
 
   /** The path of the value at `key` of the innermost container (`undefined`: the container itself). */
@@ -208,7 +227,9 @@ class Walk {
     if (bounded) this.#grow(2, undefined);
     const out: JsonObject = {};
     let first = true;
-    for (const key of Object.keys(object)) {
+    const keys = Object.keys(object);
+    if (this.sortKeys && keys.length > 1) keys.sort();
+    for (const key of keys) {
       if (!key.isWellFormed()) this.refuse(this.path(), "a key with a lone surrogate");
       // Read once: a getter that answers differently on a second read cannot make the copy differ
       // from what was checked.
