@@ -1,4 +1,5 @@
 import { toJson } from "./json-value.js";
+import { sortKeys } from "./sort-keys.js";
 
 /**
  * The RFC 8785 (JSON Canonicalization Scheme) form of a value: sorted keys, no white space, ECMAScript
@@ -75,7 +76,7 @@ function keyByKey(value: unknown): string {
     }
     return `${text}]`;
   }
-  const keys = Object.keys(value).sort();
+  const keys = sortKeys(Object.keys(value));
   let text = "{";
   let first = true;
   for (const key of keys) {

@@ -1,4 +1,5 @@
 import { LeashError, messageOf } from "../errors/index.js";
+import { sortKeys } from "./sort-keys.js";
 
 /** A JSON value: what every value that crosses the run loop must be. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -228,7 +229,7 @@ class Walk {
     const out: JsonObject = {};
     let first = true;
     const keys = Object.keys(object);
-    if (this.sortKeys && keys.length > 1) keys.sort();
+    if (this.sortKeys) sortKeys(keys);
     for (const key of keys) {
       if (!key.isWellFormed()) this.refuse(this.path(), "a key with a lone surrogate");
       // Read once: a getter that answers differently on a second read cannot make the copy differ
