@@ -1,5 +1,5 @@
 import type { Json } from "../json/index.js";
-import { canonicalOfJson, MAX_RECORD_DEPTH, sha256Hex, toSortedJson } from "../json/index.js";
+import { canonicalOfJson, MAX_RECORD_DEPTH, sha256Hex, toJson } from "../json/index.js";
 
 /** The version of the audit record format. */
 export const AUDIT_RECORD_VERSION = 1;
@@ -68,9 +68,7 @@ function recordCanonical(
 export function makeRecord(run: string, head: AuditHead | null, event: string, data: unknown, at: string): AuditRecord {
   const seq = head === null ? 0 : head.seq + 1;
   const prev = head === null ? null : head.digest;
-  // Copied with its keys in canonical order, so that JSON.stringify writes its canonical text whole
-  // (see canonicalOfJson) instead of key by key. Key order carries nothing in JSON.
-  const checked = toSortedJson(data, `the data of audit event \`${event}\``, { maxDepth: MAX_RECORD_DEPTH });
+  const checked = toJson(data, `the data of audit event \`${event}\``, { maxDepth: MAX_RECORD_DEPTH });
   const digest = sha256Hex(recordCanonical(AUDIT_RECORD_VERSION, run, seq, at, event, checked, prev));
   // One literal with the fields in a fixed order: every record shares one hidden class, which keeps
   // reading them (verification, sinks) fast.

@@ -1,6 +1,5 @@
 export {
   toJson,
-  toSortedJson,
   isJson,
   isJsonObject,
   parseJson,

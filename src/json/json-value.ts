@@ -1,5 +1,4 @@
 import { LeashError, messageOf } from "../errors/index.js";
-import { sortKeys } from "./sort-keys.js";
 
 /** A JSON value: what every value that crosses the run loop must be. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -47,26 +46,8 @@ export type NotJsonReason = "not_json" | "too_deep" | "too_large";
  * @param what names the value in the error message, e.g. "the result of tool `lookup`".
  */
 export function toJson(value: unknown, what = "the value", options: ToJsonOptions = {}): Json {
-  return checkedCopy(value, what, options, false);
-}
-
-/**
- * {@link toJson} with each object's keys copied in RFC 8785's order (ascending UTF-16 code units)
- * instead of the value's own: for a copy digested at once, whose canonical text `canonicalOfJson`
- * then has JSON.stringify write whole. Key order carries nothing in JSON.
- */
-export function toSortedJson(value: unknown, what = "the value", options: ToJsonOptions = {}): Json {
-  return checkedCopy(value, what, options, true);
-}
-
-function checkedCopy(value: unknown, what: string, options: ToJsonOptions, sortKeys: boolean): Json {
   if (value === undefined) return null;
-  const walk = new Walk(
-    what,
-    options.maxSize ?? Number.POSITIVE_INFINITY,
-    options.maxDepth ?? MAX_JSON_DEPTH,
-    sortKeys,
-  );
+  const walk = new Walk(what, options.maxSize ?? Number.POSITIVE_INFINITY, options.maxDepth ?? MAX_JSON_DEPTH);
   try {
     return walk.copy(value, undefined, 0);
   } catch (error) {
@@ -120,7 +101,6 @@ class Walk {
     readonly what: string,
     readonly maxSize: number,
     readonly maxDepth: number,
-    readonly sortKeys = false,
   ) {}
 
   /** The path of the value at `key` of the innermost container (`undefined`: the container itself). */
@@ -228,9 +208,7 @@ class Walk {
     if (bounded) this.#grow(2, undefined);
     const out: JsonObject = {};
     let first = true;
-    const keys = Object.keys(object);
-    if (this.sortKeys) sortKeys(keys);
-    for (const key of keys) {
+    for (const key of Object.keys(object)) {
       if (!key.isWellFormed()) this.refuse(this.path(), "a key with a lone surrogate");
       // Read once: a getter that answers differently on a second read cannot make the copy differ
       // from what was checked.

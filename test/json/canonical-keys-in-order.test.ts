@@ -1,12 +1,12 @@
-// canonicalOfJson has JSON.stringify write a value whose keys are in canonical order already (an audit
-// record's data, copied so by toSortedJson): the text must be the RFC 8785 text whatever the value
-// holds, the same as the `canonicalize` package gives and as the key-by-key form gives for the value
-// copied in its own order, and a record's digest must not depend on the order its data was written in.
+// canonicalOfJson has JSON.stringify write a value whose keys are listed in canonical order already:
+// the text must be the RFC 8785 text whatever the value holds, the same as the `canonicalize` package
+// gives, for the value in its own order and copied with its keys sorted, and a record's digest must
+// not depend on the order its data was written in.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import canonicalize from "canonicalize";
 import { makeRecord, verifyAudit } from "../../src/index.js";
-import { canonicalOfJson, toJson, toSortedJson } from "../../src/json/index.js";
+import { canonicalOfJson, toJson } from "../../src/json/index.js";
 import type { Json } from "../../src/json/index.js";
 
 /** A small seeded generator, so that a failure can be replayed. */
@@ -65,6 +65,18 @@ function value(next: () => number, depth: number): Json {
   return object;
 }
 
+/** A copy of a JSON value with every object's keys inserted in code-unit order. */
+function toSortedJson(made: Json, _what?: string, _options?: object): Json {
+  if (typeof made !== "object" || made === null) return made;
+  if (Array.isArray(made)) return made.map((item) => toSortedJson(item));
+  const copy: Record<string, Json> = {};
+  for (const key of Object.keys(made).sort()) {
+    const item = toSortedJson(made[key] as Json);
+    Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}
+
 /** A value nested `levels` deep, each level an object with keys in order. */
 function deep(levels: number): Json {
   let made: Json = { a: 1, b: [true, "x"] };
@@ -72,7 +84,7 @@ function deep(levels: number): Json {
   return made;
 }
 
-describe("canonicalOfJson of values copied with sorted keys", () => {
+describe("canonicalOfJson of values whose keys are in canonical order", () => {
   test("gives the RFC 8785 text for random values, sorted or not", () => {
     const next = random(18);
     for (let round = 0; round < 3000; round++) {
