@@ -90,7 +90,7 @@ async function runInterleavedMode(): Promise<void> {
   const contestants = [...leashContestants(leash), await aiSdkContestant()];
   const progress = progressReporter("overhead --interleaved");
   const result = await runInterleaved(contestants, settings, (done, total) =>
-    progress.onProgress(done, total, `round ${done + 1} of ${total}`),
+    progress.onProgress(done, total, done < total ? `round ${done + 1} of ${total}` : "done"),
   );
   progress.stop();
   const markdown = `leash measured from ${from}.\n\n${formatInterleaved(result)}`;
