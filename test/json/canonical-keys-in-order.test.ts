@@ -102,6 +102,17 @@ describe("canonicalOfJson of values whose keys are in canonical order", () => {
     }
   });
 
+  test("gives the RFC 8785 text for objects of many keys, in order and not", () => {
+    const next = random(7);
+    for (let round = 0; round < 200; round++) {
+      const made: Record<string, Json> = {};
+      for (let count = 0; count < 40; count++)
+        made[`k${Math.floor(next() * 1000)}${KEYS[count % KEYS.length] as string}`] = count;
+      assert.equal(canonicalOfJson(made), canonicalize(made), `round ${round}`);
+      assert.equal(canonicalOfJson(toSortedJson(made)), canonicalize(made), `round ${round}`);
+    }
+  });
+
   test("is not fooled by a toJSON added to Object.prototype", () => {
     const made = toSortedJson({ a: { b: 1 } });
     const prototype = Object.prototype as { toJSON?: unknown };
