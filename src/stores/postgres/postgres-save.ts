@@ -59,6 +59,7 @@ function refusal(error: unknown, refusals: Refusals): Error | undefined {
       return new StateError("run_exists", `Run \`${runId}\` exists already.`, { details: { runId } });
     case SQLSTATE.uniqueViolation:
       return refusals.onDuplicate(error);
+    case undefined:
     default:
       return undefined;
   }
