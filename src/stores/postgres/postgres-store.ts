@@ -3,17 +3,16 @@ import type { AuditRecord } from "../../audit/audit-record.js";
 import type { AuditSink } from "../../audit/audit-sink.js";
 import { checkRecords } from "../../audit/check-records.js";
 import { LeashError, StateError, checkOptionKeys } from "../../errors/index.js";
-import { cursorAfter } from "../run-summary.js";
 import type { SummaryPage } from "../run-summary.js";
 import { fillSummaries } from "./postgres-backfill.js";
 import { checkConnection } from "./postgres-connection.js";
 import type { CheckedConnection, PostgresConnection } from "./postgres-connection.js";
 import { createRun, saveRun } from "./postgres-save.js";
-import { listingClauses, readSummary } from "./postgres-summaries.js";
+import { listStates, listSummaries, readChangeSequence } from "./postgres-listing.js";
 import type { RunState } from "../../state/run-state.js";
 import { checkSaveRevision } from "../memory-store.js";
 import { recordAnswer } from "../record-answer.js";
-import { checkListOptions, readEach, reportUnreadable } from "../list-runs.js";
+import { checkListOptions } from "../list-runs.js";
 import type { AnswerOptions, ListOptions, RunStore, SaveOptions } from "../run-store.js";
 import { WrittenSteps } from "../written-steps.js";
 import type { LeaseHolder, LeaseOptions } from "./postgres-lease.js";
@@ -22,7 +21,7 @@ import { storeFailed } from "./postgres-errors.js";
 import type { PostgresPool } from "./postgres-pool.js";
 import { leaseRuns, releaseLeases, renewLeases } from "./postgres-lease.js";
 import { inTransaction, queryOnce } from "./postgres-pool.js";
-import { assembleRun, runColumns, runRows, selectRuns } from "./postgres-runs.js";
+import { assembleRun, runRows, selectRuns } from "./postgres-runs.js";
 import { migrate } from "./postgres-schema.js";
 import { storeEvidenceLog, type StoreEvidenceLog } from "../../evidence/store-evidence-log.js";
 import { PostgresLogTables } from "./postgres-log.js";
@@ -172,16 +171,7 @@ export class PostgresStore implements RunStore, AuditSink {
    */
   async list(options?: ListOptions): Promise<RunState[]> {
     const checked = checkListOptions(options);
-    const pool = await this.#open();
-    const { clauses, values } = listingClauses(this.#tables, checked);
-    const result = await queryOnce(pool, "listing runs", `SELECT ${runColumns(this.#tables)} ${clauses}`, values);
-    const { states, unreadable } = readEach(
-      result.rows,
-      (row) => String(row.run_id),
-      (row) => assembleRun(row),
-    );
-    reportUnreadable(checked, unreadable);
-    return states;
+    return listStates(await this.#open(), this.#tables, checked);
   }
 
   /**
@@ -191,31 +181,15 @@ export class PostgresStore implements RunStore, AuditSink {
    */
   async summaries(options?: ListOptions): Promise<SummaryPage> {
     const checked = checkListOptions(options);
-    const pool = await this.#open();
-    const { clauses, values } = listingClauses(this.#tables, checked);
-    const result = await queryOnce(
-      pool,
-      "listing run summaries",
-      `SELECT runs.run_id, runs.summary, runs.change_number ${clauses}`,
-      values,
-    );
-    const runs = result.rows
-      .filter((row) => typeof row.summary === "string" && row.summary !== "")
-      .map((row) => readSummary(row.summary, row.change_number, String(row.run_id)));
-    const last = runs.at(-1);
-    const full = checked.limit !== undefined && result.rows.length === checked.limit;
-    return { runs, next: full && last !== undefined ? cursorAfter(last, checked.order) : undefined };
+    return listSummaries(await this.#open(), this.#tables, checked);
   }
 
-  /** The store's change sequence: every change at or below the value returned has committed. */
+  /**
+   * The store's change sequence, bumped by every create, save and answer: every change at or below
+   * the value returned has committed, so `list({ changedSince })` with it misses none.
+   */
   async changeSequence(): Promise<number> {
-    const pool = await this.#open();
-    const result = await queryOnce(
-      pool,
-      "reading the change sequence",
-      `SELECT ${this.#tables.changeSequence}() AS change`,
-    );
-    return Number(result.rows[0]?.change ?? 0);
+    return readChangeSequence(await this.#open(), this.#tables);
   }
 
   /** Records a person's answer to a paused run's pending request, for a later `resume(runId)`. */
