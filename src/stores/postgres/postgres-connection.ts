@@ -56,7 +56,7 @@ export function checkConnection(
   };
   if (poolMax !== undefined && options.poolMax !== undefined)
     throw new LeashError("invalid_option", "Expected `poolMax` in one of the two arguments, not both.");
-  const givenMax = poolMax ?? options.poolMax;
+  const givenMax = poolMax !== undefined ? poolMax : options.poolMax;
   if (connectionString !== undefined && pool !== undefined) {
     throw new LeashError("invalid_option", "Expected either `connectionString` or `pool`, not both.");
   }
