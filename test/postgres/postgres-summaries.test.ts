@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import pg from "pg";
 import { summaryOf } from "../../src/stores/run-summary.js";
 import { POSTGRES_SCHEMA_VERSION, PostgresStore } from "../../src/stores/postgres/index.js";
-import type { UnreadableRun } from "../../src/index.js";
+import type { UnreadableRun } from "../../src/stores/run-store.js";
 import { stateOf } from "../contract/contract-fixtures.js";
 import { until } from "../worker/worker-helpers.js";
 import { dropSchema, freshSchemaName, sql, withPostgres } from "./database.js";
