@@ -12,6 +12,7 @@ import { PostgresStore } from "../../src/stores/postgres/index.js";
 import type { PostgresPool } from "../../src/stores/postgres/index.js";
 import { chain, headOf, stateOf } from "../contract/contract-fixtures.js";
 import { writeTextTool } from "../helpers/text-tool.js";
+import { until } from "../worker/worker-helpers.js";
 import { dropSchema, freshSchemaName, sql, withPostgres } from "./database.js";
 
 /** A pool that counts what the store asks of it: statements on the pool, and connections checked out. */
@@ -191,6 +192,67 @@ withPostgres("PostgresStore saves in one statement", (url) => {
         assert.equal(resumed.status, "completed");
       } finally {
         await cleanup();
+      }
+    });
+
+    test("saves of many runs made while every connection slot is busy go in one statement, and a refused one alone is refused", async () => {
+      const schema = freshSchemaName();
+      const real = new pg.Pool({ connectionString: url, max: 10 });
+      const batches: number[] = [];
+      let gate = (): void => undefined;
+      const opened = new Promise<void>((resolve) => (gate = resolve));
+      // The first ten batches (one per slot of a pool of yours) wait for the gate before they run.
+      const pool: PostgresPool = {
+        query: async (text, values) => {
+          if (text.includes("leash_save_runs")) {
+            batches.push((JSON.parse(String(values?.[0])) as unknown[]).length);
+            if (batches.length <= 10) await opened;
+          }
+          return real.query(text, values);
+        },
+        connect: () => real.connect(),
+        end: () => Promise.resolve(),
+      };
+      const store = new PostgresStore({ pool, schema });
+      try {
+        const runIds = Array.from({ length: 22 }, (_, index) => `g${index}`);
+        const firsts = new Map<string, AuditRecord[]>();
+        for (const runId of runIds) {
+          const first = chain(runId, 1);
+          firsts.set(runId, first);
+          await store.create(stateOf(runId, { head: headOf(first) }), { records: first });
+        }
+        const saveOf = (runId: string, index: number): Promise<void> => {
+          const more = chain(runId, 2, firsts.get(runId)![0]);
+          // Every third save expects a revision the run is not at.
+          const expectedRevision = index % 3 === 0 ? 7 : 1;
+          return store.save(stateOf(runId, { revision: expectedRevision + 1, head: headOf(more) }), {
+            expectedRevision,
+            records: more,
+          });
+        };
+        const first = runIds.slice(0, 10).map((runId, index) => saveOf(runId, index));
+        await until(() => batches.length === 10, "every slot holds a save");
+        const rest = runIds.slice(10).map((runId, index) => saveOf(runId, index + 10));
+        // Each save joins the queue within the microtasks of its call.
+        await new Promise((resolve) => setImmediate(resolve));
+        gate();
+        const outcomes = await Promise.allSettled([...first, ...rest]);
+        assert.deepEqual(batches, [...runIds.slice(0, 10).map(() => 1), 12], "the twelve that waited went together");
+        outcomes.forEach((outcome, index) => {
+          if (index % 3 === 0)
+            assert.ok(outcome.status === "rejected" && isLeashError(outcome.reason, "stale_state"), runIds[index]);
+          else assert.equal(outcome.status, "fulfilled", runIds[index]);
+        });
+        for (const [index, runId] of runIds.entries()) {
+          const refusedSave = index % 3 === 0;
+          assert.equal((await store.read(runId)).length, refusedSave ? 1 : 3, runId);
+          assert.equal((await store.load(runId))?.revision, refusedSave ? 1 : 2, runId);
+        }
+      } finally {
+        await store.close();
+        await dropSchema(url, schema);
+        await real.end();
       }
     });
   });

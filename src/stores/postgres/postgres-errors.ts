@@ -26,7 +26,7 @@ export function isRetryable(error: unknown): boolean {
 }
 
 /** The message pg's pool fails a wait for a connection with, once its `connectionTimeoutMillis` passed. */
-const POOL_WAIT_TIMEOUT = "timeout exceeded when trying to connect";
+export const POOL_WAIT_TIMEOUT = "timeout exceeded when trying to connect";
 
 /**
  * Whether an error is pg's pool giving up on a wait for a connection (the store's `acquireMs`): all

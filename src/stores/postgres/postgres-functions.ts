@@ -127,6 +127,35 @@ BEGIN
   RETURN CASE WHEN called THEN last ELSE 0 END;
 END
 `;
+  // Many saves of one process in one round trip (group commit): each in a block of its own (a
+  // subtransaction), so that one save's refusal rolls back that save alone and is reported in its
+  // row, while the others commit together. The saves come as one jsonb array; the texts in it are
+  // JSON already, so they hold no NUL for jsonb to refuse (the caller sends a save whose plain fields
+  // could hold one on its own, through leash_save_run).
+  const element = (field: string, type = "text") =>
+    `ARRAY(SELECT element::${type} FROM jsonb_array_elements_text(item->'${field}') WITH ORDINALITY AS list (element, place) ORDER BY place)`;
+  const saveMany = `
+DECLARE
+  item jsonb;
+BEGIN
+  save_index := 0;
+  FOR item IN SELECT value FROM jsonb_array_elements(p_saves) LOOP
+    save_index := save_index + 1;
+    save_change := NULL;
+    save_state := NULL;
+    save_detail := NULL;
+    BEGIN
+      save_change := ${tables.saveRun}(item->>'runId', (item->>'expected')::bigint, (item->>'revision')::bigint,
+        item->>'status', (item->>'answers')::integer, item->>'header', (item->>'steps')::integer, (item->>'full')::boolean,
+        ${element("indexes", "integer")}, ${element("texts")}, item->>'summary', item->>'updatedKey',
+        ${element("runs")}, ${element("seqs", "bigint")}, ${element("records")}, ${element("digests")}, ${element("prevs")});
+    EXCEPTION WHEN OTHERS THEN
+      GET STACKED DIAGNOSTICS save_state = RETURNED_SQLSTATE, save_detail = PG_EXCEPTION_DETAIL;
+    END;
+    RETURN NEXT;
+  END LOOP;
+END
+`;
   return `
 CREATE OR REPLACE FUNCTION ${tables.appendRecords}(${RECORD_PARAMETERS})
 RETURNS void LANGUAGE plpgsql AS ${dollarQuote(`BEGIN${append}END`)};
@@ -140,6 +169,9 @@ CREATE OR REPLACE FUNCTION ${tables.createRun}(
   p_step_count integer, p_indexes integer[], p_steps text[], p_summary text, p_updated_key text,
   ${RECORD_PARAMETERS})
 RETURNS bigint LANGUAGE plpgsql AS ${dollarQuote(create)};
+CREATE OR REPLACE FUNCTION ${tables.saveRuns}(p_saves jsonb)
+RETURNS TABLE (save_index integer, save_change bigint, save_state text, save_detail text)
+LANGUAGE plpgsql AS ${dollarQuote(saveMany)};
 CREATE OR REPLACE FUNCTION ${tables.changeSequence}()
 RETURNS bigint LANGUAGE plpgsql AS ${dollarQuote(changeSequence)};
 `;

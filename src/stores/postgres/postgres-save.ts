@@ -7,6 +7,8 @@ import { FUNCTION_STATES } from "./postgres-functions.js";
 import type { PostgresClient, PostgresPool } from "./postgres-pool.js";
 import { inTransaction } from "./postgres-pool.js";
 import type { RunRows } from "./postgres-runs.js";
+import { batchable } from "./postgres-save-batches.js";
+import type { BatchOutcome, SaveBatches } from "./postgres-save-batches.js";
 import type { PostgresTables } from "./postgres-tables.js";
 
 /** How often a statement that PostgreSQL aborted to break a deadlock runs again. */
@@ -126,6 +128,7 @@ export async function saveRun(
   expectedRevision: number,
   records: readonly AuditRecord[],
   onDuplicate: (error: unknown) => Error,
+  batches?: SaveBatches,
 ): Promise<void> {
   const doing = `saving run \`${rows.runId}\``;
   const text = `SELECT ${tables.saveRun}($1::text, $2::bigint, $3::bigint, $4::text, $5::integer, $6::text, $7::integer,
@@ -146,8 +149,32 @@ export async function saveRun(
     ...recordArrays(batch),
   ];
   const refusals: Refusals = { runId: rows.runId, expectedRevision, onDuplicate };
-  if (linkedInside(records) && (await callOnce(pool, doing, text, values(records), refusals)) !== undefined) return;
+  if (linkedInside(records)) {
+    let alone = true;
+    if (batches !== undefined && batchable(rows, records)) {
+      const outcome = await batches.save(rows, expectedRevision, records);
+      if (outcome.state === undefined && outcome.change !== undefined) return;
+      alone = fromBatch(outcome, refusals, doing);
+    }
+    if (alone && (await callOnce(pool, doing, text, values(records), refusals)) !== undefined) return;
+  }
   await callChecked(pool, doing, (client) => client.query(text, values([])), tables, records, refusals);
+}
+
+/**
+ * What a save refused inside a batch means: throws its refusal or failure, or says whether to send it
+ * again alone (a deadlock of that save alone) rather than check its records in full.
+ */
+function fromBatch(outcome: BatchOutcome, refusals: Refusals, doing: string): boolean {
+  if (outcome.state === FUNCTION_STATES.checkChain) return false;
+  const error = Object.assign(new Error(`the save was refused (SQLSTATE ${outcome.state ?? "none"})`), {
+    code: outcome.state,
+    detail: outcome.detail,
+  });
+  const refused = refusal(error, refusals);
+  if (refused !== undefined) throw refused;
+  if (isRetryable(error)) return true;
+  throw storeFailed(error, doing);
 }
 
 /**

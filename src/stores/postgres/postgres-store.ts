@@ -8,6 +8,7 @@ import { fillSummaries } from "./postgres-backfill.js";
 import { checkConnection } from "./postgres-connection.js";
 import type { CheckedConnection, PostgresConnection } from "./postgres-connection.js";
 import { createRun, saveRun } from "./postgres-save.js";
+import { SaveBatches } from "./postgres-save-batches.js";
 import { listStates, listSummaries, readChangeSequence } from "./postgres-listing.js";
 import type { RunState } from "../../state/run-state.js";
 import { checkSaveRevision } from "../memory-store.js";
@@ -83,6 +84,8 @@ export class PostgresStore implements RunStore, AuditSink {
   #log: StoreEvidenceLog | undefined;
   /** The step rows this store object last wrote, per run, so that a save writes only the steps that may have changed. */
   readonly #written = new WrittenSteps();
+  /** Saves made while every connection is busy, sent together (group commit). */
+  readonly #batches: SaveBatches;
 
   /** `schema` may be given in the first argument (`{ connectionString, schema }`) or in the second. */
   constructor(connection: PostgresConnection & PostgresStoreOptions, options: PostgresStoreOptions = {}) {
@@ -98,6 +101,8 @@ export class PostgresStore implements RunStore, AuditSink {
     if (timeouts.length === 2)
       throw new LeashError("invalid_option", "Expected `timeouts` in one of the two arguments, not both.");
     this.#timeouts = resolveTimeouts(timeouts[0]);
+    const slots = "poolMax" in this.#connection ? this.#connection.poolMax : DEFAULT_POOL_MAX;
+    this.#batches = new SaveBatches(() => this.#open(), this.#tables, slots, this.#timeouts.acquireMs);
   }
 
   /** The schema that holds the store's tables. */
@@ -158,8 +163,14 @@ export class PostgresStore implements RunStore, AuditSink {
     const { runId } = state;
     const writes = this.#written.plan(state, options.expectedRevision);
     const rows = runRows(state, writes);
-    await saveRun(await this.#open(), this.#tables, rows, options.expectedRevision, records, (error) =>
-      staleTrail(runId, error),
+    await saveRun(
+      await this.#open(),
+      this.#tables,
+      rows,
+      options.expectedRevision,
+      records,
+      (error) => staleTrail(runId, error),
+      this.#batches,
     );
     this.#written.remember(runId, writes);
   }

@@ -41,6 +41,8 @@ export interface PostgresTables {
   changes: string;
   /** `"schema".leash_save_run`: the function that does a whole save in one call (see `postgres-functions.ts`). */
   saveRun: string;
+  /** `"schema".leash_save_runs`: several saves in one call, each its own all-or-nothing. */
+  saveRuns: string;
   /** `"schema".leash_create_run`: the function that does a whole create in one call. */
   createRun: string;
   /** `"schema".leash_append_records`: the function that checks the chain heads and inserts records. */
@@ -80,6 +82,7 @@ export function postgresTables(schema: string): PostgresTables {
     checkpoints: `${quotedSchema}.leash_checkpoints`,
     changes: `${quotedSchema}.leash_change_seq`,
     saveRun: `${quotedSchema}.leash_save_run`,
+    saveRuns: `${quotedSchema}.leash_save_runs`,
     createRun: `${quotedSchema}.leash_create_run`,
     appendRecords: `${quotedSchema}.leash_append_records`,
     changeSequence: `${quotedSchema}.leash_change_sequence`,
