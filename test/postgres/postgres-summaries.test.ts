@@ -137,6 +137,9 @@ withPostgres("PostgresStore summaries", (url) => {
         const reading = watcher.changeSequence().then((value) => (read = value));
         await until(() => waitingOn("advisory", "leash_change_sequence"), "the watcher waits for the slow save");
         assert.equal(read, undefined, "no value while a lower change is uncommitted");
+        // Nor does the watcher's wait hold up the other writers meanwhile.
+        await store.save(stateOf("quick", { revision: 3 }), { expectedRevision: 2 });
+        assert.equal(read, undefined);
         await locker.query("ROLLBACK");
         await slow;
         await reading;

@@ -9,6 +9,9 @@ import { quoteLiteral } from "./postgres-tables.js";
  */
 export const CHANGE_LOCK = 0x6c636867;
 
+/** How long `leash_change_sequence()` waits for the fence before it gives up and is asked again. */
+const CHANGE_FENCE_WAIT_MS = 20;
+
 /**
  * The SQLSTATEs the store's functions raise (class `LX`, which PostgreSQL never uses), each read
  * back by `postgres-save.ts` into the refusal it stands for. A raise rolls back the whole statement,
@@ -117,12 +120,19 @@ BEGIN
   RETURN change;
 END
 `;
+  // The exclusive wait is kept short: while it waits, new saves queue behind it, so a save stuck on
+  // a row lock must not stall every writer of the schema. NULL says "try again in a moment".
   const changeSequence = `
 DECLARE
   last bigint;
   called boolean;
 BEGIN
-  PERFORM pg_advisory_xact_lock(${CHANGE_LOCK}, hashtext(${quoteLiteral(tables.schema)}));
+  PERFORM set_config('lock_timeout', '${CHANGE_FENCE_WAIT_MS}ms', true);
+  BEGIN
+    PERFORM pg_advisory_xact_lock(${CHANGE_LOCK}, hashtext(${quoteLiteral(tables.schema)}));
+  EXCEPTION WHEN lock_not_available THEN
+    RETURN NULL;
+  END;
   SELECT last_value, is_called INTO last, called FROM ${tables.changes};
   RETURN CASE WHEN called THEN last ELSE 0 END;
 END

@@ -78,7 +78,23 @@ export async function listSummaries(
  * that took a lower number has committed: a watcher that lists `changedSince` the value it read
  * last never misses a change that committed late.
  */
-export async function readChangeSequence(pool: PostgresPool, tables: PostgresTables): Promise<number> {
-  const result = await queryOnce(pool, "reading the change sequence", `SELECT ${tables.changeSequence}() AS change`);
-  return Number(result.rows[0]?.change ?? 0);
+export async function readChangeSequence(
+  pool: PostgresPool,
+  tables: PostgresTables,
+  acquireMs: number,
+): Promise<number> {
+  const deadline = Date.now() + acquireMs;
+  for (;;) {
+    const result = await queryOnce(pool, "reading the change sequence", `SELECT ${tables.changeSequence}() AS change`);
+    const value = result.rows[0]?.change;
+    if (value !== null && value !== undefined) return Number(value);
+    // Writers held the fence through the function's short wait: it is asked again after a pause,
+    // in which the saves queued behind the wait go on.
+    if (Date.now() > deadline)
+      throw new LeashError(
+        "store_busy",
+        "PostgreSQL stayed busy while reading the change sequence: saves in flight held it past `timeouts.acquireMs` (try again).",
+      );
+    await new Promise((resolve) => setTimeout(resolve, 5 + Math.floor(Math.random() * 20)));
+  }
 }

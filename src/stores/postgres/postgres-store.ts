@@ -200,7 +200,7 @@ export class PostgresStore implements RunStore, AuditSink {
    * the value returned has committed, so `list({ changedSince })` with it misses none.
    */
   async changeSequence(): Promise<number> {
-    return readChangeSequence(await this.#open(), this.#tables);
+    return readChangeSequence(await this.#open(), this.#tables, this.#timeouts.acquireMs);
   }
 
   /** Records a person's answer to a paused run's pending request, for a later `resume(runId)`. */
