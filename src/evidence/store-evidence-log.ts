@@ -1,4 +1,5 @@
-import { verifyAudit, type AuditProblem } from "../audit/verify-audit.js";
+import type { AuditProblem } from "../audit/verify-audit.js";
+import { verifyAuditPages } from "../audit/verify-audit-pages.js";
 import { LeashError } from "../errors/index.js";
 import { formatCheckpoint, parseCheckpoint } from "./checkpoint-text.js";
 import { checkedCheckpoint, type SaveCheckpointOptions } from "./checked-checkpoint.js";
@@ -83,7 +84,10 @@ export function storeEvidenceLog(tables: LogTables): StoreEvidenceLog {
   const self: StoreEvidenceLog = {
     size: () => tables.leafCount(),
     leafHashes: async (start, end) => leafHashesOf(tables, start, end),
-    verifyChains: async () => [...verifyAudit(await tables.records()), ...(await rowProblems(tables))],
+    verifyChains: async () => [
+      ...(await verifyAuditPages(() => tables.trailPages(), { runsInSeqOrder: tables.runsInSeqOrder === true })),
+      ...(await rowProblems(tables)),
+    ],
     rowProblems: async () => rowProblems(tables),
     storedNodes: tables.nodes,
     root: async (size) => (await merkle()).root(size),
