@@ -64,6 +64,12 @@ export interface LogTables {
    * trail: a store whose concurrent writers may commit positions out of seq order says so.
    */
   readonly runsInSeqOrder?: boolean;
+  /**
+   * The ids of the store's runs (its saved states) after `after` (null: from the first), in the
+   * order of ids, at most `limit`: what the check of every saved state pages through, loading each.
+   * A store without run states leaves it out.
+   */
+  storedRunIds?(after: string | null, limit: number): MaybePromise<string[]>;
   /** The leaf index of a run's record, or null when it is not sequenced (or not held). */
   leafIndexOf(runId: string, seq: number): MaybePromise<number | null>;
   /** The stored complete subtrees (level 0: the leaves). */

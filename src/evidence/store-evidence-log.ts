@@ -31,6 +31,8 @@ export interface StoreEvidenceLog extends EvidenceLog {
   rowProblems(): Promise<AuditProblem[]>;
   /** The root of the tree of the first `size` leaves, from stored subtrees. */
   root(size: number): Promise<Hash>;
+  /** The ids of the store's runs after `after`, in id order, at most `limit`; absent for a store that keeps no states. */
+  storedRunIds?(after: string | null, limit: number): Promise<string[]>;
   /** The RFC 6962 inclusion proof of leaf `leafIndex` in the tree of `treeSize` leaves (sequenced first). */
   inclusionProof(leafIndex: number, treeSize: number): Promise<Hash[]>;
   /** The RFC 6962 consistency proof from the tree of `m` leaves to that of `n` (sequenced first). */
@@ -89,6 +91,9 @@ export function storeEvidenceLog(tables: LogTables): StoreEvidenceLog {
       ...(await rowProblems(tables)),
     ],
     rowProblems: async () => rowProblems(tables),
+    ...(tables.storedRunIds === undefined
+      ? {}
+      : { storedRunIds: async (after: string | null, limit: number) => tables.storedRunIds!(after, limit) }),
     storedNodes: tables.nodes,
     root: async (size) => (await merkle()).root(size),
     sequence: async () => tables.sequence(),

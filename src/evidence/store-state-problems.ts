@@ -1,5 +1,5 @@
 import type { AuditRecord } from "../audit/audit-record.js";
-import { messageOf } from "../errors/index.js";
+import { isLeashError, messageOf } from "../errors/index.js";
 import type { RunState } from "../state/run-state.js";
 import { stateAgreesWithTrail } from "../state/state-agrees-with-trail.js";
 import { cursorAfter } from "../stores/run-summary.js";
@@ -40,8 +40,14 @@ function holdsStates(source: unknown): source is StatesAndRecords {
  * runs are read a page at a time, and each run's records by run, so that only a page of states and
  * one run's records are held at once.
  */
-export async function storeStateProblems(source: unknown): Promise<StoredStateProblem[]> {
+export async function storeStateProblems(
+  source: unknown,
+  runIds?: (after: string | null, limit: number) => Promise<string[]>,
+): Promise<StoredStateProblem[]> {
   if (!holdsStates(source)) return [];
+  if (runIds !== undefined && typeof (source as { load?: unknown }).load === "function") {
+    return loadedStateProblems(source as StatesAndRecords & Loader, runIds);
+  }
   const problems: StoredStateProblem[] = [];
   const unreadable = new Set<string>();
   let seen = 0;
@@ -68,6 +74,37 @@ export async function storeStateProblems(source: unknown): Promise<StoredStatePr
     if (last === undefined) return wholeStoreProblems(source);
     cursor = cursorAfter(last, "created_asc");
     previous = ids;
+  }
+}
+
+/** A store that loads one run's state. */
+interface Loader {
+  load(runId: string): Promise<RunState | null>;
+}
+
+/** The check of {@link storeStateProblems} over the store's run ids, a page at a time, each run loaded alone. */
+async function loadedStateProblems(
+  source: StatesAndRecords & Loader,
+  runIds: (after: string | null, limit: number) => Promise<string[]>,
+): Promise<StoredStateProblem[]> {
+  const problems: StoredStateProblem[] = [];
+  for (let after: string | null = null; ;) {
+    const ids = await runIds(after, PAGE);
+    const states: RunState[] = [];
+    for (const runId of ids) {
+      try {
+        const state = await source.load(runId);
+        if (state !== null) states.push(state);
+      } catch (error) {
+        // As a listing does: a state its parser refuses is reported, the database's own error is thrown.
+        if (!isLeashError(error) && !(error instanceof RangeError)) throw error;
+        if (isLeashError(error, "store_failed") || isLeashError(error, "store_busy")) throw error;
+        problems.push(unreadableProblem(runId, error));
+      }
+    }
+    await checkStates(source, states, problems);
+    if (ids.length < PAGE) return problems;
+    after = ids.at(-1)!;
   }
 }
 

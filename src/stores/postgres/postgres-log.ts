@@ -175,6 +175,17 @@ export class PostgresLogTables implements LogTables {
     );
   }
 
+  async storedRunIds(after: string | null, limit: number): Promise<string[]> {
+    // By the primary key of the runs (the comparison and the order in one collation, so that pages
+    // neither skip nor repeat a run), so that the check of every saved state holds a page of them.
+    const result = await this.#query(
+      "reading the stored runs' ids",
+      `SELECT run_id FROM ${this.#tables.runs} WHERE $1::text IS NULL OR run_id > $1 ORDER BY run_id LIMIT $2`,
+      [after, limit],
+    );
+    return result.rows.map((row) => String(row.run_id));
+  }
+
   async leafIndexOf(runId: string, seq: number): Promise<number | null> {
     const result = await this.#query(
       "reading a record's leaf index",

@@ -57,6 +57,8 @@ export class SqliteLogTables implements LogTables {
   readonly #digestOf: Statement<[string, number], { record: string }>;
   readonly #columns: Statement<[], { run_id: string; seq: number; digest: string; record: string }>;
   readonly #lastPosition: Statement<[], { position: number | null }>;
+  readonly #runIds: Statement<[string, number], { run_id: string }>;
+  readonly #firstRunIds: Statement<[number], { run_id: string }>;
   readonly #trailPage: Statement<
     [number, number, number],
     { position: number; run_id: string; seq: number; record: string }
@@ -95,6 +97,9 @@ export class SqliteLogTables implements LogTables {
       "SELECT run_id, seq, digest, record FROM audit WHERE digest IS NOT NULL ORDER BY run_id, seq",
     );
     this.#lastPosition = database.prepare("SELECT max(position) AS position FROM audit");
+    // By the primary key of the runs, so that the check of every saved state holds a page of them.
+    this.#runIds = database.prepare("SELECT run_id FROM runs WHERE run_id > ? ORDER BY run_id LIMIT ?");
+    this.#firstRunIds = database.prepare("SELECT run_id FROM runs ORDER BY run_id LIMIT ?");
     // By the primary key, a page after the last: a page never waits on a writer, and a record
     // committed during the walk (always at a higher position) is simply read or not, never half.
     this.#trailPage = database.prepare(
@@ -164,6 +169,11 @@ export class SqliteLogTables implements LogTables {
       after = rows.at(-1)!.position;
       yield rows.map((row) => this.#trail.parse(row));
     }
+  }
+
+  storedRunIds(after: string | null, limit: number): string[] {
+    const rows = after === null ? this.#firstRunIds.all(limit) : this.#runIds.all(after, limit);
+    return rows.map((row) => row.run_id);
   }
 
   leafIndexOf(runId: string, seq: number): number | null {
@@ -246,6 +256,7 @@ export function sqliteEvidenceLog(tables: SqliteLogTables, path: string): StoreE
     digestOf: guard("digestOf", (runId: string, seq: number) => tables.digestOf(runId, seq)),
     digestMismatches: guard("digestMismatches", () => tables.digestMismatches()),
     leafIndexOf: guard("leafIndexOf", (runId: string, seq: number) => tables.leafIndexOf(runId, seq)),
+    storedRunIds: guard("storedRunIds", (after: string | null, limit: number) => tables.storedRunIds(after, limit)),
     checkpointsAt: guard("checkpointsAt", (treeSize: number) => tables.checkpointsAt(treeSize)),
     checkpointRows: guard("checkpoints", () => tables.checkpointRows()),
     latestCheckpointRow: guard("latestCheckpoint", () => tables.latestCheckpointRow()),
