@@ -109,15 +109,19 @@ eachStore("the run list is newest first, 50 a page, and filters by status, gave_
   const api = async (query: string) =>
     (await (await fetch(new URL(`/api/runs${query}`, served.url), { headers })).json()) as {
       runs: { runId: string; updatedAt: string }[];
-      page: number;
-      pages: number;
+      page: number | null;
+      next: string | null;
     };
   const first = await api("");
   const second = await api("?page=2");
   assert.equal(first.runs.length, 50);
-  assert.equal(first.pages, 2);
+  assert.equal(typeof first.next, "string", "a full page has a next cursor");
   assert.equal(second.page, 2);
   assert.equal(second.runs.length, 54 - 50);
+  assert.equal(second.next, null, "the last page has none");
+  const byCursor = await api(`?cursor=${encodeURIComponent(first.next ?? "")}`);
+  assert.deepEqual(byCursor.runs, second.runs, "the next cursor reads the page that ?page=2 does");
+  assert.equal(byCursor.page, null, "a cursor alone does not say the page's number");
   const all = [...first.runs, ...second.runs];
   assert.equal(new Set(all.map((run) => run.runId)).size, 54);
   for (let index = 1; index < all.length; index++)
@@ -130,7 +134,13 @@ eachStore("the run list is newest first, 50 a page, and filters by status, gave_
     first.runs.map((run) => run.runId),
   );
   assert.equal(rowsOf(await html("/?page=2")).length, 4);
-  assert.match(await html("/"), /<a rel="next" href="\/\?page=2">/);
+  assert.match(await html("/"), /<a rel="next" href="\/\?page=2&amp;cursor=[A-Za-z0-9_-]+">/);
+  const older = /<a rel="next" href="([^"]+)">/.exec(await html("/"))?.[1]?.replace(/&amp;/g, "&") ?? "";
+  assert.deepEqual(
+    rowsOf(await html(older)).map((row) => row.runId),
+    second.runs.map((run) => run.runId),
+  );
+  assert.match(await html(older), /<a rel="prev" href="\/">/);
 
   assert.deepEqual(rowsOf(await html("/?status=awaiting_approval")), [
     { runId: paused.runId, status: "awaiting_approval" },
