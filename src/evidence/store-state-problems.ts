@@ -1,13 +1,11 @@
 import type { AuditRecord } from "../audit/audit-record.js";
 import { messageOf } from "../errors/index.js";
-import type { RunState } from "../state/run-state.js";
+import type { RunStore } from "../stores/run-store.js";
+import { statePages } from "../stores/state-pages.js";
 import { stateAgreesWithTrail } from "../state/state-agrees-with-trail.js";
 
 /** A store's runs and records, as far as the check of its saved states needs them. */
-interface StatesAndRecords {
-  list(options: { onUnreadable: (problem: { runId: string; error: Error }) => void }): Promise<RunState[]>;
-  read(runId?: string): Promise<AuditRecord[]>;
-}
+type StatesAndRecords = Pick<RunStore, "list" | "summaries"> & { read(runId?: string): Promise<AuditRecord[]> };
 
 /** One saved state that disagrees with its run's records, as a checkpoint's check reports it. */
 export interface StoredStateProblem {
@@ -33,25 +31,22 @@ function holdsStates(source: unknown): source is StatesAndRecords {
 export async function storeStateProblems(source: unknown): Promise<StoredStateProblem[]> {
   if (!holdsStates(source)) return [];
   const problems: StoredStateProblem[] = [];
-  const states = await source.list({
-    onUnreadable: ({ runId, error }) => {
-      problems.push({
-        problem: "state_mismatch",
-        run: runId,
-        field: "state",
-        message: `The saved state of run ${JSON.stringify(runId)} cannot be read, so nothing of it is covered: ${messageOf(error)}`,
-      });
-    },
-  });
-  const byRun = new Map<string, AuditRecord[]>();
-  for (const record of await source.read()) {
-    const list = byRun.get(record.run);
-    if (list === undefined) byRun.set(record.run, [record]);
-    else list.push(record);
-  }
-  for (const state of states) {
-    for (const { run, step, field, message } of stateAgreesWithTrail(state, byRun.get(state.runId) ?? []).problems) {
-      problems.push({ problem: "state_mismatch", message, run, field, ...(step === undefined ? {} : { step }) });
+  const onUnreadable = ({ runId, error }: { runId: string; error: Error }) => {
+    problems.push({
+      problem: "state_mismatch",
+      run: runId,
+      field: "state",
+      message: `The saved state of run ${JSON.stringify(runId)} cannot be read, so nothing of it is covered: ${messageOf(error)}`,
+    });
+  };
+  // A page of states at a time, each run's records read after its state (a trail ahead of a state
+  // is no mismatch): memory holds one page of states and one run's records, not the store.
+  for await (const states of statePages(source, { onUnreadable })) {
+    for (const state of states) {
+      const records = await source.read(state.runId);
+      for (const { run, step, field, message } of stateAgreesWithTrail(state, records).problems) {
+        problems.push({ problem: "state_mismatch", message, run, field, ...(step === undefined ? {} : { step }) });
+      }
     }
   }
   return problems;
