@@ -197,3 +197,31 @@ eachStore("SIGTERM and SIGINT close it cleanly with exit 0, open event streams i
     for (;;) if ((await reader.read().catch(() => ({ done: true }))).done) break;
   }
 });
+
+eachStore(
+  "a cursor that is not one, or a bad page, is refused with 400 invalid_option and lists nothing",
+  async (t, target) => {
+    const agent = quickAgent(target.store);
+    await agent.run("task one");
+    const token = await addApprover(target, "noor");
+    const served = await serve(t, target);
+    const headers = { Authorization: `Bearer ${token}` };
+    const wrongOrder = Buffer.from(JSON.stringify(["created_asc", "x", "y"])).toString("base64url");
+    for (const query of [
+      "?cursor=not-a-cursor",
+      `?cursor=${wrongOrder}`,
+      "?page=0",
+      "?page=1.5",
+      "?status=gave_up&cursor=%00",
+    ]) {
+      const api = await fetch(new URL(`/api/runs${query}`, served.url), { headers });
+      assert.equal(api.status, 400, query);
+      assert.equal(((await api.json()) as { error: { code: string } }).error.code, "invalid_option", query);
+      const page = await fetch(new URL(`/${query}`, served.url), { headers });
+      assert.equal(page.status, 400, query);
+      assert.doesNotMatch(await page.text(), /task one/, query);
+    }
+    const gaveUp = await fetch(new URL("/gave-up?cursor=not-a-cursor", served.url), { headers });
+    assert.equal(gaveUp.status, 400);
+  },
+);
