@@ -18,7 +18,9 @@ const root = new URL("../../", import.meta.url);
 /** The built package (run `npm run build` first), or the source when `source` is set. */
 export async function loadLeash(source: boolean): Promise<{ leash: LeashModule; from: string }> {
   const base = source ? "src/" : "dist/";
-  const extension = source ? ".ts" : ".js";
+  // The source is .ts beside this file, or .js when this file is itself the compiled twin (the test
+  // runner's compiled folder, where the source is compiled too).
+  const extension = source && import.meta.url.endsWith(".ts") ? ".ts" : ".js";
   const path = (name: string): string => new URL(`${base}${name}${extension}`, root).href;
   if (!source && !existsSync(fileURLToPath(path("index"))))
     throw new Error("dist/ is not built: run `npm run build` first, or pass --src to measure the source through tsx.");

@@ -5,10 +5,10 @@
 import { createRequire } from "node:module";
 import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 
-/** The folders compiled; everything else at the root is linked, so paths the modules build still resolve. */
-const COMPILED = ["src", "test"];
+/** The folders compiled (test files import bench/ too); everything else at the root is linked, so paths the modules build still resolve. */
+const COMPILED = ["src", "test", "bench"];
 
 /**
  * Compiles src/ and test/ of `root` into a new temporary folder laid out as the repository is (its
@@ -43,6 +43,9 @@ export async function compileChildren(root) {
       logLevel: "error",
       tsconfig: join(root, "tsconfig.json"),
     });
+    // Each TypeScript source is linked beside its JavaScript, for the tests that read sources as
+    // text (the floors, the import cycles, the error codes' scans) from the folder they run in.
+    for (const source of entryPoints) symlinkSync(source, join(folder, relative(root, source)));
     for (const entry of readdirSync(root)) {
       if (COMPILED.includes(entry) || entry === ".git") continue;
       symlinkSync(join(root, entry), join(folder, entry));

@@ -1,20 +1,42 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
-import { answerCommand } from "./commands/answer-command.js";
-import { approversCommand } from "./commands/approvers.js";
-import { benchCommand } from "./commands/bench.js";
-import { demoCommand } from "./commands/demo.js";
-import { mcpCommand } from "./commands/mcp.js";
-import { resumeCommand } from "./commands/resume.js";
-import { runsCommand } from "./commands/runs.js";
-import { serveCommand } from "./commands/serve.js";
-import { showCommand } from "./commands/show.js";
-import { verifyCommand } from "./commands/verify.js";
-import { checkpointCommand } from "./commands/checkpoint.js";
-import { keygenCommand } from "./commands/keygen.js";
-import { proveCommand } from "./commands/prove.js";
-import { witnessCommand } from "./commands/witness.js";
-import { workerCommand } from "./commands/worker.js";
+
+/**
+ * Every command, in the order `leash --help` lists them, each with the import that builds it. A
+ * command's module (and what it imports: the stores, the inbox's server, the MCP SDK) is loaded only
+ * when that command is run or the whole list is shown, so that `leash show` does not pay for loading
+ * `leash serve`: most of a short command's time is spent loading modules.
+ */
+const COMMANDS: readonly { name: string; load: (version: string) => Promise<Command> }[] = [
+  { name: "demo", load: async () => (await import("./commands/demo.js")).demoCommand() },
+  { name: "runs", load: async () => (await import("./commands/runs.js")).runsCommand() },
+  { name: "show", load: async () => (await import("./commands/show.js")).showCommand() },
+  { name: "approve", load: async () => (await import("./commands/answer-command.js")).answerCommand("approve") },
+  { name: "deny", load: async () => (await import("./commands/answer-command.js")).answerCommand("deny") },
+  { name: "resume", load: async () => (await import("./commands/resume.js")).resumeCommand() },
+  { name: "worker", load: async () => (await import("./commands/worker.js")).workerCommand() },
+  { name: "verify", load: async () => (await import("./commands/verify.js")).verifyCommand() },
+  { name: "serve", load: async () => (await import("./commands/serve.js")).serveCommand() },
+  { name: "keygen", load: async () => (await import("./commands/keygen.js")).keygenCommand() },
+  { name: "checkpoint", load: async () => (await import("./commands/checkpoint.js")).checkpointCommand() },
+  { name: "prove", load: async () => (await import("./commands/prove.js")).proveCommand() },
+  { name: "approvers", load: async () => (await import("./commands/approvers.js")).approversCommand() },
+  { name: "witness", load: async () => (await import("./commands/witness.js")).witnessCommand() },
+  { name: "bench", load: async () => (await import("./commands/bench.js")).benchCommand() },
+  { name: "mcp", load: async (version) => (await import("./commands/mcp.js")).mcpCommand(version) },
+];
+
+/**
+ * The commands `argv` needs: only the one its first word names (that command's own `--help`
+ * included), none for the version, else all of them (`leash --help`, `leash help show`, a misspelt
+ * command, which commander answers with a suggestion drawn from the whole list).
+ */
+function commandsFor(argv: readonly string[] | undefined): typeof COMMANDS {
+  const first = argv?.[2];
+  if (argv?.length === 3 && (first === "-V" || first === "--version")) return [];
+  const named = COMMANDS.filter((command) => command.name === first);
+  return named.length > 0 ? named : COMMANDS;
+}
 
 function packageVersion(): string {
   try {
@@ -41,29 +63,18 @@ function quiet(command: Command): void {
 }
 
 /**
- * The `leash` program: every command, ready for `parseAsync`. Commander errors are thrown as
+ * The `leash` program, ready for `parseAsync`: with `argv` given, only the commands it needs (see
+ * {@link commandsFor}); without it, every command. Commander errors are thrown as
  * `CommanderError`, for the caller to print as one line.
  */
-export function createProgram(): Command {
+export async function createProgram(argv?: readonly string[]): Promise<Command> {
+  const version = packageVersion();
   const program = new Command("leash")
     .description("Bounded, audited tool use for AI agents: inspect runs, answer approvals, resume, verify trails.")
-    .version(packageVersion(), "-V, --version")
-    .addCommand(demoCommand())
-    .addCommand(runsCommand())
-    .addCommand(showCommand())
-    .addCommand(answerCommand("approve"))
-    .addCommand(answerCommand("deny"))
-    .addCommand(resumeCommand())
-    .addCommand(workerCommand())
-    .addCommand(verifyCommand())
-    .addCommand(serveCommand())
-    .addCommand(keygenCommand())
-    .addCommand(checkpointCommand())
-    .addCommand(proveCommand())
-    .addCommand(approversCommand())
-    .addCommand(witnessCommand())
-    .addCommand(benchCommand())
-    .addCommand(mcpCommand(packageVersion()));
+    .version(version, "-V, --version");
+  for (const command of await Promise.all(commandsFor(argv).map((entry) => entry.load(version)))) {
+    program.addCommand(command);
+  }
   program.addHelpText(
     "after",
     "\nStart with: leash demo\nMachine output: every command takes --json. Stack traces: LEASH_DEBUG=1.",

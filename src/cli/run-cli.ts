@@ -23,7 +23,7 @@ const FINE = new Set(["commander.helpDisplayed", "commander.version"]);
 export async function runCli(argv: readonly string[]): Promise<number> {
   const json = wantsJson(argv);
   try {
-    await createProgram().parseAsync([...argv]);
+    await (await createProgram(argv)).parseAsync([...argv]);
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -6,12 +6,16 @@
  */
 export function costText(cost: number): string {
   if (!Number.isFinite(cost)) return String(cost);
+  FORMAT ??= new Intl.NumberFormat("en-US", FORMAT_OPTIONS);
   return FORMAT.format(cost);
 }
 
-const FORMAT = new Intl.NumberFormat("en-US", {
+// Made at the first use: building a number format takes milliseconds that a command which prints no
+// cost should not spend at start.
+let FORMAT: Intl.NumberFormat | undefined;
+const FORMAT_OPTIONS: Intl.NumberFormatOptions = {
   maximumSignificantDigits: 6,
   maximumFractionDigits: 2,
   roundingPriority: "morePrecision",
   useGrouping: false,
-});
+};

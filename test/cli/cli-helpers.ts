@@ -2,11 +2,11 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { nodeArguments } from "../helpers/node-child.js";
+import { repositoryRoot } from "../helpers/repository-root.js";
 
 /** The repository's root. */
-export const root = fileURLToPath(new URL("../../", import.meta.url));
+export const root = repositoryRoot;
 
 /**
  * The built bin, as `npm install -g leash` would run it. `npm test` builds before it tests.

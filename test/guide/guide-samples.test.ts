@@ -1,5 +1,5 @@
 // Runs every TypeScript sample of the user guide (docs/guide/*.md) as a real program, so that a page
-// whose sample stops being true fails here: each in a child process with `node --import tsx`, from a
+// whose sample stops being true fails here: each compiled by tsx's esbuild and run in a child process with `node`, from a
 // scratch directory of its own, which must exit 0 (how blocks are marked: guide-samples.ts). The
 // guide's index and links are checked here too; guide-typecheck.test.ts type-checks the samples.
 import { after, describe, test } from "node:test";
@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { blocker, guide, inCi, node, pages, samples, tsxLoader, writeSamples } from "./guide-samples.js";
+import { blocker, compiledSample, guide, inCi, node, pages, samples, writeSamples } from "./guide-samples.js";
 
 const folder = writeSamples();
 
@@ -62,7 +62,7 @@ describe("guide samples", { concurrency: Math.max(2, Math.min(8, availableParall
       }
       const cwd = mkdtempSync(join(tmpdir(), "leash-guide-"));
       try {
-        const result = await node(["--import", tsxLoader, join(folder, sample.file)], cwd);
+        const result = await node([compiledSample(folder, sample)], cwd);
         const output = `--- stdout\n${result.stdout}--- stderr\n${result.stderr}`;
         assert.equal(result.code, 0, `${name} exited with ${result.code ?? result.signal}\n${output}`);
       } finally {

@@ -18,6 +18,7 @@ import { after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -29,6 +30,20 @@ export const guide = join(root, "docs", "guide");
 export const inCi = process.env.CI === "true";
 /** tsx's loader: a reader runs a TypeScript sample with tsx. */
 export const tsxLoader = import.meta.resolve("tsx");
+
+/**
+ * The esbuild that tsx runs on every TypeScript file it loads. A sample is compiled with it once, when
+ * written out, and its JavaScript run with plain node: what a reader's `tsx sample.ts` would run,
+ * without loading tsx's hooks into each of the samples' processes.
+ */
+const esbuild = createRequire(createRequire(import.meta.url).resolve("tsx/package.json"))("esbuild") as {
+  transformSync(code: string, options: Record<string, unknown>): { code: string };
+};
+
+/** The compiled JavaScript of a sample written by {@link writeSamples}, to run with `node`. */
+export function compiledSample(folder: string, sample: { file: string }): string {
+  return join(folder, sample.file.replace(/\.ts$/, ".mjs"));
+}
 const SAMPLE_TIMEOUT_MS = 60_000;
 
 /** One fenced block of a page. */
@@ -167,7 +182,16 @@ export function writeSamples(): string {
   const folder = join(runs, `run-${process.pid}-${Date.now().toString(36)}`);
   mkdirSync(folder, { recursive: true });
   after(() => rmSync(folder, { recursive: true, force: true }));
-  for (const sample of samples) writeFileSync(join(folder, sample.file), sample.code);
+  for (const sample of samples) {
+    writeFileSync(join(folder, sample.file), sample.code);
+    const compiled = esbuild.transformSync(sample.code, {
+      loader: "ts",
+      format: "esm",
+      target: `node${process.versions.node}`,
+      sourcefile: sample.file,
+    });
+    writeFileSync(compiledSample(folder, sample), compiled.code);
+  }
   return folder;
 }
 

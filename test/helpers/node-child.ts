@@ -4,10 +4,11 @@
 // again in every child; a test file run alone, without that folder, starts the module under tsx.
 import { existsSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
+import { repositoryRoot } from "./repository-root.js";
 
 /** The repository's root. */
-const root = fileURLToPath(new URL("../../", import.meta.url));
+const root = repositoryRoot;
 
 /** tsx's loader, as a URL `--import` accepts from any working folder. */
 const tsxLoader = pathToFileURL(join(root, "node_modules", "tsx", "dist", "loader.mjs")).href;

@@ -7,9 +7,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { repositoryRoot } from "../helpers/repository-root.js";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const root = repositoryRoot;
 
 interface Manifest {
   name: string;

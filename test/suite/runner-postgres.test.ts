@@ -50,6 +50,16 @@ test(
   },
 );
 
+/** Whether the marker file holds its whole JSON yet: it exists, empty, for a moment before it is written. */
+function writtenWhole(file: string): boolean {
+  try {
+    JSON.parse(readFileSync(file, "utf8"));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 test(
   "a run stopped by TERM ends its test files' processes and stops its PostgreSQL",
   { skip: serverBinaries ? false : noBinaries },
@@ -58,14 +68,18 @@ test(
     const marker = join(marks, "url.json");
     const files = testFolder(t, { "hang.test.ts": postgresFile(marker, true) });
     const runner = startRunner(files);
-    await waitUntil("the test file to reach the database", () => existsSync(marker));
+    await waitUntil("the test file to reach the database", () => writtenWhole(marker));
     const { pid } = JSON.parse(readFileSync(marker, "utf8")) as { pid: number };
+    // Should an assertion below fail, the hanging file's process must not outlive this test.
+    t.after(() => {
+      if (alive(pid)) process.kill(pid, "SIGKILL");
+    });
     const server = startedServer(runner.output());
     runner.kill("SIGTERM");
     const result = await runner.result;
     assert.equal(result.status, 143, result.output);
     assert.match(result.output, /Stopped by SIGTERM before every file ran\./);
-    await waitUntil("the test file's process to end", () => !alive(pid), 10_000);
+    await waitUntil("the test file's process to end", () => !alive(pid), 60_000);
     assert.equal(existsSync(server.folder), false, "the cluster's folder is removed");
     assert.equal(await answers(server.url), false, "the server is stopped");
   },
