@@ -50,7 +50,7 @@ export interface RunListQuery {
 }
 
 /** A summary as the list shows it. */
-export function rowOf(run: RunSummary): RunRow {
+function rowOf(run: RunSummary): RunRow {
   return {
     runId: run.runId,
     status: run.status,
@@ -73,7 +73,7 @@ export function pageQuery(page: string | undefined): number {
 }
 
 /** A `?cursor=` as given in a URL: absent or empty is none; the store checks the rest. */
-export function cursorQuery(cursor: string | undefined): string | undefined {
+function cursorQuery(cursor: string | undefined): string | undefined {
   return cursor === undefined || cursor === "" ? undefined : cursor;
 }
 
@@ -96,7 +96,7 @@ type ReadPage = (limit: number, cursor: string | undefined) => Promise<{ count: 
  * pages before it in reads of at most {@link SKIP_LIMIT} items: a page's number costs reads in
  * proportion to it, never a count of the whole listing. `null` when the listing ends before it.
  */
-export async function cursorOfPage(page: number, perPage: number, read: ReadPage): Promise<string | undefined | null> {
+async function cursorOfPage(page: number, perPage: number, read: ReadPage): Promise<string | undefined | null> {
   let remaining = (page - 1) * perPage;
   let cursor: string | undefined;
   while (remaining > 0) {

@@ -8,7 +8,7 @@ import type { RunOrder, RunSummary, SummaryPage } from "./run-summary.js";
  * PostgreSQL's byte-order index): JavaScript's `<` compares UTF-16 units, which puts a character
  * above U+FFFF before U+E000..U+FFFF, so a store in memory would order ids unlike the SQL stores.
  */
-export function compareCodePoints(left: string, right: string): number {
+function compareCodePoints(left: string, right: string): number {
   const length = Math.min(left.length, right.length);
   for (let index = 0; index < length; index += 1) {
     const a = left.charCodeAt(index);

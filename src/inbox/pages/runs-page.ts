@@ -8,7 +8,7 @@ import { listTable, page, pager, statusBadge } from "./layout.js";
 import type { Viewer } from "./layout.js";
 
 /** The address of a page of the list: by number, or by the cursor it starts at (and its number, when known). */
-export function listUrl(path: string, status: string | null, pageNumber: number | null, cursor?: string): string {
+function listUrl(path: string, status: string | null, pageNumber: number | null, cursor?: string): string {
   const query = new URLSearchParams();
   if (status !== null) query.set("status", status);
   if (pageNumber !== null && pageNumber > 1) query.set("page", String(pageNumber));
