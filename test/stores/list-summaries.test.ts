@@ -112,3 +112,25 @@ test("listSummaries refuses bad options, changedSince on a store without a chang
   await assert.rejects(listSummaries(app, { cursor: unknownRun }), refused);
   await assert.rejects(new MemoryStore().summaries({ cursor: unknownRun }), refused);
 });
+
+test("updated_desc breaks ties by run id in code-point order, as UTF-8 bytes compare, past the basic plane too", async () => {
+  const store = new MemoryStore();
+  const ids = ["a", "\uffff", "\u{10000}", "\ue000", "z"];
+  for (const runId of ids) await store.create(stateOf(runId));
+  const listed = (await store.summaries({ order: "updated_desc" })).runs.map((run) => run.runId);
+  const byBytes = [...ids].sort((left, right) => Buffer.compare(Buffer.from(right), Buffer.from(left)));
+  assert.deepEqual(listed, byBytes);
+  assert.equal(listed[0], "\u{10000}");
+  let cursor: string | undefined;
+  const paged: string[] = [];
+  do {
+    const page = await store.summaries({
+      order: "updated_desc",
+      limit: 2,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    paged.push(...page.runs.map((run) => run.runId));
+    cursor = page.next;
+  } while (cursor !== undefined);
+  assert.deepEqual(paged, byBytes);
+});
