@@ -77,9 +77,12 @@ describe("SqliteStore", () => {
       await first.close();
       // As a version 1 database holds them: no digest column, so none in the rows.
       const raw = new Database(path);
-      // And without what later versions added (the log's column, index and tables).
+      // And without what later versions added (the log's column, index and tables; the summaries'
+      // columns, indexes and change sequence).
       raw.exec(
-        "DROP INDEX audit_by_leaf; ALTER TABLE audit DROP COLUMN leaf_index; DROP TABLE leash_log_nodes; DROP TABLE leash_checkpoints;" +
+        "DROP INDEX runs_by_updated; DROP INDEX runs_by_status_updated; DROP INDEX runs_by_change; DROP INDEX runs_without_summary;" +
+          "ALTER TABLE runs DROP COLUMN summary; ALTER TABLE runs DROP COLUMN change; DROP TABLE leash_changes;" +
+          "DROP INDEX audit_by_leaf; ALTER TABLE audit DROP COLUMN leaf_index; DROP TABLE leash_log_nodes; DROP TABLE leash_checkpoints;" +
           "ALTER TABLE audit DROP COLUMN digest; UPDATE leash_meta SET value = '1' WHERE key = 'schema_version'",
       );
       raw.close();

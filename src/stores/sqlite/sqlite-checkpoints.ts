@@ -16,7 +16,7 @@ const COMMITS_PER_CHECKPOINT = 200;
  * happens. The store raises `wal_autocheckpoint` far (see `configure`), so that SQLite's own
  * checkpoints only bound the log of a long run in a process that never lets a timer run, and
  * checkpoints itself instead, once this connection has committed enough to be worth it: before a
- * new run is created, from a timer, and when it closes. None of these is inside a save, and each is
+ * new run is created, from a timer when no write waits for its batch, and when it closes. None of these is inside a save, and each is
  * PASSIVE, never waiting on another process's readers or writer (what one cannot copy yet is left
  * for the next). Checkpointing often enough also matters for speed: after a checkpoint the log starts
  * over and rewrites its file, while a log that only grows makes every commit extend the file, and
@@ -28,10 +28,14 @@ export class SqliteCheckpoints {
   readonly #timer: NodeJS.Timeout;
   #commits = 0;
 
-  constructor(database: Database) {
+  /** `writesWaiting` says whether writes wait for their batch: the timer then leaves the checkpoint for later. */
+  constructor(database: Database, writesWaiting: () => boolean) {
     this.#database = database;
-    // Unreferenced: a store left open must not keep the process alive for its checkpoints.
-    this.#timer = setInterval(() => this.runIfDue(), CHECK_INTERVAL_MS);
+    // Unreferenced: a store left open must not keep the process alive for its checkpoints. Never
+    // ahead of writes that wait for their batch: a checkpoint then would delay them by its fsyncs.
+    this.#timer = setInterval(() => {
+      if (!writesWaiting()) this.runIfDue();
+    }, CHECK_INTERVAL_MS);
     this.#timer.unref();
   }
 

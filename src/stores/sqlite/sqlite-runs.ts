@@ -1,45 +1,19 @@
 import type { Database, Statement } from "better-sqlite3";
 import { StateError } from "../../errors/index.js";
 import { RunState } from "../../state/run-state.js";
-import { prefixEnd, readEach } from "../list-runs.js";
-import type { UnreadableRun } from "../run-store.js";
-import type { StepWrites } from "../written-steps.js";
+import { listingQuery } from "./sqlite-list-query.js";
+import type { ListingFilter, ListingQuery } from "./sqlite-list-query.js";
+import type { RunWrite } from "./sqlite-run-write.js";
 
-interface RunRow {
+/** A run's header row, as a load or a listing of states reads it. @internal */
+export interface RunRow {
   run_id: string;
   state: string;
 }
 
-/** Which runs `list()` reads: of a status, and whose id starts with a prefix. */
-interface RunFilter {
-  status?: string | undefined;
-  runIdPrefix?: string | undefined;
-}
-
-/**
- * The query of a listing and its values. A prefix of run ids is a range on the primary key's index
- * (BINARY: UTF-8 byte order, the order `prefixEnd` assumes); no LIKE or GLOB, so no character of the
- * prefix is a wildcard. @internal
- */
-export function listQuery(filter: RunFilter): { sql: string; values: string[] } {
-  const conditions: string[] = [];
-  const values: string[] = [];
-  if (filter.status !== undefined) {
-    conditions.push("status = ?");
-    values.push(filter.status);
-  }
-  const prefix = filter.runIdPrefix;
-  if (prefix !== undefined && prefix !== "") {
-    conditions.push("run_id >= ?");
-    values.push(prefix);
-    const end = prefixEnd(prefix);
-    if (end !== undefined) {
-      conditions.push("run_id < ?");
-      values.push(end);
-    }
-  }
-  const where = conditions.length === 0 ? "" : ` WHERE ${conditions.join(" AND ")}`;
-  return { sql: `SELECT run_id, state FROM runs${where} ORDER BY position`, values };
+/** The query of a listing of states, as `list()` runs it (see `listingQuery`). @internal */
+export function listQuery(filter: Omit<ListingFilter, "status"> & { status?: string | undefined }): ListingQuery {
+  return listingQuery(filter as ListingFilter, "run_id, state");
 }
 
 /**
@@ -50,29 +24,24 @@ export function listQuery(filter: RunFilter): { sql: string; values: string[] } 
 export class SqliteRuns {
   readonly #exists: Statement<[string], unknown>;
   readonly #revisionOf: Statement<[string], { revision: number }>;
-  readonly #insert: Statement<[string, string, number, string, string], unknown>;
-  readonly #update: Statement<[string, number, string, string, string, number], unknown>;
+  readonly #insert: Statement<[string, string, number, string, string, string, number], unknown>;
+  readonly #update: Statement<[string, number, string, string, string, number, string, number], unknown>;
   readonly #upsertStep: Statement<[string, number, string], unknown>;
   readonly #deleteStepsFrom: Statement<[string, number], unknown>;
   readonly #header: Statement<[string], RunRow>;
   readonly #steps: Statement<[string], { step: string }>;
-  readonly #database: Database;
-  /** The listing statements, by their WHERE clause, prepared on first use. */
-  readonly #selects = new Map<string, Statement<unknown[], RunRow>>();
   // Reads of a header and its steps run in one (deferred) transaction: one snapshot of the file, so
   // that a save committed by another process between the two reads cannot mix two revisions.
   readonly #load: (runId: string) => RunState | null;
-  readonly #list: (filter: RunFilter) => { states: RunState[]; unreadable: UnreadableRun[] };
 
   constructor(database: Database) {
-    this.#database = database;
     this.#exists = database.prepare("SELECT 1 FROM runs WHERE run_id = ?");
     this.#revisionOf = database.prepare("SELECT revision FROM runs WHERE run_id = ?");
     this.#insert = database.prepare(
-      "INSERT INTO runs (run_id, position, status, revision, state, updated_at) VALUES (?, (SELECT coalesce(max(position), 0) + 1 FROM runs), ?, ?, ?, ?)",
+      "INSERT INTO runs (run_id, position, status, revision, state, updated_at, summary, change) VALUES (?, (SELECT coalesce(max(position), 0) + 1 FROM runs), ?, ?, ?, ?, ?, ?)",
     );
     this.#update = database.prepare(
-      "UPDATE runs SET status = ?, revision = ?, state = ?, updated_at = ? WHERE run_id = ? AND revision = ?",
+      "UPDATE runs SET status = ?, revision = ?, state = ?, updated_at = ?, summary = ?, change = ? WHERE run_id = ? AND revision = ?",
     );
     this.#upsertStep = database.prepare(
       "INSERT INTO steps (run_id, step_index, step) VALUES (?, ?, ?) ON CONFLICT (run_id, step_index) DO UPDATE SET step = excluded.step",
@@ -82,15 +51,7 @@ export class SqliteRuns {
     this.#steps = database.prepare("SELECT step FROM steps WHERE run_id = ? ORDER BY step_index");
     this.#load = database.transaction((runId: string) => {
       const row = this.#header.get(runId);
-      return row === undefined ? null : this.#assemble(row);
-    });
-    this.#list = database.transaction((filter: RunFilter) => {
-      const rows = this.#rows(filter);
-      return readEach(
-        rows,
-        (row) => row.run_id,
-        (row) => this.#assemble(row),
-      );
+      return row === undefined ? null : this.assemble(row);
     });
   }
 
@@ -99,24 +60,27 @@ export class SqliteRuns {
     return this.#exists.get(runId) !== undefined;
   }
 
-  /** Inserts a new run, its header and the steps `writes` names (every step), inside the caller's transaction. */
-  insert(state: RunState, writes: StepWrites): void {
-    this.#insert.run(state.runId, state.status, state.revision, state.headerText(), state.updatedAt);
-    this.#writeSteps(state, writes);
+  /** Inserts a new run, its header, summary and every step, inside the caller's transaction, as changed at `change`. */
+  insert(write: RunWrite, change: number): void {
+    this.#insert.run(write.runId, write.status, write.revision, write.header, write.updatedAt, write.summary, change);
+    this.#writeSteps(write);
   }
 
   /**
-   * The compare-and-set of a save, inside the caller's (immediate) transaction: writes the header if
-   * the run is still at `expectedRevision`, then the steps `writes` names, so that a refused save
-   * writes no step. Refuses with `stale_state` (another process moved the run) or `run_not_found`.
+   * The compare-and-set of a save, inside the caller's (immediate) transaction: writes the header and
+   * summary if the run is still at `expectedRevision`, then the steps the write holds, so that a
+   * refused save writes no step. Refuses with `stale_state` (another process moved the run) or
+   * `run_not_found`.
    */
-  update(state: RunState, expectedRevision: number, writes: StepWrites): void {
-    const { runId } = state;
+  update(write: RunWrite, expectedRevision: number, change: number): void {
+    const { runId } = write;
     const changed = this.#update.run(
-      state.status,
-      state.revision,
-      state.headerText(),
-      state.updatedAt,
+      write.status,
+      write.revision,
+      write.header,
+      write.updatedAt,
+      write.summary,
+      change,
       runId,
       expectedRevision,
     );
@@ -130,7 +94,7 @@ export class SqliteRuns {
         { details: { runId, stored: stored.revision, expected: expectedRevision } },
       );
     }
-    this.#writeSteps(state, writes);
+    this.#writeSteps(write);
   }
 
   /** A stored run put back together, or `null`. */
@@ -138,38 +102,17 @@ export class SqliteRuns {
     return this.#load(runId);
   }
 
-  /**
-   * The stored runs in the order they were created, optionally only those of a status, and those
-   * whose state cannot be read (left out of the list).
-   */
-  list(filter: RunFilter): { states: RunState[]; unreadable: UnreadableRun[] } {
-    return this.#list(filter);
-  }
-
-  #rows(filter: RunFilter): RunRow[] {
-    const { sql, values } = listQuery(filter);
-    let select = this.#selects.get(sql);
-    if (select === undefined) {
-      select = this.#database.prepare<unknown[], RunRow>(sql);
-      this.#selects.set(sql, select);
-    }
-    const rows = select.all(...values);
-    const prefix = filter.runIdPrefix;
-    // Exact whatever the prefix holds (a lone surrogate is not UTF-8, so the range alone could be off).
-    return prefix === undefined ? rows : rows.filter((row) => row.run_id.startsWith(prefix));
-  }
-
-  #assemble(row: RunRow): RunState {
+  /** A header row put back together with its steps and checked (`RunState.fromParts`). */
+  assemble(row: RunRow): RunState {
     const steps = this.#steps.all(row.run_id).map((step) => step.step);
     return RunState.fromParts(row.state, steps);
   }
 
-  #writeSteps(state: RunState, writes: StepWrites): void {
-    const { runId } = state;
+  #writeSteps(write: RunWrite): void {
+    const { runId } = write;
     // Rows past the last step can only be left by a writer this store object does not know of; a
     // full write deletes them so the rows are exactly the state's steps.
-    if (writes.full) this.#deleteStepsFrom.run(runId, state.steps.length);
-    for (let index = writes.from; index < state.steps.length; index++)
-      this.#upsertStep.run(runId, index, state.stepText(index));
+    if (write.full) this.#deleteStepsFrom.run(runId, write.stepCount);
+    write.steps.forEach((text, offset) => this.#upsertStep.run(runId, write.from + offset, text));
   }
 }

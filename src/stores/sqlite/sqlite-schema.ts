@@ -4,9 +4,10 @@ import { SQLITE_SCHEMA_VERSION } from "./sqlite-schema-version.js";
 
 /**
  * The migrations, in order: entry n takes a database from schema version n to n + 1. A migration is
- * only ever appended here, never changed, because databases in the field ran the old ones.
+ * only ever appended here, never changed, because databases in the field ran the old ones. Exported
+ * for the tests that build a file of an older version with the migrations it ran. @internal
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   // Version 1. `position` orders `list()` and the whole trail by when rows were written; it is an
   // explicit column because a VACUUM may renumber implicit rowids. A run's `state` is its saved form
   // without its steps; each step is a row of `steps`, so that a save writes the steps that changed
@@ -66,6 +67,30 @@ const MIGRATIONS: readonly string[] = [
     created_at TEXT NOT NULL
   );
   `,
+  // Version 4. Listings read summaries, not runs (issue 18). `summary` is the JSON of the run's
+  // summary without its `change`, which has a column of its own, indexed, so that `changedSince` is a
+  // range. A row from before this version has no summary (NULL) until the store fills it, in bounded
+  // batches after opening; a listing meanwhile computes it from the states of the rows it returns.
+  // Adding the columns rewrites no row, so a large file migrates in the time the indexes take. A row
+  // from before this version counts as changed at 1, the counter's first value, so `changedSince: 0`
+  // still finds every run. `leash_changes` is the change sequence: one row, bumped in the
+  // transaction of each create and save (an answer is a save). The orders' indexes: `position` has
+  // its UNIQUE key's, (status, position) is version 1's, and the updated orders' are here.
+  // `runs_without_summary` is partial: it holds only the rows still to fill, so a row written since
+  // costs it nothing, and an open sees in one look that nothing is left to fill.
+  `
+  ALTER TABLE runs ADD COLUMN summary TEXT;
+  ALTER TABLE runs ADD COLUMN change INTEGER NOT NULL DEFAULT 1;
+  CREATE TABLE leash_changes (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    value INTEGER NOT NULL
+  );
+  INSERT INTO leash_changes (id, value) SELECT 1, CASE WHEN EXISTS (SELECT 1 FROM runs) THEN 1 ELSE 0 END;
+  CREATE INDEX runs_by_updated ON runs (updated_at, run_id);
+  CREATE INDEX runs_by_status_updated ON runs (status, updated_at, run_id);
+  CREATE INDEX runs_by_change ON runs (change);
+  CREATE INDEX runs_without_summary ON runs (position) WHERE summary IS NULL;
+  `,
 ];
 
 /**
@@ -76,6 +101,9 @@ const MIGRATIONS: readonly string[] = [
  * such a run through without a checkpoint inside it.
  */
 const WAL_AUTOCHECKPOINT_PAGES = 16384;
+
+/** The connection's page cache, in KiB: 32 MiB. */
+const CACHE_KIB = 32768;
 
 /**
  * What the log's file is cut back to, in bytes, when the log starts over after a checkpoint, so that
@@ -158,6 +186,10 @@ export function configure(database: Database, busyTimeoutMs: number): void {
     }
   }
   database.pragma("synchronous = FULL");
+  // A batch of writes touches the row, step, audit and index pages of hundreds of runs; with
+  // SQLite's default cache (2 MiB) most of them are read again from the file for each batch. A
+  // larger cache (pages are taken only as used) cut the time in batches by about a quarter.
+  database.pragma(`cache_size = -${CACHE_KIB}`);
   if (!database.memory) {
     database.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);

@@ -1,23 +1,22 @@
-import Database from "better-sqlite3";
 import type { Approval } from "../../approvals/approval.js";
 import type { AuditRecord } from "../../audit/audit-record.js";
 import type { SyncReadableAuditSink } from "../../audit/audit-sink.js";
-import { LeashError, StateError, checkOptionKeys } from "../../errors/index.js";
+import { LeashError, checkOptionKeys } from "../../errors/index.js";
 import type { RunState } from "../../state/run-state.js";
 import { checkSaveRevision } from "../memory-store.js";
 import { recordAnswer } from "../record-answer.js";
 import { checkListOptions, reportUnreadable } from "../list-runs.js";
 import type { AnswerOptions, ListOptions, RunStore, SaveOptions } from "../run-store.js";
-import { WrittenSteps } from "../written-steps.js";
-import type { StepWrites } from "../written-steps.js";
+import type { SummaryPage } from "../run-summary.js";
 import type { StoreEvidenceLog } from "../../evidence/store-evidence-log.js";
-import { SqliteCheckpoints } from "./sqlite-checkpoints.js";
+import { WrittenSteps } from "../written-steps.js";
 import { SqliteLogTables, sqliteEvidenceLog } from "./sqlite-log.js";
-import { isBusy, toLeashError } from "./sqlite-errors.js";
+import { toLeashError } from "./sqlite-errors.js";
 import type { SqliteOperation } from "./sqlite-errors.js";
-import { SqliteRuns } from "./sqlite-runs.js";
-import { configure, migrate } from "./sqlite-schema.js";
-import { SqliteTrail } from "./sqlite-trail.js";
+import type { QueuedWrite } from "./sqlite-group-commit.js";
+import { openPrepared } from "./sqlite-prepared.js";
+import type { Prepared } from "./sqlite-prepared.js";
+import { recordWriteOf, runWriteOf } from "./sqlite-run-write.js";
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions {
@@ -26,85 +25,6 @@ export interface SqliteStoreOptions {
    * milliseconds (it then fails with `store_busy`, and nothing was written). Default 5000.
    */
   busyTimeoutMs?: number;
-}
-
-/** The statements and transactions of an open store, prepared once. */
-interface Prepared {
-  database: Database.Database;
-  runs: SqliteRuns;
-  trail: SqliteTrail;
-  /** The store's Merkle log (issue 12), over its tables: prepared when first asked for. */
-  log?: StoreEvidenceLog;
-  /** `null` for a database in memory, which has no log to checkpoint. */
-  checkpoints: SqliteCheckpoints | null;
-  create: (state: RunState, writes: StepWrites, records: readonly AuditRecord[]) => void;
-  save: (state: RunState, expectedRevision: number, writes: StepWrites, records: readonly AuditRecord[]) => void;
-  append: (records: readonly AuditRecord[]) => void;
-}
-
-function prepare(database: Database.Database, path: string): Prepared {
-  const runs = new SqliteRuns(database);
-  const trail = new SqliteTrail(database, path);
-  // Every write is one BEGIN IMMEDIATE transaction: it takes the file's write lock before reading, so
-  // the checks inside it (does the run exist, is the revision still the expected one, where does the
-  // chain end) hold until it commits, and a writer that must wait does so on the busy timeout instead
-  // of failing when it tries to upgrade a read.
-  const create = database.transaction((state: RunState, writes: StepWrites, records: readonly AuditRecord[]) => {
-    const { runId } = state;
-    if (runs.holds(runId) || trail.holds(runId)) {
-      throw new StateError("run_exists", `Run \`${runId}\` exists already; a run id is never reused.`, {
-        details: { runId },
-      });
-    }
-    runs.insert(state, writes);
-    trail.insert(records);
-  });
-  const save = database.transaction(
-    (state: RunState, expectedRevision: number, writes: StepWrites, records: readonly AuditRecord[]) => {
-      runs.update(state, expectedRevision, writes);
-      trail.insert(records);
-    },
-  );
-  const append = database.transaction((records: readonly AuditRecord[]) => trail.insert(records));
-  return {
-    database,
-    runs,
-    trail,
-    checkpoints: database.memory ? null : new SqliteCheckpoints(database),
-    create: (state, writes, records) => create.immediate(state, writes, records),
-    save: (state, expectedRevision, writes, records) => save.immediate(state, expectedRevision, writes, records),
-    append: (records) => append.immediate(records),
-  };
-}
-
-/** Sleeps the thread: the constructor is synchronous, as SQLite's own busy wait is. */
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-/**
- * Opens, configures and migrates the file. SQLite answers some lock conflicts of a first open (a
- * switch to WAL or a recovery in another process) with `SQLITE_BUSY` at once, without waiting on the
- * busy timeout; such an open is tried again, with a growing pause, until the busy timeout has passed.
- */
-function openPrepared(path: string, busyTimeoutMs: number): Prepared {
-  const deadline = Date.now() + busyTimeoutMs;
-  for (let attempt = 0; ; attempt++) {
-    let database: Database.Database | undefined;
-    try {
-      database = new Database(path, { timeout: busyTimeoutMs });
-      configure(database, busyTimeoutMs);
-      migrate(database, path);
-      return prepare(database, path);
-    } catch (error) {
-      database?.close();
-      if (isBusy(error) && Date.now() < deadline) {
-        sleepSync(Math.min(2 ** attempt, 50, Math.max(1, deadline - Date.now())));
-        continue;
-      }
-      throw toLeashError(error, { method: "open", path });
-    }
-  }
 }
 
 /**
@@ -149,20 +69,23 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
     }
     this.path = path;
     this.#prepared = openPrepared(path, busyTimeoutMs);
+    this.#prepared.fill.start();
   }
 
   /**
    * Stores a new run and the records that began it, in one transaction; refused with `run_exists`
-   * when the run id is taken, by a stored state or by records in the trail.
+   * when the run id is taken, by a stored state or by records in the trail. Committed with the other
+   * writes of this turn of the event loop (group commit), and resolved once committed.
    */
   create(state: RunState, options: { records?: readonly AuditRecord[] } = {}): Promise<void> {
-    return this.#do({ method: "create", runId: state.runId }, (prepared) => {
-      // Between runs rather than between the steps of one: a run's start waits for no tool call.
-      prepared.checkpoints?.runIfDue();
+    return this.#write({ method: "create", runId: state.runId }, () => {
       const writes = this.#written.plan(state, null);
-      prepared.create(state, writes, options.records ?? []);
-      this.#written.remember(state.runId, writes);
-      prepared.checkpoints?.wrote();
+      const run = runWriteOf(state, writes);
+      const records = recordWriteOf(options.records ?? []);
+      return {
+        apply: (prepared) => prepared.create(run, records),
+        committed: () => this.#written.remember(run.runId, writes),
+      };
     });
   }
 
@@ -176,30 +99,57 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
    * run moved on since `expectedRevision` is refused with `stale_state` (`run_not_found` when it is not
    * stored), and then neither the state nor any record is written. Only the steps that may have
    * changed since this store object's last save of the run are written (see {@link WrittenSteps}).
+   * The saves of concurrent runs asked for in one turn of the event loop commit in one transaction
+   * (group commit), each in a savepoint of its own, so one refused save fails alone; each promise
+   * settles after the COMMIT, so a save that resolved is durable.
    */
   save(state: RunState, options: SaveOptions): Promise<void> {
-    return this.#do({ method: "save", runId: state.runId, compareAndSet: true }, (prepared) => {
+    return this.#write({ method: "save", runId: state.runId, compareAndSet: true }, () => {
       checkSaveRevision(state, options);
-      const writes = this.#written.plan(state, options.expectedRevision);
-      prepared.save(state, options.expectedRevision, writes, options.records ?? []);
-      this.#written.remember(state.runId, writes);
-      prepared.checkpoints?.wrote();
+      const { expectedRevision } = options;
+      const writes = this.#written.plan(state, expectedRevision);
+      const run = runWriteOf(state, writes);
+      const records = recordWriteOf(options.records ?? []);
+      return {
+        apply: (prepared) => prepared.save(run, expectedRevision, records),
+        committed: () => this.#written.remember(run.runId, writes),
+      };
     });
   }
 
   /**
-   * The stored runs in the order they were created, optionally only those of a status
-   * (`awaiting_approval` is the inbox) and those whose id starts with `runIdPrefix` (a range on the
-   * index of run ids). A run whose state cannot be read is left out and reported to
-   * `onUnreadable`, once it has been read: one bad row never fails the listing.
+   * The stored runs' states, with the filters, order and paging of {@link ListOptions} and the very
+   * query of {@link SqliteStore.summaries} (the same runs in the same order); only the states of the
+   * page's runs are read. Without `limit`, every run that matches. A run whose state cannot be read
+   * is left out and reported to `onUnreadable`, once it has been read: one bad row never fails the
+   * listing.
    */
   async list(options?: ListOptions): Promise<RunState[]> {
     const checked = checkListOptions(options);
-    const { states, unreadable } = await this.#do({ method: "list" }, (prepared) =>
-      prepared.runs.list({ status: checked.status, runIdPrefix: checked.runIdPrefix }),
-    );
+    const { states, unreadable } = await this.#do({ method: "list" }, (prepared) => prepared.listing.states(checked));
     reportUnreadable(checked, unreadable);
     return states;
+  }
+
+  /**
+   * The summaries of the stored runs, with the filters, order and paging of {@link ListOptions},
+   * answered from the `summary` column and the indexes of each order: no run's state is read (but
+   * that of a run written before schema version 4 whose summary is not filled in yet). `next` is set
+   * when the page is full. A run whose summary cannot be read nor made from its state is left out
+   * and reported to `onUnreadable`.
+   */
+  async summaries(options?: ListOptions): Promise<SummaryPage> {
+    const checked = checkListOptions(options);
+    const { page, unreadable } = await this.#do({ method: "summaries" }, (prepared) =>
+      prepared.listing.summaries(checked),
+    );
+    reportUnreadable(checked, unreadable);
+    return page;
+  }
+
+  /** The store's change sequence, as committed: it grows with every create, save and answer. */
+  changeSequence(): Promise<number> {
+    return this.#do({ method: "changeSequence" }, (prepared) => prepared.changes.current());
   }
 
   /**
@@ -215,9 +165,9 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
    * chain (`stale_state` when another writer got there first, `audit_corrupt` for a gap or a wrong link).
    */
   append(records: readonly AuditRecord[]): Promise<void> {
-    return this.#do({ method: "append" }, (prepared) => {
-      prepared.append(records);
-      prepared.checkpoints?.wrote();
+    return this.#write({ method: "append" }, () => {
+      const write = recordWriteOf(records);
+      return { apply: (prepared) => prepared.append(write), committed: () => undefined };
     });
   }
 
@@ -252,13 +202,15 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
   }
 
   /**
-   * Checkpoints what this store wrote and closes the database; later calls are refused with
-   * `store_failed`. Closing twice is harmless.
+   * Commits the writes still waiting for their batch, checkpoints what this store wrote and closes
+   * the database; later calls are refused with `store_failed`. Closing twice is harmless.
    */
   close(): Promise<void> {
     const prepared = this.#prepared;
     this.#prepared = null;
     try {
+      prepared?.commits.drain();
+      prepared?.fill.stop();
       prepared?.checkpoints?.stop();
       prepared?.database.close();
       return Promise.resolve();
@@ -283,6 +235,32 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
   #do<T>(operation: Omit<SqliteOperation, "path">, body: (prepared: Prepared) => T): Promise<T> {
     try {
       return Promise.resolve(body(this.#open(operation.method)));
+    } catch (error) {
+      return Promise.reject(toLeashError(error, { ...operation, path: this.path }));
+    }
+  }
+
+  /**
+   * Queues a write for this turn's batch. `plan` runs now, before anything is awaited: it checks the
+   * arguments and turns the state and records into the text written (a refusal rejects at once,
+   * writing nothing), so the write is of the state as it was given.
+   */
+  #write(
+    operation: Omit<SqliteOperation, "path">,
+    plan: () => { apply: (prepared: Prepared) => void; committed: () => void },
+  ): Promise<void> {
+    try {
+      const prepared = this.#open(operation.method);
+      const { apply, committed } = plan();
+      const write: QueuedWrite = {
+        operation,
+        apply: () => apply(prepared),
+        committed: () => {
+          committed();
+          prepared.checkpoints?.wrote();
+        },
+      };
+      return prepared.commits.write(write);
     } catch (error) {
       return Promise.reject(toLeashError(error, { ...operation, path: this.path }));
     }

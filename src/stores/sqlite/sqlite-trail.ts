@@ -1,11 +1,11 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { AuditHead, AuditRecord } from "../../audit/audit-record.js";
 import { checkChain } from "../../audit/chain-heads.js";
-import { checkRecords } from "../../audit/check-records.js";
 import { parseAuditRecord } from "../../audit/parse-audit-record.js";
 import { LeashError, StateError } from "../../errors/index.js";
 import { isKeyViolation } from "./sqlite-errors.js";
 import { digestInText } from "../record-text-digest.js";
+import type { RecordWrite } from "./sqlite-run-write.js";
 
 interface TrailRow {
   run_id: string;
@@ -46,15 +46,15 @@ export class SqliteTrail {
    * Inserts records inside the caller's (immediate) transaction. Each run's records must continue
    * its stored chain: a record at a seq the trail already holds means another writer moved the chain
    * since this one read it (`stale_state`); a record that skips a seq or links to another digest than
-   * the record before it is `audit_corrupt`. Either way the caller's transaction rolls
+   * the record before it is `audit_corrupt`. Either way the caller's transaction (or savepoint) rolls
    * back, so nothing of the batch (or of the state saved with it) is written.
    */
-  insert(records: readonly AuditRecord[]): void {
-    const checked = checkRecords(records);
-    checkChain(checked, (runId) => this.#storedHead(runId));
-    for (const record of checked) {
+  insert(write: RecordWrite): void {
+    const { records, texts } = write;
+    checkChain(records, (runId) => this.#storedHead(runId));
+    records.forEach((record, index) => {
       try {
-        this.#insert.run(record.run, record.seq, JSON.stringify(record), record.digest);
+        this.#insert.run(record.run, record.seq, texts[index]!, record.digest);
       } catch (error) {
         // The key on (run_id, seq) is the last word when two writers race past the check above.
         if (isKeyViolation(error)) {
@@ -69,7 +69,7 @@ export class SqliteTrail {
         }
         throw error;
       }
-    }
+    });
   }
 
   /** One run's records in seq order, or every record in the order written. */

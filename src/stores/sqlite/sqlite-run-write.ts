@@ -1,0 +1,67 @@
+import type { AuditRecord } from "../../audit/audit-record.js";
+import { checkRecords } from "../../audit/check-records.js";
+import type { RunState } from "../../state/run-state.js";
+import { summaryOf } from "../run-summary.js";
+import type { StepWrites } from "../written-steps.js";
+
+/**
+ * A run's row and step rows as one create or save writes them, turned into text when the write is
+ * asked for: a write waits for its batch's commit, and what it writes must be the state as it was
+ * given, whatever the caller does with the object meanwhile.
+ */
+export interface RunWrite {
+  runId: string;
+  status: string;
+  revision: number;
+  /** The saved form without its steps (`RunState.headerText`). */
+  header: string;
+  updatedAt: string;
+  /** The JSON of the run's summary without `change`, which the write's transaction gives it. */
+  summary: string;
+  /** How many steps the state has. */
+  stepCount: number;
+  /** The index of the first step written; `steps` holds the text of it and of every later step. */
+  from: number;
+  steps: string[];
+  /** Whether the run's step rows past `stepCount` are deleted (the store object does not know them). */
+  full: boolean;
+}
+
+/** Audit records to insert, checked and turned into text when the write is asked for. */
+export interface RecordWrite {
+  records: AuditRecord[];
+  texts: string[];
+}
+
+/**
+ * The JSON of a state's summary without its `change` (the transaction of the write gives that),
+ * as the `summary` column holds it.
+ */
+export function summaryText(state: RunState): string {
+  const { change: _change, ...rest } = summaryOf(state, 0);
+  return JSON.stringify(rest);
+}
+
+/** What a create or save of `state` writes, with the steps `writes` names. */
+export function runWriteOf(state: RunState, writes: StepWrites): RunWrite {
+  const steps: string[] = [];
+  for (let index = writes.from; index < state.steps.length; index++) steps.push(state.stepText(index));
+  return {
+    runId: state.runId,
+    status: state.status,
+    revision: state.revision,
+    header: state.headerText(),
+    updatedAt: state.updatedAt,
+    summary: summaryText(state),
+    stepCount: state.steps.length,
+    from: writes.from,
+    steps,
+    full: writes.full,
+  };
+}
+
+/** Records checked (`audit_corrupt` for one that is not a record) and turned into the text stored. */
+export function recordWriteOf(records: readonly AuditRecord[]): RecordWrite {
+  const checked = checkRecords(records);
+  return { records: checked, texts: checked.map((record) => JSON.stringify(record)) };
+}
