@@ -1,6 +1,6 @@
 // The shape check of an audit record, and the single-pass RFC 8785 walk that verification shares.
 import { messageOf } from "../errors/index.js";
-import { isDigest } from "../json/index.js";
+import { isDigest, sortKeys } from "../json/index.js";
 import type { Json } from "../json/index.js";
 import type { AuditRecord } from "./audit-record.js";
 
@@ -239,23 +239,6 @@ function walkObject(object: object, build: boolean): string {
   }
   ancestors.pop();
   return text + "}";
-}
-
-/** @internal Sorts keys by UTF-16 code units, as RFC 8785 and `Array.prototype.sort` do; faster for a few keys. */
-function sortKeys(keys: string[]): void {
-  if (keys.length > 12) {
-    keys.sort();
-    return;
-  }
-  for (let index = 1; index < keys.length; index++) {
-    const key = keys[index] as string;
-    let place = index - 1;
-    while (place >= 0 && (keys[place] as string) > key) {
-      keys[place + 1] = keys[place] as string;
-      place--;
-    }
-    keys[place + 1] = key;
-  }
 }
 
 /** @internal A message for anything thrown, that never throws itself (a getter on `message` may). */

@@ -146,7 +146,8 @@ export async function verifyCheckpoint(
     if (problem !== null) problems.push({ problem: "root_mismatch", message: problem });
     // A store shows its runs from their saved states: a signed log vouches for what a person is shown
     // only where those states say what the records say.
-    problems.push(...(await storeStateProblems(source)));
+    const pagesRunIds = (log as Partial<Pick<StoreEvidenceLog, "storedRunIds">>).storedRunIds;
+    problems.push(...(await storeStateProblems(source, pagesRunIds?.bind(log))));
   } catch (error) {
     problems.push({ problem: "malformed", message: `The log could not be read: ${messageOf(error)}` });
   }

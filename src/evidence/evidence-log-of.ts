@@ -43,6 +43,13 @@ export function evidenceLogOf(store: EvidenceLogOwner): StoreEvidenceLog {
     if (typeof (store as Partial<EvidenceStore>).evidenceLog === "function") {
       return (store as EvidenceStore).evidenceLog();
     }
+    if (typeof (store as { keepEnded?: unknown }).keepEnded === "number") {
+      // Its n-th record is not leaf n for long: a forgotten run would remove leaves a checkpoint signed.
+      throw new LeashError(
+        "invalid_option",
+        "A MemoryAuditSink with `keepEnded` forgets ended runs, so it keeps no Merkle log: checkpoints need a sink that keeps every record (a SqliteStore).",
+      );
+    }
     if (Array.isArray((store as Partial<RecordsHolder>).records)) {
       let log = memoryLogs.get(store);
       if (log === undefined) {

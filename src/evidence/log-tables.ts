@@ -54,8 +54,22 @@ export interface LogTables {
    * since leash writes both from one record), each with its run and seq; `[]` for a store without one.
    */
   digestMismatches(): MaybePromise<{ run: string; seq: number }[]>;
-  /** Every record, each run's in seq order, for the chain check. */
-  records(): MaybePromise<readonly AuditRecord[]>;
+  /**
+   * Every record, in the order of the trail, a page at a time (a few thousand records), read anew
+   * from the start at each call: what the chain check walks, so that it never holds the whole trail.
+   */
+  trailPages(): AsyncIterable<readonly AuditRecord[]> | Iterable<readonly AuditRecord[]>;
+  /**
+   * Whether the chain check takes each run's records in seq order rather than in the order of the
+   * trail: a store whose concurrent writers may commit positions out of seq order says so.
+   */
+  readonly runsInSeqOrder?: boolean;
+  /**
+   * The ids of the store's runs (its saved states) after `after` (null: from the first), in the
+   * order of ids, at most `limit`: what the check of every saved state pages through, loading each.
+   * A store without run states leaves it out.
+   */
+  storedRunIds?(after: string | null, limit: number): MaybePromise<string[]>;
   /** The leaf index of a run's record, or null when it is not sequenced (or not held). */
   leafIndexOf(runId: string, seq: number): MaybePromise<number | null>;
   /** The stored complete subtrees (level 0: the leaves). */

@@ -56,8 +56,9 @@ export class MemoryLogTables implements LogTables {
     return index === undefined ? null : (this.#records()[index]?.digest ?? null);
   }
 
-  records(): readonly AuditRecord[] {
-    return this.#records();
+  trailPages(): Iterable<readonly AuditRecord[]> {
+    // Held in memory already: the whole trail is one page.
+    return [this.#records()];
   }
 
   leafIndexOf(runId: string, seq: number): number | null {

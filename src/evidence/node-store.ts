@@ -34,6 +34,45 @@ export interface LeafSource {
   leafHashes(start: number, end: number): MaybePromise<Hash[]>;
 }
 
+/** Neighbouring nodes of one level, `first` to `last` (both included), as a table reads them in one query. */
+export interface NodeRange {
+  level: number;
+  first: number;
+  last: number;
+}
+
+/**
+ * The nodes asked for as ranges of neighbours, level by level: what a {@link NodeStore} over a table
+ * reads with one query a range instead of one a node. Every node asked for is in one range; a range
+ * holds no node that was not asked for.
+ *
+ * @example
+ * for (const { level, first, last } of nodeRanges(nodes)) readLevel(level, first, last);
+ */
+export function nodeRanges(nodes: readonly NodeId[]): NodeRange[] {
+  const byLevel = new Map<number, number[]>();
+  for (const { level, index } of nodes) {
+    const indexes = byLevel.get(level);
+    if (indexes === undefined) byLevel.set(level, [index]);
+    else indexes.push(index);
+  }
+  const ranges: NodeRange[] = [];
+  for (const [level, indexes] of byLevel) {
+    indexes.sort((left, right) => left - right);
+    let first = indexes[0]!;
+    let last = first;
+    for (const index of indexes) {
+      if (index <= last + 1) last = Math.max(last, index);
+      else {
+        ranges.push({ level, first, last });
+        first = last = index;
+      }
+    }
+    ranges.push({ level, first, last });
+  }
+  return ranges;
+}
+
 interface Level {
   bytes: Uint8Array;
   count: number;

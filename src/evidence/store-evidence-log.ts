@@ -1,4 +1,5 @@
-import { verifyAudit, type AuditProblem } from "../audit/verify-audit.js";
+import type { AuditProblem } from "../audit/verify-audit.js";
+import { verifyAuditPages } from "../audit/verify-audit-pages.js";
 import { LeashError } from "../errors/index.js";
 import { formatCheckpoint, parseCheckpoint } from "./checkpoint-text.js";
 import { checkedCheckpoint, type SaveCheckpointOptions } from "./checked-checkpoint.js";
@@ -30,6 +31,8 @@ export interface StoreEvidenceLog extends EvidenceLog {
   rowProblems(): Promise<AuditProblem[]>;
   /** The root of the tree of the first `size` leaves, from stored subtrees. */
   root(size: number): Promise<Hash>;
+  /** The ids of the store's runs after `after`, in id order, at most `limit`; absent for a store that keeps no states. */
+  storedRunIds?(after: string | null, limit: number): Promise<string[]>;
   /** The RFC 6962 inclusion proof of leaf `leafIndex` in the tree of `treeSize` leaves (sequenced first). */
   inclusionProof(leafIndex: number, treeSize: number): Promise<Hash[]>;
   /** The RFC 6962 consistency proof from the tree of `m` leaves to that of `n` (sequenced first). */
@@ -83,8 +86,14 @@ export function storeEvidenceLog(tables: LogTables): StoreEvidenceLog {
   const self: StoreEvidenceLog = {
     size: () => tables.leafCount(),
     leafHashes: async (start, end) => leafHashesOf(tables, start, end),
-    verifyChains: async () => [...verifyAudit(await tables.records()), ...(await rowProblems(tables))],
+    verifyChains: async () => [
+      ...(await verifyAuditPages(() => tables.trailPages(), { runsInSeqOrder: tables.runsInSeqOrder === true })),
+      ...(await rowProblems(tables)),
+    ],
     rowProblems: async () => rowProblems(tables),
+    ...(tables.storedRunIds === undefined
+      ? {}
+      : { storedRunIds: async (after: string | null, limit: number) => tables.storedRunIds!(after, limit) }),
     storedNodes: tables.nodes,
     root: async (size) => (await merkle()).root(size),
     sequence: async () => tables.sequence(),

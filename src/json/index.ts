@@ -11,3 +11,5 @@ export {
 export { canonicalJson, canonicalOfJson } from "./canonical-json.js";
 export { sha256Hex, digestOfJson, isDigest } from "./digest.js";
 export { deepFreeze } from "./deep-freeze.js";
+export { copyJson } from "./copy-json.js";
+export { sortKeys } from "./sort-keys.js";

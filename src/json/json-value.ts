@@ -49,12 +49,12 @@ export function toJson(value: unknown, what = "the value", options: ToJsonOption
   if (value === undefined) return null;
   const walk = new Walk(what, options.maxSize ?? Number.POSITIVE_INFINITY, options.maxDepth ?? MAX_JSON_DEPTH);
   try {
-    return walk.copy(value, "$", 0);
+    return walk.copy(value, undefined, 0);
   } catch (error) {
     if (error instanceof LeashError) throw error;
     // A revoked Proxy, a getter that throws, a trap that lies: whatever the value does while being
     // read is a refusal of the value, never a raw error.
-    return walk.refuse("$", `something that could not be read (${messageOf(error)})`);
+    return walk.refuse(walk.path(), `something that could not be read (${messageOf(error)})`);
   }
 }
 
@@ -62,7 +62,7 @@ export function toJson(value: unknown, what = "the value", options: ToJsonOption
 export function isJson(value: unknown, options: { maxDepth?: number } = {}): value is Json {
   try {
     if (value === undefined) return false;
-    new Walk("", Number.POSITIVE_INFINITY, options.maxDepth ?? MAX_JSON_DEPTH).copy(value, "$", 0);
+    new Walk("", Number.POSITIVE_INFINITY, options.maxDepth ?? MAX_JSON_DEPTH).copy(value, undefined, 0);
     return true;
   } catch {
     return false;
@@ -83,9 +83,18 @@ function quotedLength(text: string): number {
   return length;
 }
 
-// One check of one value: the cycle guard, and the running size when a bound is set.
+// Ancestors deeper than this are also kept in a Set: a scan of the chain of ancestors is cheaper than
+// a Set for the shallow values nearly every check sees, and the Set keeps a deep one linear.
+const SCANNED_ANCESTORS = 32;
+
+// One check of one value: the cycle guard, the path to where it is, and the running size when a
+// bound is set. The path is kept as its parts and written out only for a refusal, so that a value
+// that is fine costs no string per property.
 class Walk {
-  readonly #seen = new Set<object>();
+  /** The containers being copied, outermost first, and the key or index each child is read at. */
+  readonly #ancestors: object[] = [];
+  readonly #keys: (string | number)[] = [];
+  #deep: Set<object> | undefined;
   #size = 0;
 
   constructor(
@@ -93,6 +102,14 @@ class Walk {
     readonly maxSize: number,
     readonly maxDepth: number,
   ) {}
+
+  /** The path of the value at `key` of the innermost container (`undefined`: the container itself). */
+  path(key?: string | number): string {
+    let path = "$";
+    const parts = key === undefined ? this.#keys : [...this.#keys, key];
+    for (const part of parts) path += typeof part === "number" ? `[${part}]` : `.${part}`;
+    return path;
+  }
 
   refuse(path: string, problem: string, reason: NotJsonReason = "not_json"): never {
     // A path deep down is long: the message keeps its two ends, the details keep all of it.
@@ -103,66 +120,80 @@ class Walk {
     });
   }
 
-  #grow(by: number, path: string): void {
+  #grow(by: number, key: string | number | undefined): void {
     this.#size += by;
     if (this.#size > this.maxSize) {
       throw new LeashError(
         "not_json",
         `Expected ${this.what} to be at most ${this.maxSize} characters of JSON, but it is longer.`,
-        { details: { path, reason: "too_large", maxSize: this.maxSize } },
+        { details: { path: this.path(key), reason: "too_large", maxSize: this.maxSize } },
       );
     }
   }
 
-  copy(value: unknown, path: string, depth: number): Json {
+  #isAncestor(object: object): boolean {
+    const ancestors = this.#ancestors;
+    const scanned = Math.min(ancestors.length, SCANNED_ANCESTORS);
+    for (let index = 0; index < scanned; index++) if (ancestors[index] === object) return true;
+    return this.#deep !== undefined && this.#deep.has(object);
+  }
+
+  /** Checks and copies the value at `key` of the innermost container (`undefined`: the top value). */
+  copy(value: unknown, key: string | number | undefined, depth: number): Json {
     switch (typeof value) {
       case "string":
-        if (!value.isWellFormed()) this.refuse(path, "a string with a lone surrogate");
-        if (this.maxSize !== Number.POSITIVE_INFINITY) this.#grow(quotedLength(value), path);
+        if (!value.isWellFormed()) this.refuse(this.path(key), "a string with a lone surrogate");
+        if (this.maxSize !== Number.POSITIVE_INFINITY) this.#grow(quotedLength(value), key);
         return value;
       case "boolean":
-        if (this.maxSize !== Number.POSITIVE_INFINITY) this.#grow(value ? 4 : 5, path);
+        if (this.maxSize !== Number.POSITIVE_INFINITY) this.#grow(value ? 4 : 5, key);
         return value;
       case "number":
-        if (!Number.isFinite(value)) this.refuse(path, String(value));
+        if (!Number.isFinite(value)) this.refuse(this.path(key), String(value));
         // Between 2^53 and 1e21 a double prints as plain integer digits, which other languages' parsers
         // read as an exact integer that this double is not; from 1e21 on it prints in exponent form and
         // is read as the float it is (1e30 is fine).
         if (!Number.isSafeInteger(value) && Number.isInteger(value) && Math.abs(value) < 1e21) {
-          this.refuse(path, `the integer ${value}, beyond what JSON carries exactly (±(2^53 − 1))`);
+          this.refuse(this.path(key), `the integer ${value}, beyond what JSON carries exactly (±(2^53 − 1))`);
         }
-        if (this.maxSize !== Number.POSITIVE_INFINITY) this.#grow(String(value).length, path);
+        if (this.maxSize !== Number.POSITIVE_INFINITY) this.#grow(String(value).length, key);
         return value;
       case "bigint":
-        return this.refuse(path, "a BigInt");
+        return this.refuse(this.path(key), "a BigInt");
       case "undefined":
-        return this.refuse(path, "undefined");
+        return this.refuse(this.path(key), "undefined");
       case "function":
-        return this.refuse(path, "a function");
+        return this.refuse(this.path(key), "a function");
       case "symbol":
-        return this.refuse(path, "a symbol");
+        return this.refuse(this.path(key), "a symbol");
       case "object":
         break;
     }
     if (value === null) {
-      if (this.maxSize !== Number.POSITIVE_INFINITY) this.#grow(4, path);
+      if (this.maxSize !== Number.POSITIVE_INFINITY) this.#grow(4, key);
       return null;
     }
     if (depth >= this.maxDepth) {
-      this.refuse(path, `values nested more than ${this.maxDepth} levels deep`, "too_deep");
+      this.refuse(this.path(key), `values nested more than ${this.maxDepth} levels deep`, "too_deep");
     }
     const object = value;
-    if (this.#seen.has(object)) this.refuse(path, "a cycle");
-    this.#seen.add(object);
+    if (this.#isAncestor(object)) this.refuse(this.path(key), "a cycle");
+    const ancestors = this.#ancestors;
+    const level = ancestors.length;
+    if (key !== undefined) this.#keys.push(key);
+    ancestors.push(object);
+    if (level >= SCANNED_ANCESTORS) (this.#deep ??= new Set()).add(object);
     try {
-      if (Array.isArray(object)) return this.#copyArray(object as unknown[], path, depth + 1);
-      return this.#copyObject(object, path, depth + 1);
+      if (Array.isArray(object)) return this.#copyArray(object as unknown[], depth + 1);
+      return this.#copyObject(object, depth + 1);
     } finally {
-      this.#seen.delete(object);
+      if (level >= SCANNED_ANCESTORS) this.#deep?.delete(object);
+      ancestors.pop();
+      if (key !== undefined) this.#keys.pop();
     }
   }
 
-  #copyObject(object: object, path: string, depth: number): JsonObject {
+  #copyObject(object: object, depth: number): JsonObject {
     const prototype: unknown = Object.getPrototypeOf(object);
     if (prototype !== Object.prototype && prototype !== null) {
       const name = (object as { constructor?: { name?: unknown } }).constructor?.name;
@@ -170,22 +201,22 @@ class Walk {
         typeof name === "string" && name !== "" && name !== "Object"
           ? `an instance of ${name}`
           : "an object with a custom prototype";
-      this.refuse(path, kind);
+      this.refuse(this.path(), kind);
     }
-    if (Object.getOwnPropertySymbols(object).length > 0) this.refuse(path, "a symbol key");
+    if (Object.getOwnPropertySymbols(object).length > 0) this.refuse(this.path(), "a symbol key");
     const bounded = this.maxSize !== Number.POSITIVE_INFINITY;
-    if (bounded) this.#grow(2, path);
+    if (bounded) this.#grow(2, undefined);
     const out: JsonObject = {};
     let first = true;
     for (const key of Object.keys(object)) {
-      if (!key.isWellFormed()) this.refuse(path, "a key with a lone surrogate");
+      if (!key.isWellFormed()) this.refuse(this.path(), "a key with a lone surrogate");
       // Read once: a getter that answers differently on a second read cannot make the copy differ
       // from what was checked.
       const item = (object as Record<string, unknown>)[key];
       if (item === undefined) continue;
-      if (bounded) this.#grow(quotedLength(key) + (first ? 1 : 2), path);
+      if (bounded) this.#grow(quotedLength(key) + (first ? 1 : 2), undefined);
       first = false;
-      const checked = this.copy(item, `${path}.${key}`, depth);
+      const checked = this.copy(item, key, depth);
       // Assignment would make a "__proto__" key replace the copy's prototype: that one key is defined
       // as an own data property instead (defineProperty for every key would be slower).
       if (key === "__proto__") {
@@ -197,15 +228,15 @@ class Walk {
     return out;
   }
 
-  #copyArray(array: unknown[], path: string, depth: number): Json[] {
+  #copyArray(array: unknown[], depth: number): Json[] {
     const length = array.length;
-    if (this.maxSize !== Number.POSITIVE_INFINITY) this.#grow(length === 0 ? 2 : length + 1, path);
+    if (this.maxSize !== Number.POSITIVE_INFINITY) this.#grow(length === 0 ? 2 : length + 1, undefined);
     const out: Json[] = [];
     for (let index = 0; index < length; index++) {
-      if (!(index in array)) this.refuse(`${path}[${index}]`, "a hole (a sparse array)");
+      if (!(index in array)) this.refuse(this.path(index), "a hole (a sparse array)");
       const item = array[index];
-      if (item === undefined) this.refuse(`${path}[${index}]`, "undefined");
-      out.push(this.copy(item, `${path}[${index}]`, depth));
+      if (item === undefined) this.refuse(this.path(index), "undefined");
+      out.push(this.copy(item, index, depth));
     }
     return out;
   }

@@ -3,7 +3,7 @@ import type { Json } from "../json/index.js";
 import type { RunState, Step } from "../state/run-state.js";
 import { untouchedSource } from "../state/lazy-copy.js";
 import type { ModelAssistantMessage, ModelMessage, ModelToolMessage } from "./model-client.js";
-import { copyJson } from "./frozen-json.js";
+import { copyJson } from "../json/index.js";
 import { trustMessage } from "./trusted-messages.js";
 
 /** The `tool` of a tool message that answers a hand-back: adapters name it with their hand-back tool. */

@@ -40,7 +40,13 @@ function wellFormed(value: unknown, depth = 0): unknown {
 
 /** A value as JSON with its text repaired; `what` names it in the error. */
 function json(value: unknown, what: string, maxDepth = ANSWER_DEPTH): Json {
-  return toJson(wellFormed(value), what, { maxDepth });
+  // Nearly every answer is well formed already: checked as it is, it is copied once, not twice.
+  // Only a value the check refuses (a lone surrogate among the reasons) is repaired and checked again.
+  try {
+    return toJson(value, what, { maxDepth });
+  } catch {
+    return toJson(wellFormed(value), what, { maxDepth });
+  }
 }
 
 /**

@@ -1,7 +1,8 @@
 import { LeashError } from "../errors/index.js";
-import { canonicalOfJson, MAX_RECORD_DEPTH, sha256Hex, toJson } from "../json/index.js";
+import { canonicalOfJson, MAX_RECORD_DEPTH, sha256Hex, sortKeys, toJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
-import { copyJson, frozenJson } from "./frozen-json.js";
+import { copyJson } from "../json/index.js";
+import { frozenJson } from "./frozen-json.js";
 import type { ModelMessage, ModelRequest } from "./model-client.js";
 import { messagesDigest, sealMessages } from "./trusted-messages.js";
 
@@ -68,9 +69,9 @@ function checkHead(rest: Omit<ModelRequest, "messages">): { head: Record<string,
 /** The canonical JSON of a checked object, with the text of its `tools` given when known. */
 function canonicalHead(head: Record<string, Json>, toolsText: string | undefined): string {
   if (toolsText === undefined) return canonicalOfJson(head);
-  const parts = Object.keys(head)
-    .sort()
-    .map((key) => `${canonicalOfJson(key)}:${key === "tools" ? toolsText : canonicalOfJson(head[key])}`);
+  const parts = sortKeys(Object.keys(head)).map(
+    (key) => `${canonicalOfJson(key)}:${key === "tools" ? toolsText : canonicalOfJson(head[key])}`,
+  );
   return `{${parts.join(",")}}`;
 }
 

@@ -78,7 +78,21 @@ export class ActiveRun implements LiveRun {
 
   /** The time now, as ISO 8601, from the injected clock. */
   now(): string {
-    return this.core.clock().toISOString();
+    return this.#iso(this.core.clock());
+  }
+
+  // The last time written out: a run records several times within one millisecond, and the same
+  // instant always gives the same text.
+  #isoMs = Number.NaN;
+  #isoText = "";
+
+  #iso(date: Date): string {
+    const ms = date.getTime();
+    if (ms !== this.#isoMs) {
+      this.#isoText = date.toISOString();
+      this.#isoMs = ms;
+    }
+    return this.#isoText;
   }
 
   /** Running time of the run so far, counting this process's segment. */
@@ -233,7 +247,7 @@ export class ActiveRun implements LiveRun {
     const now = this.core.clock();
     this.state.elapsedMs += Math.max(0, now.getTime() - this.#segmentStart);
     this.#segmentStart = now.getTime();
-    this.state.updatedAt = now.toISOString();
+    this.state.updatedAt = this.#iso(now);
     this.#refuseNumbersThatAreNotJson();
     const records = this.#unwritten;
     this.#unwritten = [];

@@ -7,7 +7,7 @@ import { askGuards } from "./ask-guards.js";
 import { saidLine } from "../state/said-line.js";
 import type { GuardResult } from "./ask-guards.js";
 import { checkPrice } from "../models/check-price.js";
-import { copyJson } from "../models/frozen-json.js";
+import { copyJson } from "../json/index.js";
 import { MAX_USAGE } from "../decisions/decision.js";
 import { modelCost } from "../models/model-cost.js";
 import { parseModelResponse } from "../models/parse-model-response.js";

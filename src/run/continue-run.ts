@@ -1,5 +1,6 @@
 import { assertNever } from "../errors/index.js";
-import { RunState } from "../state/run-state.js";
+import type { RunState } from "../state/run-state.js";
+import { detachedCopy } from "../state/run-state.js";
 import type { ActiveRun } from "./active-run.js";
 import { actStep, endRun, runLoop } from "./run-loop.js";
 import type { NextStage } from "./take-over.js";
@@ -25,7 +26,7 @@ export async function continueRun(run: ActiveRun, next: NextStage): Promise<RunS
     case "note":
       run.record(next.event, next.data);
       await run.checkpoint();
-      return RunState.fromJSON(run.state.toJSON());
+      return detachedCopy(run.state);
     default:
       return assertNever(next, "next stage");
   }

@@ -1,10 +1,11 @@
 import { raceAbort } from "./race-abort.js";
 import { isLeashError, messageOf } from "../errors/index.js";
-import { MAX_JSON_DEPTH, toJson } from "../json/index.js";
+import { copyJson, MAX_JSON_DEPTH, toJson } from "../json/index.js";
 import type { StopReason } from "../limits/limits.js";
 import type { Failure, Step } from "../state/run-state.js";
 import type { Outcome } from "../state/outcomes.js";
 import type { Tool } from "../tools/tool.js";
+import { hasTypedCheck } from "../tools/tool.js";
 import type { ActDecision } from "../decisions/decision.js";
 import { argumentsRefusal } from "../decisions/decision.js";
 import { askGuards } from "./ask-guards.js";
@@ -74,8 +75,13 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
       message: `Invalid arguments for \`${found.name}\`: ${validation.errors.join("; ")}.`,
     };
   }
-  // Raced against the run's signal: a schema check that never settles cannot keep a cancel out.
-  const checked = await raceAbort(() => found.typedProblems(decision.args), run.controller.signal);
+  // Raced against the run's signal: a schema check that never settles cannot keep a cancel out. A
+  // tool with no typed schema has no such check, and no promise is awaited for it.
+  const checked = hasTypedCheck(found)
+    ? await raceAbort(() => found.typedProblems(decision.args), run.controller.signal)
+    : run.controller.signal.aborted
+      ? ({ type: "aborted" } as const)
+      : ({ type: "settled", value: [] } as const);
   if (checked.type === "aborted") return { type: "stop", reason: "cancelled" };
   const problems =
     checked.type === "settled" ? checked.value : [`the schema's check threw: ${messageOf(checked.error)}`];
@@ -113,7 +119,7 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
           run.work(),
           run.controller.signal,
           found.describe(),
-          structuredClone(decision.args),
+          copyJson(decision.args),
         );
   if (verdict.type === "aborted") return { type: "stop", reason: "cancelled" };
   if (verdict.type === "failed") return { type: "fail", failure: { code: "guard_failed", message: verdict.message } };

@@ -2,7 +2,7 @@ import type { ActDecision } from "../decisions/decision.js";
 import { MAX_USAGE } from "../decisions/decision.js";
 import { isErrorCode, isLeashError, messageOf } from "../errors/index.js";
 import type { Json } from "../json/index.js";
-import { digestOfJson, toJson } from "../json/index.js";
+import { copyJson, digestOfJson, toJson } from "../json/index.js";
 import type { Failure, Step, StepError } from "../state/run-state.js";
 import type { Tool } from "../tools/tool.js";
 import type { ToolContext } from "../tools/tool-context.js";
@@ -153,7 +153,8 @@ export async function invokeTool(
   };
   let end: CallEnd;
   try {
-    end = await callWithTimeout(tool, structuredClone(decision.args), context, controller);
+    // The arguments are checked JSON: a JSON copy is what structuredClone gives, at a fraction of its cost.
+    end = await callWithTimeout(tool, copyJson(decision.args), context, controller);
   } finally {
     if (own) run.controller.signal.removeEventListener("abort", onAbort);
   }
@@ -190,14 +191,7 @@ export async function invokeTool(
     const verdict =
       guards.length === 0
         ? ({ type: "allow" } as const)
-        : await askGuards(
-            guards,
-            "afterTool",
-            run.work(),
-            run.controller.signal,
-            tool.describe(),
-            structuredClone(result),
-          );
+        : await askGuards(guards, "afterTool", run.work(), run.controller.signal, tool.describe(), copyJson(result));
     if (verdict.type === "aborted") {
       // The call ran and is counted; what it answered was never vetted, so it is kept back.
       step.outcome = "withheld";

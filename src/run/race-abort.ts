@@ -11,6 +11,29 @@ function thenable(value: unknown): value is PromiseLike<unknown> {
   }
 }
 
+// The races waiting on each signal. A signal gets one abort listener, the first time a race waits on
+// it, instead of one added and removed per race: EventTarget's listeners cost far more than a Set's
+// entries, and a run races its signal several times per step.
+const waiting = new WeakMap<AbortSignal, Set<() => void>>();
+
+function waitersOf(signal: AbortSignal): Set<() => void> {
+  let waiters = waiting.get(signal);
+  if (waiters === undefined) {
+    const made = new Set<() => void>();
+    waiters = made;
+    waiting.set(signal, made);
+    signal.addEventListener(
+      "abort",
+      () => {
+        for (const wake of [...made]) wake();
+        made.clear();
+      },
+      { once: true },
+    );
+  }
+  return waiters;
+}
+
 /**
  * Waits for work or for the signal's abort, whichever comes first. Work that ignores its signal (a
  * planner or a model call that hangs) cannot keep a cancel from ending the run: its late result or
@@ -30,18 +53,20 @@ export async function raceAbort<T>(work: () => T | PromiseLike<T>, signal: Abort
     Promise.resolve(started).then(undefined, () => undefined);
     return { type: "aborted" };
   }
-  const settled = Promise.resolve(started).then(
-    (value): Raced<T> => ({ type: "settled", value }),
-    (error: unknown): Raced<T> => ({ type: "threw", error }),
-  );
-  let onAbort: () => void = () => undefined;
-  const aborted = new Promise<Raced<T>>((resolve) => {
-    onAbort = () => resolve({ type: "aborted" });
-    signal.addEventListener("abort", onAbort, { once: true });
+  const waiters = waitersOf(signal);
+  return new Promise<Raced<T>>((resolve) => {
+    let done = false;
+    const finish = (raced: Raced<T>): void => {
+      if (done) return;
+      done = true;
+      waiters.delete(onAbort);
+      resolve(raced);
+    };
+    const onAbort = (): void => finish({ type: "aborted" });
+    waiters.add(onAbort);
+    Promise.resolve(started).then(
+      (value) => finish({ type: "settled", value }),
+      (error: unknown) => finish({ type: "threw", error }),
+    );
   });
-  try {
-    return await Promise.race([settled, aborted]);
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
 }

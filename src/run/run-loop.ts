@@ -3,7 +3,8 @@ import type { Json } from "../json/index.js";
 import { digestOfJson } from "../json/index.js";
 import type { StopReason } from "../limits/limits.js";
 import { DEFAULT_MAX_REJECTIONS } from "../limits/limits.js";
-import { RunState } from "../state/run-state.js";
+import type { RunState } from "../state/run-state.js";
+import { detachedCopy } from "../state/run-state.js";
 import type { Failure, Step } from "../state/run-state.js";
 import { assertNever } from "../errors/index.js";
 import type { ActiveRun } from "./active-run.js";
@@ -78,7 +79,7 @@ async function end(run: ActiveRun, ending: Ending): Promise<RunState> {
   await run.checkpoint();
   // The run is sealed now; the caller gets a copy, so nothing that comes in late (a model call a
   // planner left running) can change what was returned.
-  return RunState.fromJSON(state.toJSON());
+  return detachedCopy(state);
 }
 
 function deny(run: ActiveRun, step: Step, outcome: NonNullable<Step["outcome"]>, code: string, message: string): void {
@@ -159,7 +160,7 @@ export async function actStep(run: ActiveRun, step: Step, options: ActOptions): 
     const late = runLimitReached(run);
     if (late !== undefined && run.controller.signal.aborted) return stopStep(run, step, late);
     // The pause is durable and the next driver is a resume: this one writes nothing more.
-    const paused = RunState.fromJSON(state.toJSON());
+    const paused = detachedCopy(state);
     run.letGo();
     return paused;
   }

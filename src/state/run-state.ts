@@ -2,6 +2,7 @@ import type { ApprovalRequest } from "../approvals/approval.js";
 import type { AuditHead } from "../audit/audit-record.js";
 import type { Usage } from "../decisions/decision.js";
 import type { Json } from "../json/index.js";
+import { copyJson } from "../json/index.js";
 import type { Limits, StopReason } from "../limits/limits.js";
 import { lazyCopy, untouchedSource } from "./lazy-copy.js";
 import type { RunStatus } from "./outcomes.js";
@@ -22,13 +23,23 @@ function observationOf(step: Step): Json {
   const base: Record<string, Json> = { step: step.index, outcome: step.outcome };
   if (step.decision.type === "act") {
     base.tool = step.decision.tool;
-    base.args = structuredClone(step.decision.args);
-    base.result = structuredClone(step.result);
+    base.args = copyJson(step.decision.args);
+    base.result = copyJson(step.result);
   } else {
-    base.answer = structuredClone(step.decision.answer);
+    base.answer = copyJson(step.decision.answer);
   }
   if (step.error !== undefined) base.error = { code: step.error.code, message: step.error.message };
   return base;
+}
+
+/**
+ * A short list of strings is copied at once (a slice costs less than a lazy copy's Proxy and closures
+ * to make, and far less to read); a long one lazily, so that a copy stays flat in the run's length.
+ */
+const EAGER_NAMES = 256;
+
+function copyOfNames(names: string[]): string[] {
+  return names.length <= EAGER_NAMES ? names.slice() : lazyCopy(names, same);
 }
 
 function cloneJson<T>(value: T): T {
@@ -193,8 +204,8 @@ export class RunState {
     // front: `steps`, `said` and `ran` are copied element by element as they are read (strings need
     // no clone), so a copy at step 40,000 costs what it costs at step 10.
     const json = this.#shallowJson([]);
-    json.said = lazyCopy(this.said, same);
-    json.ran = lazyCopy(this.ran, same);
+    json.said = copyOfNames(this.said);
+    json.ran = copyOfNames(this.ran);
     json.usage = { ...this.usage };
     json.limits = { ...this.limits };
     json.auditHead = this.auditHead === null ? null : { ...this.auditHead };
@@ -202,9 +213,11 @@ export class RunState {
       answer.origin === undefined ? { ...answer } : { ...answer, origin: { ...answer.origin } },
     );
     if (json.failure !== undefined) json.failure = { ...json.failure };
-    if (json.answer !== undefined) json.answer = cloneJson(json.answer);
-    if (json.pending !== undefined) json.pending = cloneJson(json.pending);
-    return new RunState(json, lazyCopy(this.steps, cloneJson));
+    // The run's own parts are checked JSON: a JSON copy is what structuredClone gives for them, at a
+    // fraction of its fixed cost per call, which a planner reading a step at every step pays.
+    if (json.answer !== undefined) json.answer = copyJson(json.answer);
+    if (json.pending !== undefined) json.pending = copyJson(json.pending);
+    return new RunState(json, lazyCopy(this.steps, copyJson));
   }
 
   /**
@@ -253,4 +266,14 @@ export class RunState {
     if (this.skill !== undefined) json.skill = this.skill;
     return json;
   }
+}
+
+/**
+ * A deep copy of a state this process built and checked as it went (the run loop's own, as a run
+ * ends or pauses): what `RunState.fromJSON(state.toJSON())` gives, without checking every step again
+ * and copying it twice, which made returning a run cost a step's worth per step it took. States
+ * from elsewhere (a store, a caller) go through `RunState.fromJSON`.
+ */
+export function detachedCopy(state: RunState): RunState {
+  return new RunState(state.toJSON());
 }

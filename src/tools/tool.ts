@@ -97,6 +97,18 @@ export function redefineTool(target: Tool<any>, spec: ToolSpec<any>): void {
   redefine(target, spec);
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+let typedCheck: (target: Tool<any>) => boolean;
+
+/**
+ * Whether a tool has a typed schema whose own check {@link Tool.typedProblems} runs; without one it
+ * finds no problem, and the gates need not wait for its promise. @internal
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function hasTypedCheck(target: Tool<any>): boolean {
+  return typedCheck(target);
+}
+
 /** A count of redefinitions so far: a holder of cached descriptions compares it. @internal */
 export function toolRevision(): number {
   return revision;
@@ -132,6 +144,7 @@ export class Tool<Args = Record<string, Json>> {
   #typed: StandardTypedSchema | undefined;
 
   static {
+    typedCheck = (target) => target.#typed !== undefined;
     // Redefinition in place is for leash's own adapters (leash/mcp) only: not exported from `leash`.
     redefine = (target, spec) => {
       const fresh = new Tool(spec);

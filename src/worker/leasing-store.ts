@@ -10,6 +10,8 @@ export interface LeasingStore extends RunStore {
     worker: string;
     limit?: number;
     ttlMs: number;
+    /** Only runs created after this one: the worker's cursor through its pass. */
+    after?: string;
     exclude?: readonly string[];
     recover?: boolean;
   }): Promise<string[]>;

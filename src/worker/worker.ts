@@ -115,14 +115,24 @@ export class Worker {
 
   async #passByLease(store: LeasingStore): Promise<number> {
     const { workerId: worker, leaseMs: ttlMs, recover } = this.#options;
-    const tried: string[] = [];
+    // The pass's cursor: the last run it tried. Leases come in the order runs were created, so each
+    // lease asks for the next run after it, and the pass ends at the end of the backlog, having
+    // tried each run once, with one parameter per query however long the backlog is.
+    let after: string | undefined;
     let resumed = 0;
     while (!this.#stopping) {
       // One at a time: a run leased is a run this worker is about to work on, so idle workers
       // elsewhere get the rest.
-      const [runId] = await store.lease({ worker, limit: 1, ttlMs, exclude: tried, recover });
-      if (runId === undefined) break;
-      tried.push(runId);
+      const [runId] = await store.lease({
+        worker,
+        limit: 1,
+        ttlMs,
+        recover,
+        ...(after === undefined ? {} : { after }),
+      });
+      // A store that ignored the cursor would hand back the run just tried: the pass ends there.
+      if (runId === undefined || runId === after) break;
+      after = runId;
       const outcome = await this.#withLease(store, runId, async (lease) => {
         let state: RunState | null;
         try {

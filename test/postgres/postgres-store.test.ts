@@ -280,21 +280,28 @@ withPostgres("PostgresStore on PostgreSQL", (url) => {
       const schema = freshSchemaName();
       const real = new pg.Pool({ connectionString: url, max: 2 });
       let failNext: string | undefined;
-      // A pool whose connections fail once, on the next statement that updates (the save's
-      // compare-and-set), with the SQLSTATE given.
+      // A pool that fails once, on the next statement that saves (the call of the save function, or
+      // an UPDATE in a transaction), with the SQLSTATE given.
+      const injected = (text: string): Error | undefined => {
+        if (failNext === undefined || !/\bUPDATE\b|leash_save_run/.test(text)) return undefined;
+        const error = Object.assign(new Error(`injected ${failNext}`), { code: failNext });
+        failNext = undefined;
+        return error;
+      };
       const flaky: PostgresPool = {
-        query: (text, values) => real.query(text, values),
+        query: async (text, values) => {
+          const error = injected(text);
+          if (error !== undefined) throw error;
+          return real.query(text, values);
+        },
         end: () => real.end(),
         connect: async () => {
           const client = await real.connect();
           return {
             release: (destroy) => client.release(destroy),
             query: async (text, values) => {
-              if (failNext !== undefined && /\bUPDATE\b/.test(text)) {
-                const error = Object.assign(new Error(`injected ${failNext}`), { code: failNext });
-                failNext = undefined;
-                throw error;
-              }
+              const error = injected(text);
+              if (error !== undefined) throw error;
               return client.query(text, values);
             },
           };

@@ -7,8 +7,14 @@ import type { PostgresPool } from "./postgres-pool.js";
  * milliseconds, so that a dead network or a stuck server is an error, never a worker hung for good.
  */
 export interface PostgresTimeouts {
-  /** Connecting, TLS and authentication included (pg's `connectionTimeoutMillis`). Default 10000. */
+  /** Opening one connection, TLS and authentication included (given to each pg client). Default 10000. */
   connectMs?: number;
+  /**
+   * Waiting for a connection of the pool: in the queue while all `poolMax` of them are in use, and
+   * opening a new one (so also bounded by `connectMs`). A call that waits longer fails with
+   * `store_busy`, which says to try again later. Default 60000: under load, calls queue rather than fail.
+   */
+  acquireMs?: number;
   /** The server cancels a statement that runs longer (`statement_timeout`). Default 30000. */
   statementMs?: number;
   /**
@@ -23,6 +29,7 @@ export interface PostgresTimeouts {
 /** The timeouts a store's own pool uses unless told otherwise. */
 export const DEFAULT_POSTGRES_TIMEOUTS: Required<PostgresTimeouts> = {
   connectMs: 10_000,
+  acquireMs: 60_000,
   statementMs: 30_000,
   queryMs: 35_000,
   idleInTransactionMs: 60_000,
@@ -45,16 +52,34 @@ export function resolveTimeouts(given: unknown): Required<PostgresTimeouts> {
   return resolved;
 }
 
+/** How many connections a store's own pool opens at most, unless told otherwise. */
+export const DEFAULT_POOL_MAX = 10;
+
 /**
- * Makes the pool a store owns, from a connection string, with its timeouts. No connection is opened
- * until the first query. An idle connection that the server drops (a restart, a failover) makes the
- * pool emit `error`; unheard, that event would end the process, while the next query simply
- * connects anew.
+ * Makes the pool a store owns, from a connection string, with its size and timeouts. No connection
+ * is opened until the first query. pg's pool bounds a wait for a connection by its own
+ * `connectionTimeoutMillis` (here `acquireMs`), queue included; each client it makes bounds opening
+ * its connection by `connectMs`, so a long queue under load waits instead of failing, while a server
+ * that does not answer still fails fast. An idle connection that the server drops (a restart, a
+ * failover) makes the pool emit `error`; unheard, that event would end the process, while the next
+ * query simply connects anew.
  */
-export function openPool(connectionString: string, timeouts: Required<PostgresTimeouts>): PostgresPool {
+export function openPool(
+  connectionString: string,
+  timeouts: Required<PostgresTimeouts>,
+  poolMax: number = DEFAULT_POOL_MAX,
+): PostgresPool {
+  const connectMs = timeouts.connectMs;
+  class BoundedClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: connectMs });
+    }
+  }
   const pool = new pg.Pool({
     connectionString,
-    connectionTimeoutMillis: timeouts.connectMs,
+    max: poolMax,
+    Client: BoundedClient,
+    connectionTimeoutMillis: timeouts.acquireMs,
     statement_timeout: timeouts.statementMs,
     query_timeout: timeouts.queryMs,
     idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,

@@ -25,13 +25,32 @@ export function isRetryable(error: unknown): boolean {
   return state === SQLSTATE.serializationFailure || state === SQLSTATE.deadlockDetected;
 }
 
+/** The message pg's pool fails a wait for a connection with, once its `connectionTimeoutMillis` passed. */
+export const POOL_WAIT_TIMEOUT = "timeout exceeded when trying to connect";
+
+/**
+ * Whether an error is pg's pool giving up on a wait for a connection (the store's `acquireMs`): all
+ * its connections stayed in use that long, so the store is busy, not broken.
+ */
+export function isPoolWaitTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === POOL_WAIT_TIMEOUT;
+}
+
 /**
  * Turns whatever a driver call threw into a {@link LeashError}: a LeashError passes through, anything
  * else becomes `store_failed` naming what was being done, with the driver's error as its cause, so a
- * raw driver error never reaches the caller.
+ * raw driver error never reaches the caller. A wait for a free connection that ran out is
+ * `store_busy` instead: nothing was sent, so nothing was written.
  */
 export function storeFailed(error: unknown, doing: string): LeashError {
   if (isLeashError(error)) return error;
+  if (isPoolWaitTimeout(error)) {
+    return new LeashError(
+      "store_busy",
+      `PostgreSQL stayed busy while ${doing}: no connection of the pool was free within \`timeouts.acquireMs\` (nothing was written; try again).`,
+      { cause: error },
+    );
+  }
   const state = sqlState(error);
   return new LeashError("store_failed", `PostgreSQL failed while ${doing}: ${messageOf(error)}`, {
     cause: error,

@@ -11,7 +11,13 @@ export interface LeaseOptions {
   limit?: number;
   /** How long a lease lasts unless renewed; after that another worker may take the run. */
   ttlMs: number;
-  /** Run ids not to lease (those this worker tried already in its current pass). */
+  /**
+   * Lease only runs created after this one (by the store's `position`, the order runs are leased in):
+   * the last run a worker tried in its current pass, so that the pass moves on through the backlog
+   * with one parameter, however long the backlog is, and ends at its end.
+   */
+  after?: string;
+  /** Run ids not to lease. Kept for callers that track their own; a worker's pass uses `after`. */
   exclude?: readonly string[];
   /**
    * Also lease runs left `running` by a worker whose lease ran out (the worker crashed mid-run), so
@@ -44,7 +50,9 @@ function checkRunIds(runIds: unknown): void {
 }
 
 /**
- * Leases runs for one worker in one short statement: rows are claimed with `FOR UPDATE SKIP LOCKED`,
+ * Leases runs for one worker in one short statement, in the order runs were created, after the run
+ * `after` when given (a run id that is not stored leases nothing: the cursor is past the end).
+ * Rows are claimed with `FOR UPDATE SKIP LOCKED`,
  * so workers polling at the same moment each get different runs and never wait on each other, and
  * the lease is an expiry time on the database's clock, so a crashed worker's lease runs out by itself
  * and machines need not agree on the time.
@@ -57,6 +65,9 @@ export async function leaseRuns(pool: PostgresPool, tables: PostgresTables, opti
   const exclude = options.exclude ?? [];
   checkRunIds(exclude);
   const recover = options.recover === true;
+  const after = options.after;
+  if (after !== undefined && typeof after !== "string")
+    throw new LeashError("invalid_option", "Expected `after` to be a run id.");
   const result = await queryOnce(
     pool,
     "leasing runs",
@@ -64,6 +75,7 @@ export async function leaseRuns(pool: PostgresPool, tables: PostgresTables, opti
        SELECT run_id FROM ${tables.runs}
        WHERE (leased_until IS NULL OR leased_until < clock_timestamp())
          AND NOT (run_id = ANY ($4::text[]))
+         AND ($6::text IS NULL OR position > (SELECT position FROM ${tables.runs} WHERE run_id = $6::text))
          AND ((status = 'awaiting_approval' AND answer_count > 0)
               OR ($5::boolean AND status = 'running' AND leased_by IS NOT NULL))
        ORDER BY position
@@ -75,7 +87,7 @@ export async function leaseRuns(pool: PostgresPool, tables: PostgresTables, opti
      FROM candidates
      WHERE runs.run_id = candidates.run_id
      RETURNING runs.run_id, runs.position`,
-    [options.worker, limit, options.ttlMs, exclude, recover],
+    [options.worker, limit, options.ttlMs, exclude, recover, after ?? null],
   );
   return result.rows
     .sort((left, right) => Number(left.position) - Number(right.position))

@@ -3,14 +3,18 @@ import { recordLeafHash } from "../../evidence/evidence-log.js";
 import type { CheckpointRow, LogTables, RecordLeaf } from "../../evidence/log-tables.js";
 import { MerkleLog } from "../../evidence/merkle-log.js";
 import { digestInText } from "../record-text-digest.js";
-import { inSeqOrder, parseStoredRecord } from "./postgres-audit-rows.js";
+import { parseStoredRecord } from "./postgres-audit-rows.js";
+import { storeFailed } from "./postgres-errors.js";
 import { PostgresNodeStore } from "./postgres-log-nodes.js";
-import type { PostgresPool, PostgresQueryResult } from "./postgres-pool.js";
+import type { PostgresClient, PostgresPool, PostgresQueryResult } from "./postgres-pool.js";
 import { inTransaction, queryOnce } from "./postgres-pool.js";
 import type { PostgresTables } from "./postgres-tables.js";
 
 /** How many records one sequencing transaction takes, so that it never holds the log's lock long. */
 const SEQUENCE_BATCH = 8192;
+
+/** How many rows a page of the trail (or of its digest columns) holds: memory stays flat in the trail's size. */
+const TRAIL_PAGE = 4096;
 
 // The first key of the advisory lock that makes one sequencer at a time ("lseq" in ASCII); the second
 // is a hash of the schema name, as for migrations, so logs in different schemas never wait on each other.
@@ -85,12 +89,50 @@ export class PostgresLogTables implements LogTables {
     }));
   }
 
-  async records(): Promise<AuditRecord[]> {
-    const result = await this.#query(
-      "reading the trail",
-      `SELECT run_id, seq, record FROM ${this.#tables.audit} ORDER BY leaf_index NULLS LAST, position`,
-    );
-    return inSeqOrder(result.rows.map((row) => parseStoredRecord(row.record, row.run_id, row.seq)));
+  /**
+   * Concurrent writers' positions can commit out of their runs' seq order, so the chain check takes
+   * each run's records in seq order: the order of rows says nothing here.
+   */
+  readonly runsInSeqOrder = true;
+
+  async *trailPages(): AsyncGenerator<AuditRecord[]> {
+    const doing = "reading the trail";
+    const pool = await this.#pool();
+    let client: PostgresClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw storeFailed(error, doing);
+    }
+    let open = false;
+    let broken = false;
+    try {
+      // One snapshot for every page (a cursor in a read-only repeatable-read transaction): the walk
+      // sees the trail as it was when it began, whatever commits meanwhile, one page in memory at a time.
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      open = true;
+      await client.query(
+        `DECLARE leash_trail NO SCROLL CURSOR FOR
+         SELECT run_id, seq, record FROM ${this.#tables.audit} ORDER BY leaf_index NULLS LAST, position`,
+      );
+      for (;;) {
+        const page = await client.query(`FETCH FORWARD ${TRAIL_PAGE} FROM leash_trail`);
+        if (page.rows.length === 0) break;
+        yield page.rows.map((row) => parseStoredRecord(row.record, row.run_id, row.seq));
+      }
+      await client.query("COMMIT");
+      open = false;
+    } catch (error) {
+      throw storeFailed(error, doing);
+    } finally {
+      if (open) {
+        // A walk stopped early (or failed) ends its transaction; one that cannot is not reused.
+        await client.query("ROLLBACK").catch(() => {
+          broken = true;
+        });
+      }
+      client.release(broken);
+    }
   }
 
   async recordsBetween(start: number, end: number): Promise<AuditRecord[]> {
@@ -113,14 +155,35 @@ export class PostgresLogTables implements LogTables {
   }
 
   async digestMismatches(): Promise<{ run: string; seq: number }[]> {
-    const result = await this.#query(
-      "reading the records' digest columns",
-      `SELECT run_id, seq, digest, record FROM ${this.#tables.audit} WHERE digest IS NOT NULL ORDER BY run_id, seq`,
-      [],
+    const mismatches: { run: string; seq: number }[] = [];
+    // A page at a time, after the last position read: the rows' texts are never all in memory.
+    for (let after = "0"; ;) {
+      const result = await this.#query(
+        "reading the records' digest columns",
+        `SELECT position, run_id, seq, digest, record FROM ${this.#tables.audit}
+         WHERE position > $1 AND digest IS NOT NULL ORDER BY position LIMIT $2`,
+        [after, TRAIL_PAGE],
+      );
+      for (const row of result.rows) {
+        if (row.digest !== digestInText(row.record)) mismatches.push({ run: String(row.run_id), seq: Number(row.seq) });
+      }
+      if (result.rows.length < TRAIL_PAGE) break;
+      after = String(result.rows.at(-1)!.position);
+    }
+    return mismatches.sort((left, right) =>
+      left.run === right.run ? left.seq - right.seq : left.run < right.run ? -1 : 1,
     );
-    return result.rows
-      .filter((row) => row.digest !== digestInText(row.record))
-      .map((row) => ({ run: String(row.run_id), seq: Number(row.seq) }));
+  }
+
+  async storedRunIds(after: string | null, limit: number): Promise<string[]> {
+    // By the primary key of the runs (the comparison and the order in one collation, so that pages
+    // neither skip nor repeat a run), so that the check of every saved state holds a page of them.
+    const result = await this.#query(
+      "reading the stored runs' ids",
+      `SELECT run_id FROM ${this.#tables.runs} WHERE $1::text IS NULL OR run_id > $1 ORDER BY run_id LIMIT $2`,
+      [after, limit],
+    );
+    return result.rows.map((row) => String(row.run_id));
   }
 
   async leafIndexOf(runId: string, seq: number): Promise<number | null> {

@@ -1,13 +1,14 @@
 import { StateError } from "../../errors/index.js";
+import { summaryText } from "./postgres-summaries.js";
 import { RunState } from "../../state/run-state.js";
 import { prefixEnd } from "../list-runs.js";
 import type { ListOptions } from "../run-store.js";
 import type { StepWrites } from "../written-steps.js";
-import type { PostgresClient, PostgresQueryResult } from "./postgres-pool.js";
+import type { PostgresQueryResult } from "./postgres-pool.js";
 import type { PostgresTables } from "./postgres-tables.js";
 
 /** What a create or a save writes to the run tables, turned into text when the call began. */
-interface RunRows {
+export interface RunRows {
   runId: string;
   status: string;
   revision: number;
@@ -21,6 +22,10 @@ interface RunRows {
   texts: string[];
   /** Whether rows past the last step are to be deleted (see {@link StepWrites}). */
   full: boolean;
+  /** The run's summary without its change number (see `summaryText`). */
+  summary: string;
+  /** The state's `updatedAt`, the key of the `updated_desc` order. */
+  updatedKey: string;
 }
 
 /**
@@ -45,94 +50,23 @@ export function runRows(state: RunState, writes: StepWrites): RunRows {
     indexes,
     texts,
     full: writes.full,
+    summary: summaryText(state),
+    updatedKey: state.updatedAt,
   };
 }
 
-/** Rows past the last step can only be left by a writer this store object does not know of; a full write deletes them. */
-async function deleteStepsPast(client: PostgresClient, tables: PostgresTables, rows: RunRows): Promise<void> {
-  if (rows.full)
-    await client.query(`DELETE FROM ${tables.steps} WHERE run_id = $1 AND step_index >= $2`, [
-      rows.runId,
-      rows.stepCount,
-    ]);
+/**
+ * The columns that give each run's id, header and steps in order, in one statement: one snapshot,
+ * so that a save committed in between cannot mix two revisions of a run. For `FROM ... AS runs`.
+ */
+export function runColumns(tables: PostgresTables): string {
+  return `runs.run_id, runs.state,
+            coalesce((SELECT array_agg(steps.step ORDER BY steps.step_index) FROM ${tables.steps} AS steps WHERE steps.run_id = runs.run_id), '{}') AS steps`;
 }
 
-/**
- * Inserts a new run's header and steps in the caller's transaction; false when the run id is taken
- * (and then nothing was written).
- */
-export async function insertRun(client: PostgresClient, tables: PostgresTables, rows: RunRows): Promise<boolean> {
-  const inserted = await client.query(
-    `INSERT INTO ${tables.runs} (run_id, status, revision, answer_count, state) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (run_id) DO NOTHING`,
-    [rows.runId, rows.status, rows.revision, rows.answerCount, rows.header],
-  );
-  if (inserted.rowCount !== 1) return false;
-  await deleteStepsPast(client, tables, rows);
-  if (rows.indexes.length > 0) {
-    await client.query(
-      `INSERT INTO ${tables.steps} (run_id, step_index, step)
-       SELECT $1, step_index, step FROM unnest($2::integer[], $3::text[]) AS batch (step_index, step)
-       ON CONFLICT (run_id, step_index) DO UPDATE SET step = excluded.step`,
-      [rows.runId, rows.indexes, rows.texts],
-    );
-  }
-  return true;
-}
-
-/**
- * The compare-and-set of a save, in the caller's transaction: writes the header and the steps if the
- * run is still at `expectedRevision`, else refuses with `stale_state` (another process moved the run)
- * or `run_not_found`, having written nothing.
- */
-export async function updateRun(
-  client: PostgresClient,
-  tables: PostgresTables,
-  rows: RunRows,
-  expectedRevision: number,
-): Promise<void> {
-  const { runId } = rows;
-  // One statement, one round trip: the steps are written only through the run row the UPDATE
-  // changed, so a refused compare-and-set writes none. Under READ COMMITTED a concurrent save that
-  // committed first makes the UPDATE re-check its WHERE on the new row, find another revision and
-  // change nothing: the compare-and-set holds without serialization failures.
-  const updated = await client.query(
-    `WITH updated AS (
-       UPDATE ${tables.runs} SET revision = $3, status = $4, answer_count = $5, state = $6, updated_at = clock_timestamp()
-       WHERE run_id = $1 AND revision = $2
-       RETURNING run_id
-     ), written AS (
-       INSERT INTO ${tables.steps} (run_id, step_index, step)
-       SELECT updated.run_id, batch.step_index, batch.step FROM updated, unnest($7::integer[], $8::text[]) AS batch (step_index, step)
-       ON CONFLICT (run_id, step_index) DO UPDATE SET step = excluded.step
-     )
-     SELECT count(*)::integer AS updated FROM updated`,
-    [runId, expectedRevision, rows.revision, rows.status, rows.answerCount, rows.header, rows.indexes, rows.texts],
-  );
-  if (Number(updated.rows[0]?.updated) !== 1) {
-    const found = await client.query(`SELECT revision FROM ${tables.runs} WHERE run_id = $1`, [runId]);
-    const row = found.rows[0];
-    if (row === undefined)
-      throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
-    const stored = Number(row.revision);
-    throw new StateError(
-      "stale_state",
-      `Run \`${runId}\` is at revision ${stored}, not ${expectedRevision}: another process moved it.`,
-      {
-        details: { runId, stored, expected: expectedRevision },
-      },
-    );
-  }
-  await deleteStepsPast(client, tables, rows);
-}
-
-/**
- * The SELECT that gives each run's header and its steps in order, as one statement: one snapshot,
- * so that a save committed in between cannot mix two revisions of a run.
- */
+/** The SELECT of {@link runColumns} over the runs that `where` keeps, in the order they were created. */
 export function selectRuns(tables: PostgresTables, where: string): string {
-  return `SELECT runs.run_id, runs.state,
-            coalesce((SELECT array_agg(steps.step ORDER BY steps.step_index) FROM ${tables.steps} AS steps WHERE steps.run_id = runs.run_id), '{}') AS steps
-          FROM ${tables.runs} AS runs ${where} ORDER BY runs.position`;
+  return `SELECT ${runColumns(tables)} FROM ${tables.runs} AS runs ${where} ORDER BY runs.position`;
 }
 
 /**

@@ -3,9 +3,10 @@ import { SQLSTATE, sqlState, storeFailed } from "./postgres-errors.js";
 import type { PostgresPool } from "./postgres-pool.js";
 import { inTransaction } from "./postgres-pool.js";
 import type { PostgresTables } from "./postgres-tables.js";
+import { functionDefinitions } from "./postgres-functions.js";
 
 /** The schema version this leash writes and reads; recorded in the `leash_meta` table. */
-export const POSTGRES_SCHEMA_VERSION = 4;
+export const POSTGRES_SCHEMA_VERSION = 5;
 
 // The first key of the advisory lock that serializes migrations ("leas" in ASCII); the second is a
 // hash of the schema name, so stores in different schemas of one database do not wait on each other.
@@ -87,6 +88,23 @@ function migrations(tables: PostgresTables): readonly string[] {
       note text NOT NULL,
       created_at timestamptz NOT NULL DEFAULT clock_timestamp()
     );
+    `,
+    // Version 5 (issue 18). Each run keeps its summary (the JSON text of `summaryOf`, without its
+    // change number), `updated_key` (the state's `updatedAt`, compared in byte order) and
+    // `change_number` (from the change sequence, taken in the statement that writes the run), so a
+    // listing reads an index and the summaries, never a state. One index per order, with and without
+    // the status; the created orders use `position` (the status one from version 1). Rows written
+    // before have NULL here until the store fills them in, right after migrating
+    // (`postgres-backfill.ts`): the summary is computed by leash, not in SQL. The functions make a
+    // create, a save and an answer one statement each (`postgres-functions.ts`).
+    `
+    CREATE SEQUENCE ${tables.changes};
+    ALTER TABLE ${tables.runs} ADD COLUMN summary text, ADD COLUMN updated_key text COLLATE "C", ADD COLUMN change_number bigint;
+    CREATE INDEX leash_runs_by_updated ON ${tables.runs} (updated_key, (run_id COLLATE "C"));
+    CREATE INDEX leash_runs_by_status_updated ON ${tables.runs} (status, updated_key, (run_id COLLATE "C"));
+    CREATE INDEX leash_runs_by_change ON ${tables.runs} (change_number);
+    CREATE INDEX leash_runs_unsummarized ON ${tables.runs} (position) WHERE summary IS NULL;
+    ${functionDefinitions(tables)}
     `,
   ];
 }

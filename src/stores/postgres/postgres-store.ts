@@ -3,10 +3,17 @@ import type { AuditRecord } from "../../audit/audit-record.js";
 import type { AuditSink } from "../../audit/audit-sink.js";
 import { checkRecords } from "../../audit/check-records.js";
 import { LeashError, StateError, checkOptionKeys } from "../../errors/index.js";
+import type { SummaryPage } from "../run-summary.js";
+import { fillSummaries } from "./postgres-backfill.js";
+import { checkConnection } from "./postgres-connection.js";
+import type { CheckedConnection, PostgresConnection } from "./postgres-connection.js";
+import { createRun, saveRun } from "./postgres-save.js";
+import { SaveBatches } from "./postgres-save-batches.js";
+import { listStates, listSummaries, readChangeSequence } from "./postgres-listing.js";
 import type { RunState } from "../../state/run-state.js";
 import { checkSaveRevision } from "../memory-store.js";
 import { recordAnswer } from "../record-answer.js";
-import { checkListOptions, readEach, reportUnreadable } from "../list-runs.js";
+import { checkListOptions } from "../list-runs.js";
 import type { AnswerOptions, ListOptions, RunStore, SaveOptions } from "../run-store.js";
 import { WrittenSteps } from "../written-steps.js";
 import type { LeaseHolder, LeaseOptions } from "./postgres-lease.js";
@@ -15,18 +22,16 @@ import { storeFailed } from "./postgres-errors.js";
 import type { PostgresPool } from "./postgres-pool.js";
 import { leaseRuns, releaseLeases, renewLeases } from "./postgres-lease.js";
 import { inTransaction, queryOnce } from "./postgres-pool.js";
-import { assembleRun, insertRun, listFilter, runRows, selectRuns, updateRun } from "./postgres-runs.js";
+import { assembleRun, runRows, selectRuns } from "./postgres-runs.js";
 import { migrate } from "./postgres-schema.js";
 import { storeEvidenceLog, type StoreEvidenceLog } from "../../evidence/store-evidence-log.js";
 import { PostgresLogTables } from "./postgres-log.js";
 import { postgresTables } from "./postgres-tables.js";
 import type { PostgresTables } from "./postgres-tables.js";
-import { openPool, resolveTimeouts } from "./open-pool.js";
+import { DEFAULT_POOL_MAX, openPool, resolveTimeouts } from "./open-pool.js";
 import type { PostgresTimeouts } from "./open-pool.js";
 
-/** Where a {@link PostgresStore} connects: a connection string (the store makes and ends its pool) or a pool of yours. */
-export type PostgresConnection =
-  { connectionString: string; pool?: undefined } | { pool: PostgresPool; connectionString?: undefined };
+export type { PostgresConnection };
 
 /** Options of a {@link PostgresStore}. */
 export interface PostgresStoreOptions {
@@ -38,38 +43,12 @@ export interface PostgresStoreOptions {
    * yours to configure.
    */
   timeouts?: PostgresTimeouts;
-}
-
-function isPool(value: unknown): value is PostgresPool {
-  if (typeof value !== "object" || value === null) return false;
-  const pool = value as Record<string, unknown>;
-  return typeof pool.connect === "function" && typeof pool.query === "function" && typeof pool.end === "function";
-}
-
-function checkConnection(connection: unknown): { connectionString: string } | { pool: PostgresPool } {
-  if (typeof connection !== "object" || connection === null) {
-    throw new LeashError(
-      "invalid_option",
-      "Expected `{ connectionString }` or `{ pool }` to connect PostgresStore to.",
-    );
-  }
-  checkOptionKeys(connection, ["connectionString", "pool", "schema", "timeouts"], "new PostgresStore(connection)");
-  const { connectionString, pool } = connection as { connectionString?: unknown; pool?: unknown };
-  if (connectionString !== undefined && pool !== undefined) {
-    throw new LeashError("invalid_option", "Expected either `connectionString` or `pool`, not both.");
-  }
-  if (pool !== undefined) {
-    if (!isPool(pool))
-      throw new LeashError("invalid_option", "Expected `pool` to be a pg Pool (with `connect`, `query` and `end`).");
-    return { pool };
-  }
-  if (typeof connectionString !== "string" || connectionString.length === 0) {
-    throw new LeashError(
-      "invalid_option",
-      "Expected `connectionString` to be a non-empty string (is DATABASE_URL set?).",
-    );
-  }
-  return { connectionString };
+  /**
+   * How many connections the pool the store makes opens at most; default 10. Calls beyond that queue
+   * for a free connection (bounded by `timeouts.acquireMs`). Refused with a `pool` of yours, which
+   * you size.
+   */
+  poolMax?: number;
 }
 
 function staleTrail(runId: string, error: unknown): StateError {
@@ -97,7 +76,7 @@ function staleTrail(runId: string, error: unknown): StateError {
  */
 export class PostgresStore implements RunStore, AuditSink {
   readonly #tables: PostgresTables;
-  readonly #connection: { connectionString: string } | { pool: PostgresPool };
+  readonly #connection: CheckedConnection;
   readonly #timeouts: Required<PostgresTimeouts>;
   #pool: PostgresPool | undefined;
   #ready: Promise<PostgresPool> | undefined;
@@ -105,13 +84,15 @@ export class PostgresStore implements RunStore, AuditSink {
   #log: StoreEvidenceLog | undefined;
   /** The step rows this store object last wrote, per run, so that a save writes only the steps that may have changed. */
   readonly #written = new WrittenSteps();
+  /** Saves made while every connection is busy, sent together (group commit). */
+  readonly #batches: SaveBatches;
 
   /** `schema` may be given in the first argument (`{ connectionString, schema }`) or in the second. */
   constructor(connection: PostgresConnection & PostgresStoreOptions, options: PostgresStoreOptions = {}) {
-    this.#connection = checkConnection(connection);
     if (typeof options !== "object" || options === null)
       throw new LeashError("invalid_option", "Expected the PostgresStore options to be an object.");
-    checkOptionKeys(options, ["schema", "timeouts"], "new PostgresStore(connection, options)");
+    checkOptionKeys(options, ["schema", "timeouts", "poolMax"], "new PostgresStore(connection, options)");
+    this.#connection = checkConnection(connection, options, DEFAULT_POOL_MAX);
     const given = [connection.schema, options.schema].filter((schema) => schema !== undefined);
     if (given.length === 2 && given[0] !== given[1])
       throw new LeashError("invalid_option", "Expected one `schema`, not two different ones.");
@@ -120,6 +101,8 @@ export class PostgresStore implements RunStore, AuditSink {
     if (timeouts.length === 2)
       throw new LeashError("invalid_option", "Expected `timeouts` in one of the two arguments, not both.");
     this.#timeouts = resolveTimeouts(timeouts[0]);
+    const slots = "poolMax" in this.#connection ? this.#connection.poolMax : DEFAULT_POOL_MAX;
+    this.#batches = new SaveBatches(() => this.#open(), this.#tables, slots, this.#timeouts.acquireMs);
   }
 
   /** The schema that holds the store's tables. */
@@ -134,8 +117,9 @@ export class PostgresStore implements RunStore, AuditSink {
       this.#pool ??=
         "pool" in this.#connection
           ? this.#connection.pool
-          : openPool(this.#connection.connectionString, this.#timeouts);
+          : openPool(this.#connection.connectionString, this.#timeouts, this.#connection.poolMax);
       await migrate(this.#pool, this.#tables);
+      await fillSummaries(this.#pool, this.#tables);
       return this.#pool;
     })().catch((error: unknown) => {
       this.#ready = undefined;
@@ -149,18 +133,7 @@ export class PostgresStore implements RunStore, AuditSink {
     const records = checkRecords(options.records ?? []);
     const writes = this.#written.plan(state, null);
     const rows = runRows(state, writes);
-    const runExists = (cause?: unknown): StateError =>
-      new StateError("run_exists", `Run \`${state.runId}\` exists already.`, {
-        details: { runId: state.runId },
-        ...(cause === undefined ? {} : { cause }),
-      });
-    const pool = await this.#open();
-    await inTransaction(pool, `creating run \`${state.runId}\``, async (client) => {
-      if (!(await insertRun(client, this.#tables, rows))) throw runExists();
-      const trail = await client.query(`SELECT 1 FROM ${this.#tables.audit} WHERE run_id = $1 LIMIT 1`, [state.runId]);
-      if (trail.rows.length > 0) throw runExists();
-      await insertRecords(client, this.#tables, records, runExists);
-    });
+    await createRun(await this.#open(), this.#tables, rows, records);
     this.#written.remember(state.runId, writes);
   }
 
@@ -190,31 +163,44 @@ export class PostgresStore implements RunStore, AuditSink {
     const { runId } = state;
     const writes = this.#written.plan(state, options.expectedRevision);
     const rows = runRows(state, writes);
-    const pool = await this.#open();
-    await inTransaction(pool, `saving run \`${runId}\``, async (client) => {
-      await updateRun(client, this.#tables, rows, options.expectedRevision);
-      await insertRecords(client, this.#tables, records, (error) => staleTrail(runId, error));
-    });
+    await saveRun(
+      await this.#open(),
+      this.#tables,
+      rows,
+      options.expectedRevision,
+      records,
+      (error) => staleTrail(runId, error),
+      this.#batches,
+    );
     this.#written.remember(runId, writes);
   }
 
   /**
-   * The stored runs in the order they were created, optionally only those of a status and those whose
-   * id starts with `runIdPrefix` (a range on an index of run ids in byte order). A run whose
-   * state cannot be read is left out and reported to `onUnreadable`: one bad row never fails the listing.
+   * The stored runs, with the filters, order and paging of {@link ListOptions}: the same runs in the
+   * same order as {@link summaries}, by the same SQL, with their states. A run whose state cannot be
+   * read is left out and reported to `onUnreadable`: one bad row never fails the listing.
    */
   async list(options?: ListOptions): Promise<RunState[]> {
     const checked = checkListOptions(options);
-    const pool = await this.#open();
-    const { where, values } = listFilter(checked);
-    const result = await queryOnce(pool, "listing runs", selectRuns(this.#tables, where), values);
-    const { states, unreadable } = readEach(
-      result.rows,
-      (row) => String(row.run_id),
-      (row) => assembleRun(row),
-    );
-    reportUnreadable(checked, unreadable);
-    return states;
+    return listStates(await this.#open(), this.#tables, checked);
+  }
+
+  /**
+   * One page of run summaries, read from the summaries kept on every save through an index of the
+   * order: no state is read. `next` is set when the page is full. A run whose state could not be read
+   * when its summary was first made has none, and is left out.
+   */
+  async summaries(options?: ListOptions): Promise<SummaryPage> {
+    const checked = checkListOptions(options);
+    return listSummaries(await this.#open(), this.#tables, checked);
+  }
+
+  /**
+   * The store's change sequence, bumped by every create, save and answer: every change at or below
+   * the value returned has committed, so `list({ changedSince })` with it misses none.
+   */
+  async changeSequence(): Promise<number> {
+    return readChangeSequence(await this.#open(), this.#tables, this.#timeouts.acquireMs);
   }
 
   /** Records a person's answer to a paused run's pending request, for a later `resume(runId)`. */

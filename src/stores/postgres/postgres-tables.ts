@@ -11,6 +11,14 @@ export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
+/**
+ * Quotes a string as an SQL literal that reads the same whatever `standard_conforming_strings` is:
+ * an `E''` string, with backslashes and quotes doubled. For names pasted into function bodies.
+ */
+export function quoteLiteral(text: string): string {
+  return `E'${text.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
+}
+
 /** The fully qualified, quoted names of the store's tables in one schema. */
 export interface PostgresTables {
   /** The schema's name, unquoted, as given. */
@@ -29,6 +37,18 @@ export interface PostgresTables {
   logNodes: string;
   /** `"schema".leash_checkpoints`: the signed checkpoints of the log, whole notes with every signature. */
   checkpoints: string;
+  /** `"schema".leash_change_seq`: the store's change sequence, bumped by every create, save and answer. */
+  changes: string;
+  /** `"schema".leash_save_run`: the function that does a whole save in one call (see `postgres-functions.ts`). */
+  saveRun: string;
+  /** `"schema".leash_save_runs`: several saves in one call, each its own all-or-nothing. */
+  saveRuns: string;
+  /** `"schema".leash_create_run`: the function that does a whole create in one call. */
+  createRun: string;
+  /** `"schema".leash_append_records`: the function that checks the chain heads and inserts records. */
+  appendRecords: string;
+  /** `"schema".leash_change_sequence`: the function that reads the change sequence once every lower change committed. */
+  changeSequence: string;
 }
 
 /**
@@ -60,5 +80,11 @@ export function postgresTables(schema: string): PostgresTables {
     meta: `${quotedSchema}.leash_meta`,
     logNodes: `${quotedSchema}.leash_log_nodes`,
     checkpoints: `${quotedSchema}.leash_checkpoints`,
+    changes: `${quotedSchema}.leash_change_seq`,
+    saveRun: `${quotedSchema}.leash_save_run`,
+    saveRuns: `${quotedSchema}.leash_save_runs`,
+    createRun: `${quotedSchema}.leash_create_run`,
+    appendRecords: `${quotedSchema}.leash_append_records`,
+    changeSequence: `${quotedSchema}.leash_change_sequence`,
   };
 }

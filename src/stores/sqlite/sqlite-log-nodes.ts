@@ -1,7 +1,7 @@
 import type { Database, Statement, Transaction } from "better-sqlite3";
 import { LeashError } from "../../errors/index.js";
 import type { Hash, NodeId } from "../../evidence/merkle.js";
-import type { NodeStore, StoredNode } from "../../evidence/node-store.js";
+import { nodeRanges, type NodeStore, type StoredNode } from "../../evidence/node-store.js";
 
 /** How many nodes one insert statement writes. */
 const ROWS_A_STATEMENT = 64;
@@ -13,11 +13,13 @@ const ROWS_A_STATEMENT = 64;
  * joins it; alone it is a transaction of its own.
  */
 export class SqliteNodeStore implements NodeStore {
-  readonly #read: Statement<[number, number], { hash: Buffer }>;
+  readonly #readRange: Statement<[number, number, number], { idx: number; hash: Buffer }>;
   readonly #write: Transaction<(nodes: readonly StoredNode[]) => void>;
 
   constructor(database: Database) {
-    this.#read = database.prepare("SELECT hash FROM leash_log_nodes WHERE level = ? AND idx = ?");
+    this.#readRange = database.prepare(
+      "SELECT idx, hash FROM leash_log_nodes WHERE level = ? AND idx BETWEEN ? AND ? ORDER BY idx",
+    );
     const insert = database.prepare<[number, number, Buffer]>(
       "INSERT INTO leash_log_nodes (level, idx, hash) VALUES (?, ?, ?)",
     );
@@ -39,14 +41,22 @@ export class SqliteNodeStore implements NodeStore {
   }
 
   readNodes(nodes: readonly NodeId[]): Hash[] {
+    // One query per run of neighbouring nodes of a level: a check of a page of leaves asks for
+    // thousands of them, and one query a node would cost more in calls than in the b-tree.
+    const found = new Map<number, Map<number, Buffer>>();
+    for (const { level, first, last } of nodeRanges(nodes)) {
+      let ofLevel = found.get(level);
+      if (ofLevel === undefined) found.set(level, (ofLevel = new Map<number, Buffer>()));
+      for (const row of this.#readRange.all(level, first, last)) ofLevel.set(row.idx, row.hash);
+    }
     return nodes.map(({ level, index }) => {
-      const row = this.#read.get(level, index);
-      if (row === undefined) {
+      const hash = found.get(level)?.get(index);
+      if (hash === undefined) {
         throw new LeashError("store_failed", `The log's stored tree has no node ${index} at level ${level}.`, {
           details: { level, index },
         });
       }
-      return new Uint8Array(row.hash);
+      return new Uint8Array(hash);
     });
   }
 

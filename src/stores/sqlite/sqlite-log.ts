@@ -13,6 +13,9 @@ import type { SqliteTrail } from "./sqlite-trail.js";
 /** How many records one sequencing transaction takes, so that it never holds the write lock long. */
 const SEQUENCE_BATCH = 8192;
 
+/** How many records a page of the trail holds, for the chain check: memory stays flat in the trail's size. */
+const TRAIL_PAGE = 4096;
+
 interface Unsequenced {
   position: number;
   record: string | null;
@@ -53,6 +56,13 @@ export class SqliteLogTables implements LogTables {
   readonly #between: Statement<[number, number], { run_id: string; seq: number; record: string }>;
   readonly #digestOf: Statement<[string, number], { record: string }>;
   readonly #columns: Statement<[], { run_id: string; seq: number; digest: string; record: string }>;
+  readonly #lastPosition: Statement<[], { position: number | null }>;
+  readonly #runIds: Statement<[string, number], { run_id: string }>;
+  readonly #firstRunIds: Statement<[number], { run_id: string }>;
+  readonly #trailPage: Statement<
+    [number, number, number],
+    { position: number; run_id: string; seq: number; record: string }
+  >;
   readonly #checkpointsAt: Statement<[number], CheckpointRecord>;
   readonly #checkpoints: Statement<[], CheckpointRecord>;
   readonly #latest: Statement<[], CheckpointRecord>;
@@ -85,6 +95,15 @@ export class SqliteLogTables implements LogTables {
     this.#digestOf = database.prepare("SELECT record FROM audit WHERE run_id = ? AND seq = ?");
     this.#columns = database.prepare(
       "SELECT run_id, seq, digest, record FROM audit WHERE digest IS NOT NULL ORDER BY run_id, seq",
+    );
+    this.#lastPosition = database.prepare("SELECT max(position) AS position FROM audit");
+    // By the primary key of the runs, so that the check of every saved state holds a page of them.
+    this.#runIds = database.prepare("SELECT run_id FROM runs WHERE run_id > ? ORDER BY run_id LIMIT ?");
+    this.#firstRunIds = database.prepare("SELECT run_id FROM runs ORDER BY run_id LIMIT ?");
+    // By the primary key, a page after the last: a page never waits on a writer, and a record
+    // committed during the walk (always at a higher position) is simply read or not, never half.
+    this.#trailPage = database.prepare(
+      "SELECT position, run_id, seq, record FROM audit WHERE position > ? AND position <= ? ORDER BY position LIMIT ?",
     );
     const columns = "id, tree_size, note, created_at";
     this.#checkpointsAt = database.prepare(`SELECT ${columns} FROM leash_checkpoints WHERE tree_size = ? ORDER BY id`);
@@ -140,8 +159,21 @@ export class SqliteLogTables implements LogTables {
     return mismatches;
   }
 
-  records(): AuditRecord[] {
-    return this.#trail.read();
+  *trailPages(): Generator<AuditRecord[]> {
+    // The trail as it is when the walk starts: records appended meanwhile wait for the next check.
+    const last = this.#lastPosition.get()?.position ?? null;
+    if (last === null) return;
+    for (let after = Number.MIN_SAFE_INTEGER; ;) {
+      const rows = this.#trailPage.all(after, last, TRAIL_PAGE);
+      if (rows.length === 0) return;
+      after = rows.at(-1)!.position;
+      yield rows.map((row) => this.#trail.parse(row));
+    }
+  }
+
+  storedRunIds(after: string | null, limit: number): string[] {
+    const rows = after === null ? this.#firstRunIds.all(limit) : this.#runIds.all(after, limit);
+    return rows.map((row) => row.run_id);
   }
 
   leafIndexOf(runId: string, seq: number): number | null {
@@ -215,11 +247,16 @@ export function sqliteEvidenceLog(tables: SqliteLogTables, path: string): StoreE
     headSize: guard("headSize", () => tables.headSize()),
     leafCount: guard("leafCount", () => tables.leafCount()),
     recordLeaves: guard("recordLeaves", (start: number, end: number) => tables.recordLeaves(start, end)),
-    records: guard("records", () => tables.records()),
+    trailPages: () =>
+      guardedPages(
+        () => tables.trailPages(),
+        (error) => toLeashError(error, { method: "trailPages", path }),
+      ),
     recordsBetween: guard("recordsBetween", (start: number, end: number) => tables.recordsBetween(start, end)),
     digestOf: guard("digestOf", (runId: string, seq: number) => tables.digestOf(runId, seq)),
     digestMismatches: guard("digestMismatches", () => tables.digestMismatches()),
     leafIndexOf: guard("leafIndexOf", (runId: string, seq: number) => tables.leafIndexOf(runId, seq)),
+    storedRunIds: guard("storedRunIds", (after: string | null, limit: number) => tables.storedRunIds(after, limit)),
     checkpointsAt: guard("checkpointsAt", (treeSize: number) => tables.checkpointsAt(treeSize)),
     checkpointRows: guard("checkpoints", () => tables.checkpointRows()),
     latestCheckpointRow: guard("latestCheckpoint", () => tables.latestCheckpointRow()),
@@ -228,4 +265,24 @@ export function sqliteEvidenceLog(tables: SqliteLogTables, path: string): StoreE
     ),
     updateCheckpoint: guard("saveCheckpoint", (id: number, note: string) => tables.updateCheckpoint(id, note)),
   });
+}
+
+/** The pages of a synchronous reader, each read with its driver errors mapped. */
+function* guardedPages<T>(pages: () => Iterator<T>, mapped: (error: unknown) => Error): Generator<T> {
+  let iterator: Iterator<T>;
+  try {
+    iterator = pages();
+  } catch (error) {
+    throw mapped(error);
+  }
+  for (;;) {
+    let next: IteratorResult<T>;
+    try {
+      next = iterator.next();
+    } catch (error) {
+      throw mapped(error);
+    }
+    if (next.done === true) return;
+    yield next.value;
+  }
 }
