@@ -1,5 +1,5 @@
-import { Agent, Policy, canonicalJson, isLeashError, toJson } from "../index.js";
-import type { AuditSink, Guard, Json, RunState, RunStore, Tool } from "../index.js";
+import { Agent, Policy, canonicalJson, isLeashError, listSummaries, toJson } from "../index.js";
+import type { AuditSink, Guard, Json, RunState, RunStore, RunSummary, Tool } from "../index.js";
 import { answerOf, gatewayPlanner } from "./gateway-answers.js";
 import type { GatewayClaims } from "./gateway-claims.js";
 import { SharedCall } from "./gateway-shared.js";
@@ -17,8 +17,9 @@ import type { Stopped } from "./gateway-shutdown.js";
 import type { CallResult, GatewayCall } from "./gateway-runs.js";
 import {
   driverMayBeAlive,
-  isGatewayRunId,
   maxArgsChars,
+  OLDER_RUN_PREFIX,
+  RUN_PREFIX,
   callKey,
   errorResult,
   goalOf,
@@ -26,6 +27,9 @@ import {
   newRunId,
   runPrefixOf,
 } from "./gateway-runs.js";
+
+/** How many summaries of running runs a recovery reads at a time. */
+const RECOVER_PAGE_LIMIT = 500;
 
 /**
  * leash in front of MCP servers: each call is a run of an agent with the upstream tools, the config's
@@ -106,22 +110,35 @@ export class Gateway {
   }
 
   async #recover(onRecovered: (state: RunState) => void): Promise<{ recovered: number; left: number }> {
-    const running = (await this.#store.list({ status: "running" })).filter((item) => isGatewayRunId(item.runId));
+    // Only the gateway's running runs are read: summaries, a range of the index on run ids, a page at a time.
+    const running: string[] = [];
+    for (const runIdPrefix of [RUN_PREFIX, OLDER_RUN_PREFIX]) {
+      let cursor: string | undefined;
+      do {
+        const page = await listSummaries(this.#store, {
+          status: "running",
+          runIdPrefix,
+          limit: RECOVER_PAGE_LIMIT,
+          ...(cursor === undefined ? {} : { cursor }),
+        });
+        running.push(...page.runs.map((run) => run.runId));
+        cursor = page.next;
+      } while (cursor !== undefined);
+    }
     let recovered = 0;
-    for (const state of running) {
+    for (const runId of running) {
       if (this.#shutdown.stopping) break;
       // A run of an older gateway, without a claim, is taken by the rule of the run id's host and pid.
       const claims = this.#claims;
-      const olderRuleSaysGone = (): boolean => !driverMayBeAlive(state.runId);
-      if (claims === undefined ? !olderRuleSaysGone() : !(await claims.takeOver(state.runId, olderRuleSaysGone)))
-        continue;
+      const olderRuleSaysGone = (): boolean => !driverMayBeAlive(runId);
+      if (claims === undefined ? !olderRuleSaysGone() : !(await claims.takeOver(runId, olderRuleSaysGone))) continue;
       try {
-        onRecovered(await this.agent.resume(state.runId));
+        onRecovered(await this.agent.resume(runId));
         recovered += 1;
       } catch (error) {
         if (!isLeashError(error)) throw error;
       } finally {
-        await claims?.release(state.runId);
+        await claims?.release(runId);
       }
     }
     return { recovered, left: running.length - recovered };
@@ -284,14 +301,26 @@ export class Gateway {
    * no `since`, only waiting runs count (a new call joins the run that waits, never an old run).
    */
   async #first(call: GatewayCall, since?: string): Promise<RunState | undefined> {
-    // Only this call's runs are read (a range of the index on run ids), not every run of the store.
-    const runs = (
-      await this.#store.list(
-        since === undefined
-          ? { status: "awaiting_approval", runIdPrefix: runPrefixOf(call) }
-          : { runIdPrefix: runPrefixOf(call) },
-      )
-    ).filter((item) => isRunOf(item.runId, call));
+    // Only this call's runs are looked at (a range of the index on run ids), from their summaries;
+    // only those that may be first are loaded: a waiting run, or (with `since`) one that moved since.
+    const mayBeFirst = (run: RunSummary): boolean =>
+      run.status === "awaiting_approval" || (since !== undefined && run.status !== "stopped" && run.updatedAt >= since);
+    const runs: RunState[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await listSummaries(this.#store, {
+        ...(since === undefined ? { status: "awaiting_approval" as const } : {}),
+        runIdPrefix: runPrefixOf(call),
+        limit: RECOVER_PAGE_LIMIT,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      for (const run of page.runs) {
+        if (!isRunOf(run.runId, call) || !mayBeFirst(run)) continue;
+        const state = await this.#loadReadable(run.runId);
+        if (state !== null) runs.push(state);
+      }
+      cursor = page.next;
+    } while (cursor !== undefined);
     // Resumed after an answer since this call began: running, or ended other than cancelled.
     const moved = (item: RunState): boolean =>
       since !== undefined &&
@@ -302,6 +331,16 @@ export class Gateway {
     const candidates = runs.filter((item) => item.status === "awaiting_approval" || moved(item));
     const rank = (item: RunState): number => (moved(item) ? 0 : item.answers.length > 0 ? 1 : 2);
     return candidates.sort((a, b) => rank(a) - rank(b) || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))[0];
+  }
+
+  /** A run's stored state, or `null` when it is gone or cannot be read (a listing leaves such a run out too). */
+  async #loadReadable(runId: string): Promise<RunState | null> {
+    try {
+      return await this.#store.load(runId);
+    } catch (error) {
+      if (isLeashError(error, "invalid_state") || isLeashError(error, "unsupported_version")) return null;
+      throw error;
+    }
   }
 
   /**

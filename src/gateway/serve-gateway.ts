@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { LeashError } from "../index.js";
+import { LeashError, listSummaries } from "../index.js";
 import type { StoreLocation } from "../operate/store-location.js";
 import { importAgentModule } from "../operate/load-agent.js";
 import type { AuditSink, Guard, RunStore } from "../index.js";
@@ -83,7 +83,7 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
   try {
     upstreams = await startUpstreams(options.config.servers, say);
     // Which gateway drives which run, beside the runs (a first read makes the store's schema).
-    await store.list({ status: "running", runIdPrefix: RUN_PREFIX });
+    await listSummaries(store, { status: "running", runIdPrefix: RUN_PREFIX, limit: 1 });
     // The HTTP transport is refused without a credential: any local process could call it.
     if (options.httpPort !== undefined)
       credential = await openHttpCredential(options.config.httpAuth, options.location, say);

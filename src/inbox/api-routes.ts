@@ -12,8 +12,10 @@ import { runChain } from "./run-chain.js";
  */
 export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
   app.get("/api/runs", async (c) => {
-    const list = await listRuns(parts.store, listQuery(c.req.query("status"), c.req.query("page")));
-    return c.json({ runs: list.runs, page: list.page, pages: list.pages });
+    const query = listQuery(c.req.query("status"), c.req.query("page"), c.req.query("cursor"));
+    const list = await listRuns(parts.store, query);
+    // `next` is the cursor of the next page (`?cursor=`), `null` at the end; no count of pages.
+    return c.json({ runs: list.runs, page: list.page, next: list.next ?? null });
   });
 
   app.get("/api/runs/:id", async (c) => {

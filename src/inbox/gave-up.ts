@@ -1,11 +1,15 @@
-import type { AuditRecord, AuditSink, RunState, RunStore } from "../index.js";
+import { cursorAfter, listSummaries } from "../index.js";
+import type { AuditRecord, AuditSink, RunStore, RunSummary } from "../index.js";
 
 /** A piece of work whose every attempt failed: what a person must look at, since no retry is left. */
 export interface GaveUpWork {
   /** The run of its last attempt, whose trail holds the `gave_up` record. */
   runId: string;
   skill: string | null;
+  /** The goal's first 200 characters and `…` when longer (see `goalShortened`); whole on the run's page. */
   goal: string;
+  /** Whether `goal` was shortened. */
+  goalShortened: boolean;
   /** How many attempts were made, the last included. */
   attempts: number;
   /** Why the last attempt failed. */
@@ -13,6 +17,21 @@ export interface GaveUpWork {
   /** When it gave up: the `gave_up` record's time. */
   endedAt: string;
 }
+
+/** One page of the work that gave up, and where the next starts. */
+export interface GaveUpListing {
+  work: GaveUpWork[];
+  /** The summary of each piece of work's last run, in the same order. */
+  runs: RunSummary[];
+  /** The cursor of the next page (a listing cursor of `updated_desc`), or `undefined` at the end. */
+  next: string | undefined;
+}
+
+/** How many summaries of failed runs are read at a time while a page of work that gave up is filled. */
+const SCAN_LIMIT = 200;
+
+/** How many retried run ids a page remembers: past it they are forgotten (only a trail read is saved by them). */
+const MAX_REMEMBERED = 10_000;
 
 /** The `gave_up` record of a run's trail, the last one if there were several. */
 function gaveUpRecord(records: readonly AuditRecord[]): AuditRecord | undefined {
@@ -23,36 +42,72 @@ function gaveUpRecord(records: readonly AuditRecord[]): AuditRecord | undefined 
   return undefined;
 }
 
-function workOf(state: RunState, record: AuditRecord): GaveUpWork {
+function workOf(run: RunSummary, record: AuditRecord): GaveUpWork {
   const data = (typeof record.data === "object" && record.data !== null ? record.data : {}) as {
     attempts?: unknown;
     problem?: unknown;
   };
-  const attempts = typeof data.attempts === "number" ? data.attempts : state.attempt;
-  const message = state.failure?.message ?? (typeof data.problem === "string" ? data.problem : "the work gave up");
   return {
-    runId: state.runId,
-    skill: state.skill ?? null,
-    goal: state.goal,
-    attempts,
-    problem: { code: state.failure?.code ?? "unknown", message },
+    runId: run.runId,
+    skill: run.skill ?? null,
+    goal: run.goal,
+    goalShortened: run.goalShortened,
+    attempts: typeof data.attempts === "number" ? data.attempts : run.attempt,
+    // The record carries the last attempt's failure message, so no run's state is read.
+    problem: {
+      code: run.failureCode ?? "unknown",
+      message: typeof data.problem === "string" ? data.problem : "the work gave up",
+    },
     endedAt: record.at,
   };
 }
 
 /**
- * The work that gave up (its last attempt's run, whose trail holds the `gave_up` record), newest
- * first. Only the trails of failed runs are read, one run at a time, since only a failed run can
- * hold that record: never the whole trail of the store at once.
+ * One page of the work that gave up (its last attempt's run, whose trail holds the `gave_up`
+ * record), newest first (the `gave_up` note is that run's last save). It reads summaries of failed
+ * runs, and the trails of only those that may have given up: a run of a skill (only a skill retries
+ * and gives up) that no later failed attempt retried. `cursor` is a page's `next`.
  */
-export async function listGaveUp(store: RunStore & AuditSink): Promise<GaveUpWork[]> {
-  // Stores list runs in the order they were created: reversed, the newest first, so that the stable
-  // sort below keeps two that gave up within the same millisecond newest first too.
-  const failed = (await store.list({ status: "failed" })).reverse();
+export async function readGaveUp(
+  store: RunStore & AuditSink,
+  options: { limit: number; cursor?: string },
+): Promise<GaveUpListing> {
   const work: GaveUpWork[] = [];
-  for (const state of failed) {
-    const record = gaveUpRecord(await store.read(state.runId));
-    if (record !== undefined) work.push(workOf(state, record));
+  const runs: RunSummary[] = [];
+  // The runs a later failed attempt retried: they did not give up, their trails need no reading.
+  const retried = new Set<string>();
+  let cursor = options.cursor;
+  for (;;) {
+    const page = await listSummaries(store, {
+      status: "failed",
+      order: "updated_desc",
+      limit: SCAN_LIMIT,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    for (const run of page.runs) {
+      if (retried.size >= MAX_REMEMBERED) retried.clear();
+      if (run.retryOf !== undefined) retried.add(run.retryOf);
+      if (run.skill === undefined || retried.has(run.runId)) continue;
+      const record = gaveUpRecord(await store.read(run.runId));
+      if (record === undefined) continue;
+      work.push(workOf(run, record));
+      runs.push(run);
+      // The page is full: the next one starts right after this run, in the order of the summaries.
+      if (work.length === options.limit) return { work, runs, next: cursorAfter(run, "updated_desc") };
+    }
+    if (page.next === undefined) return { work, runs, next: undefined };
+    cursor = page.next;
   }
-  return work.sort((a, b) => (a.endedAt < b.endedAt ? 1 : a.endedAt > b.endedAt ? -1 : 0));
+}
+
+/** Every piece of work that gave up, newest first; see {@link readGaveUp}. */
+export async function listGaveUp(store: RunStore & AuditSink): Promise<GaveUpWork[]> {
+  const work: GaveUpWork[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await readGaveUp(store, { limit: SCAN_LIMIT, ...(cursor === undefined ? {} : { cursor }) });
+    work.push(...page.work);
+    cursor = page.next;
+  } while (cursor !== undefined);
+  return work;
 }

@@ -1,8 +1,8 @@
-import { LeashError, RUN_STATUSES } from "../index.js";
-import type { RunState, RunStatus } from "../index.js";
+import { LeashError, listSummaries, RUN_STATUSES } from "../index.js";
+import type { ListOptions, RunStatus, RunSummary } from "../index.js";
 import type { CliStore } from "../operate/open-store.js";
-import { interruptedSteps } from "../operate/interrupted-steps.js";
-import { listGaveUp } from "./gave-up.js";
+import { readGaveUp } from "./gave-up.js";
+import type { GaveUpWork } from "./gave-up.js";
 
 /** How many runs a page of the list shows. */
 export const RUNS_PER_PAGE = 50;
@@ -10,24 +10,15 @@ export const RUNS_PER_PAGE = 50;
 /** The filters of the run list: every run status, and the work that gave up. */
 export const LIST_FILTERS: readonly string[] = [...RUN_STATUSES, "gave_up"];
 
-/** How many characters of a goal a list shows; the run's page shows it whole. */
-const LIST_GOAL_LENGTH = 200;
-
-/** A goal as a list shows it: its first {@link LIST_GOAL_LENGTH} characters and `…` when it is longer. */
-export function shortGoal(goal: string): { goal: string; goalShortened: boolean } {
-  if (goal.length <= LIST_GOAL_LENGTH) return { goal, goalShortened: false };
-  let cut = goal.slice(0, LIST_GOAL_LENGTH);
-  // Never half of a character outside the basic plane.
-  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
-  return { goal: `${cut}…`, goalShortened: true };
-}
+/** How many runs are passed over at a time to reach `?page=N` without a cursor. */
+const SKIP_LIMIT = 1000;
 
 /** One run as the list shows it (and `GET /api/runs` returns it). */
 interface RunRow {
   runId: string;
   status: RunStatus;
   skill: string | null;
-  /** Shortened to {@link LIST_GOAL_LENGTH} characters and `…` (see `goalShortened`); whole on the run's page. */
+  /** The goal's first 200 characters and `…` when longer (see `goalShortened`); whole on the run's page. */
   goal: string;
   /** Whether `goal` was shortened. */
   goalShortened: boolean;
@@ -42,23 +33,34 @@ interface RunRow {
 /** One page of the run list. */
 export interface RunPage {
   runs: RunRow[];
-  /** 1-based. */
-  page: number;
-  /** At least 1, even when there is no run. */
-  pages: number;
+  /** 1-based; `null` for a page reached by a cursor alone, whose number is not known. */
+  page: number | null;
+  /** The cursor of the next page, or `undefined` at the end (a full page may be followed by an empty one). */
+  next: string | undefined;
   status: string | null;
 }
 
-function rowOf(state: RunState): RunRow {
+/** What a list request asks for, checked. */
+export interface RunListQuery {
+  status: string | null;
+  /** 1-based; `null` when only a cursor was given. */
+  page: number | null;
+  /** A page's `next`: where the page starts. */
+  cursor: string | undefined;
+}
+
+/** A summary as the list shows it. */
+function rowOf(run: RunSummary): RunRow {
   return {
-    runId: state.runId,
-    status: state.status,
-    skill: state.skill ?? null,
-    ...shortGoal(state.goal),
-    steps: state.steps.length,
-    cost: state.usage.cost,
-    interruptedSteps: interruptedSteps(state).length,
-    updatedAt: state.updatedAt,
+    runId: run.runId,
+    status: run.status,
+    skill: run.skill ?? null,
+    goal: run.goal,
+    goalShortened: run.goalShortened,
+    steps: run.steps,
+    cost: run.cost,
+    interruptedSteps: run.interruptedSteps,
+    updatedAt: run.updatedAt,
   };
 }
 
@@ -70,33 +72,98 @@ export function pageQuery(page: string | undefined): number {
   return number;
 }
 
-/** Checks `?status=` and `?page=` as given in a URL: unknown values are the caller's mistake. */
-export function listQuery(
-  status: string | undefined,
-  page: string | undefined,
-): { status: string | null; page: number } {
+/** A `?cursor=` as given in a URL: absent or empty is none; the store checks the rest. */
+function cursorQuery(cursor: string | undefined): string | undefined {
+  return cursor === undefined || cursor === "" ? undefined : cursor;
+}
+
+/** Checks `?status=`, `?page=` and `?cursor=` as given in a URL: unknown values are the caller's mistake. */
+export function listQuery(status: string | undefined, page: string | undefined, cursor?: string): RunListQuery {
   const filter = status === undefined || status === "" ? null : status;
   if (filter !== null && !LIST_FILTERS.includes(filter))
     throw new LeashError("invalid_option", `Expected status to be one of ${LIST_FILTERS.join(", ")}.`);
-  return { status: filter, page: pageQuery(page) };
+  const start = cursorQuery(cursor);
+  // A cursor alone says where the page starts but not its number.
+  const number = start !== undefined && (page === undefined || page === "") ? null : pageQuery(page);
+  return { status: filter, page: number, cursor: start };
+}
+
+/** Reads one page of `limit` items from `cursor`: how many came back, and the next page's cursor. */
+type ReadPage = (limit: number, cursor: string | undefined) => Promise<{ count: number; next: string | undefined }>;
+
+/**
+ * The cursor where page `page` (1-based, `perPage` items each) starts, found by passing over the
+ * pages before it in reads of at most {@link SKIP_LIMIT} items: a page's number costs reads in
+ * proportion to it, never a count of the whole listing. `null` when the listing ends before it.
+ */
+async function cursorOfPage(page: number, perPage: number, read: ReadPage): Promise<string | undefined | null> {
+  let remaining = (page - 1) * perPage;
+  let cursor: string | undefined;
+  while (remaining > 0) {
+    const limit = Math.min(remaining, SKIP_LIMIT);
+    const passed = await read(limit, cursor);
+    if (passed.count < limit || passed.next === undefined) return null;
+    remaining -= passed.count;
+    cursor = passed.next;
+  }
+  return cursor;
+}
+
+/** Reads one page of a listing: its items and the next page's cursor. */
+type PageReader<Item> = (
+  limit: number,
+  cursor: string | undefined,
+) => Promise<{ items: Item[]; next: string | undefined }>;
+
+/** The page a query asks for: from its cursor, or found by its number. */
+async function pageOf<Item>(
+  query: RunListQuery,
+  read: PageReader<Item>,
+): Promise<{ items: Item[]; next: string | undefined }> {
+  let cursor = query.cursor;
+  if (cursor === undefined && query.page !== null && query.page > 1) {
+    const start = await cursorOfPage(query.page, RUNS_PER_PAGE, async (limit, from) => {
+      const passed = await read(limit, from);
+      return { count: passed.items.length, next: passed.next };
+    });
+    if (start === null) return { items: [], next: undefined };
+    cursor = start;
+  }
+  return read(RUNS_PER_PAGE, cursor);
 }
 
 /**
  * A page of the store's runs, newest first (by `updatedAt`, then run id, so pages do not shuffle),
- * {@link RUNS_PER_PAGE} to a page. `gave_up` lists the last attempt of each piece of work that gave up.
+ * {@link RUNS_PER_PAGE} to a page, read from the store's summaries (no run's state is read) from the
+ * query's cursor, or by page number. `gave_up` lists the last attempt of each piece of work that gave up.
  */
-export async function listRuns(store: CliStore, query: { status: string | null; page: number }): Promise<RunPage> {
-  let states: RunState[];
-  if (query.status === "gave_up") {
-    const gaveUp = new Set((await listGaveUp(store)).map((work) => work.runId));
-    states = (await store.list()).filter((state) => gaveUp.has(state.runId));
-  } else {
-    states = await store.list(query.status === null ? {} : { status: query.status as RunStatus });
-  }
-  const rows = states
-    .map(rowOf)
-    .sort((a, b) => (a.updatedAt === b.updatedAt ? (a.runId < b.runId ? 1 : -1) : a.updatedAt < b.updatedAt ? 1 : -1));
-  const pages = Math.max(1, Math.ceil(rows.length / RUNS_PER_PAGE));
-  const start = (query.page - 1) * RUNS_PER_PAGE;
-  return { runs: rows.slice(start, start + RUNS_PER_PAGE), page: query.page, pages, status: query.status };
+export async function listRuns(store: CliStore, query: RunListQuery): Promise<RunPage> {
+  const found = await pageOf(query, async (limit, cursor) => {
+    const at = cursor === undefined ? {} : { cursor };
+    if (query.status === "gave_up") {
+      const gaveUp = await readGaveUp(store, { limit, ...at });
+      return { items: gaveUp.runs, next: gaveUp.next };
+    }
+    const options: ListOptions = {
+      order: "updated_desc",
+      limit,
+      ...(query.status === null ? {} : { status: query.status as RunStatus }),
+      ...at,
+    };
+    const page = await listSummaries(store, options);
+    return { items: page.runs, next: page.next };
+  });
+  return { runs: found.items.map(rowOf), page: query.page, next: found.next, status: query.status };
+}
+
+/** A page of the work that gave up, newest first, {@link RUNS_PER_PAGE} to a page, from the query's cursor or by number. */
+export async function listGaveUpPage(
+  store: CliStore,
+  query: RunListQuery,
+): Promise<{ work: GaveUpWork[]; page: number | null; next: string | undefined }> {
+  const found = await pageOf(query, async (limit, cursor) => {
+    const gaveUp = await readGaveUp(store, { limit, ...(cursor === undefined ? {} : { cursor }) });
+    return { items: gaveUp.work, next: gaveUp.next };
+  });
+  return { work: found.items, page: query.page, next: found.next };
 }

@@ -2,12 +2,11 @@ import type { Hono } from "hono";
 import { LeashError } from "../index.js";
 import { answerFromInbox } from "./answer-from-inbox.js";
 import type { InboxAnswered } from "./answer-from-inbox.js";
-import { listGaveUp } from "./gave-up.js";
 import { runHref } from "./html.js";
 import { inboxProblem } from "./inbox-problem.js";
 import { problemResponse, viewerOf } from "./inbox-context.js";
 import type { InboxContext, InboxEnv, InboxParts } from "./inbox-context.js";
-import { listQuery, listRuns, pageQuery, RUNS_PER_PAGE } from "./list-runs.js";
+import { listGaveUpPage, listQuery, listRuns } from "./list-runs.js";
 import { gaveUpPage } from "./pages/gave-up-page.js";
 import { messagePage } from "./pages/message-page.js";
 import { runPage } from "./pages/run-page.js";
@@ -107,16 +106,13 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
   });
 
   app.get("/", async (c) => {
-    const query = listQuery(c.req.query("status"), c.req.query("page"));
+    const query = listQuery(c.req.query("status"), c.req.query("page"), c.req.query("cursor"));
     return c.html(runsPage(await listRuns(parts.store, query), viewerOf(c)).toString());
   });
 
   app.get("/gave-up", async (c) => {
-    const page = pageQuery(c.req.query("page"));
-    const work = await listGaveUp(parts.store);
-    const pages = Math.max(1, Math.ceil(work.length / RUNS_PER_PAGE));
-    const start = (page - 1) * RUNS_PER_PAGE;
-    const shown = { work: work.slice(start, start + RUNS_PER_PAGE), page, pages };
+    const query = listQuery("gave_up", c.req.query("page"), c.req.query("cursor"));
+    const shown = await listGaveUpPage(parts.store, query);
     return c.html(gaveUpPage(shown, viewerOf(c)).toString());
   });
 

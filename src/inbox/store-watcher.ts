@@ -1,4 +1,5 @@
-import type { RunStore } from "../index.js";
+import { listSummaries } from "../index.js";
+import type { RunStore, RunSummary } from "../index.js";
 
 /** Called with the ids of the runs that changed (created, saved, answered or gone) since the last look. */
 type ChangeListener = (runIds: ReadonlySet<string>) => void;
@@ -9,13 +10,25 @@ const MIN_POLL_MS = 2000;
 /** The longest: after looks that found nothing new, the wait doubles up to 8 seconds. */
 const MAX_POLL_MS = 8000;
 
+/** How many summaries one read of a look takes. */
+const PAGE_LIMIT = 1000;
+
+/** What a look remembers: the store's change sequence, or (for a store without one) a mark per run. */
+type Seen = { type: "sequence"; value: number } | { type: "marks"; marks: Map<string, string> };
+
+/** What of a summary says its run changed, for a store without a change sequence. */
+function markOf(run: RunSummary): string {
+  return `${run.revision}|${run.status}|${run.updatedAt}|${run.answers}`;
+}
+
 /**
- * Watches a store for changes by polling `list()` (the stores have no cheaper call that says what
- * changed), only while someone listens (an open event stream): an idle inbox costs the database
- * nothing. It looks every 2 s at most, and backs off while nothing changes (the wait doubles up to
- * {@link MAX_POLL_MS}, and a change brings it back to 2 s). Only a small summary of each run is kept
- * and compared: a run changed when its revision, status, `updatedAt` or number of answers changed
- * (`store.answer` records an answer without a new revision).
+ * Watches a store for changes by polling, only while someone listens (an open event stream): an idle
+ * inbox costs the database nothing. It looks every 2 s at most, and backs off while nothing changes
+ * (the wait doubles up to {@link MAX_POLL_MS}, and a change brings it back to 2 s). On a store with a
+ * change sequence (the built-in stores) a look is one `changeSequence()` call when nothing changed,
+ * and then `summaries({ changedSince })` names the runs that did. On a store without one (an app's
+ * own) it reads every run's summary and compares a small mark of each: its revision, status,
+ * `updatedAt` and number of answers.
  */
 export class StoreWatcher {
   readonly #store: RunStore;
@@ -23,7 +36,7 @@ export class StoreWatcher {
   readonly #maxMs: number;
   #waitMs: number;
   readonly #listeners = new Set<ChangeListener>();
-  #seen: Map<string, string> | undefined;
+  #seen: Seen | undefined;
   #timer: NodeJS.Timeout | undefined;
   #polling = false;
   #baseline: Promise<void> = Promise.resolve();
@@ -78,19 +91,10 @@ export class StoreWatcher {
     if (this.#polling) return;
     this.#polling = true;
     try {
-      const states = await this.#store.list();
-      const now = new Map(
-        states.map((state) => [
-          state.runId,
-          `${state.revision}|${state.status}|${state.updatedAt}|${state.answers.length}`,
-        ]),
-      );
       const before = this.#seen;
-      this.#seen = now;
+      const { seen, changed } = await this.#look(before);
+      this.#seen = seen;
       if (before === undefined) return;
-      const changed = new Set<string>();
-      for (const [runId, mark] of now) if (before.get(runId) !== mark) changed.add(runId);
-      for (const runId of before.keys()) if (!now.has(runId)) changed.add(runId);
       this.#waitMs = changed.size > 0 ? this.#minMs : Math.min(this.#waitMs * 2, this.#maxMs);
       if (changed.size > 0) for (const listener of [...this.#listeners]) listener(changed);
     } catch {
@@ -98,5 +102,41 @@ export class StoreWatcher {
     } finally {
       this.#polling = false;
     }
+  }
+
+  /** What the store holds now, and the runs that changed since `before` (none on the first look). */
+  async #look(before: Seen | undefined): Promise<{ seen: Seen; changed: Set<string> }> {
+    const changed = new Set<string>();
+    // Both or neither: a change sequence says that something changed, the summaries say what.
+    if (typeof this.#store.changeSequence === "function" && typeof this.#store.summaries === "function") {
+      const value = await this.#store.changeSequence();
+      if (before?.type === "sequence" && value !== before.value) {
+        // Every run changed after the last look, a page at a time; one changed again while these
+        // pages are read is named again at the next look, never missed.
+        let cursor: string | undefined;
+        do {
+          const page = await listSummaries(this.#store, {
+            changedSince: before.value,
+            limit: PAGE_LIMIT,
+            ...(cursor === undefined ? {} : { cursor }),
+          });
+          for (const run of page.runs) changed.add(run.runId);
+          cursor = page.next;
+        } while (cursor !== undefined);
+      }
+      return { seen: { type: "sequence", value }, changed };
+    }
+    const marks = new Map<string, string>();
+    let cursor: string | undefined;
+    do {
+      const page = await listSummaries(this.#store, { limit: PAGE_LIMIT, ...(cursor === undefined ? {} : { cursor }) });
+      for (const run of page.runs) marks.set(run.runId, markOf(run));
+      cursor = page.next;
+    } while (cursor !== undefined);
+    if (before?.type === "marks") {
+      for (const [runId, mark] of marks) if (before.marks.get(runId) !== mark) changed.add(runId);
+      for (const runId of before.marks.keys()) if (!marks.has(runId)) changed.add(runId);
+    }
+    return { seen: { type: "marks", marks }, changed };
   }
 }

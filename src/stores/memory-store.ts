@@ -4,12 +4,14 @@ import type { SyncReadableAuditSink } from "../audit/audit-sink.js";
 import { MemoryAuditSink } from "../audit/memory-audit-sink.js";
 import { checkChain } from "../audit/chain-heads.js";
 import { StateError } from "../errors/index.js";
-import type { RunStatus } from "../state/outcomes.js";
 import { RunState } from "../state/run-state.js";
 import { recordAnswer } from "./record-answer.js";
 import { settledSteps } from "./written-steps.js";
 import { checkListOptions, readEach, reportUnreadable } from "./list-runs.js";
 import type { AnswerOptions, ListOptions, RunStore, SaveOptions } from "./run-store.js";
+import { summaryOf } from "./run-summary.js";
+import type { RunSummary, SummaryPage } from "./run-summary.js";
+import { summaryPage } from "./summary-page.js";
 
 /** Checks the revision contract of a save, for every store alike. */
 export function checkSaveRevision(state: RunState, options: SaveOptions): void {
@@ -23,15 +25,16 @@ export function checkSaveRevision(state: RunState, options: SaveOptions): void {
 
 /**
  * A stored run: its saved form as JSON text in parts (the header, without steps or `ran`, and one text
- * per step, as the SQL stores keep it), and what the store compares and filters on.
+ * per step, as the SQL stores keep it), the revision saves compare on, and the summary listings read.
  */
 interface StoredRun {
   revision: number;
-  status: RunStatus;
   header: string;
   steps: string[];
   /** How many leading steps had an outcome when written: those never change again. */
   settled: number;
+  /** What a listing shows of the run, as of this save. */
+  summary: RunSummary;
 }
 
 /**
@@ -41,7 +44,7 @@ interface StoredRun {
  * save after step N costs the same at any N. Everything is turned into text before anything of
  * `previous` is changed, so a state that cannot be written leaves the stored run as it was.
  */
-function storedOf(state: RunState, previous?: StoredRun): StoredRun {
+function storedOf(state: RunState, change: number, previous?: StoredRun): StoredRun {
   const count = state.steps.length;
   const keep = previous === undefined || count < previous.steps.length ? 0 : Math.min(previous.settled, count);
   const header = state.headerText();
@@ -53,7 +56,8 @@ function storedOf(state: RunState, previous?: StoredRun): StoredRun {
     steps.length = keep;
     for (const text of texts) steps.push(text);
   }
-  return { revision: state.revision, status: state.status, header, steps, settled: settledSteps(state, keep) };
+  const summary = summaryOf(state, change);
+  return { revision: state.revision, header, steps, settled: settledSteps(state, keep), summary };
 }
 
 /** A stored run as a fresh state, checked. */
@@ -73,6 +77,8 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
   readonly #trail = new MemoryAuditSink();
   /** The last record of each run's chain, so appends can be checked to continue it. */
   readonly #heads = new Map<string, AuditHead>();
+  /** The change sequence: bumped by every create and save (an answer is a save). */
+  #changes = 0;
 
   create(state: RunState, options: { records?: readonly AuditRecord[] } = {}): Promise<void> {
     if (this.#states.has(state.runId) || this.#heads.has(state.runId)) {
@@ -85,7 +91,8 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    this.#states.set(state.runId, storedOf(state));
+    this.#states.set(state.runId, storedOf(state, this.#changes + 1));
+    this.#changes += 1;
     if (options.records !== undefined) this.append(options.records);
     return Promise.resolve();
   }
@@ -112,7 +119,9 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
         );
       }
       if (options.records !== undefined) this.#checkContinuation(options.records);
-      this.#states.set(state.runId, storedOf(state, stored));
+      // The map keeps a key where it was first set, so its order stays the order of creation.
+      this.#states.set(state.runId, storedOf(state, this.#changes + 1, stored));
+      this.#changes += 1;
       if (options.records !== undefined) this.append(options.records);
       return Promise.resolve();
     } catch (error) {
@@ -121,28 +130,45 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
   }
 
   /**
-   * The stored runs, optionally only those of a status and those whose id starts with a prefix; a run whose state cannot be read is left out
-   * and reported to `onUnreadable`.
+   * The stored runs with the filters, order and paging of {@link ListOptions}, the same runs in the
+   * same order as {@link summaries}; a run whose state cannot be read is left out and reported to
+   * `onUnreadable`.
    */
   list(options?: ListOptions): Promise<RunState[]> {
     try {
       const checked = checkListOptions(options);
-      const prefix = checked.runIdPrefix;
-      const entries = [...this.#states.entries()].filter(
-        ([runId, stored]) =>
-          (checked.status === undefined || stored.status === checked.status) &&
-          (prefix === undefined || runId.startsWith(prefix)),
-      );
+      const { runs } = this.#page(checked);
       const { states, unreadable } = readEach(
-        entries,
-        ([runId]) => runId,
-        ([, stored]) => stateOf(stored),
+        runs,
+        (run) => run.runId,
+        (run) => stateOf(this.#states.get(run.runId)!),
       );
       reportUnreadable(checked, unreadable);
       return Promise.resolve(states);
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
+  }
+
+  /** One page of the summaries of the stored runs; see {@link ListOptions}. */
+  summaries(options?: ListOptions): Promise<SummaryPage> {
+    try {
+      const page = this.#page(checkListOptions(options));
+      return Promise.resolve({ runs: page.runs.map((run) => ({ ...run })), next: page.next });
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** The store's change sequence: how many creates and saves (answers included) it has taken. */
+  changeSequence(): Promise<number> {
+    return Promise.resolve(this.#changes);
+  }
+
+  #page(options: ListOptions): SummaryPage {
+    const created: RunSummary[] = [];
+    for (const stored of this.#states.values()) created.push(stored.summary);
+    return summaryPage(created, options);
   }
 
   answer(runId: string, approval: Approval, options?: AnswerOptions): Promise<RunState> {

@@ -1,6 +1,7 @@
 import { isLeashError, messageOf } from "../errors/index.js";
 import type { ErrorCode } from "../errors/index.js";
 import type { RunState } from "../state/run-state.js";
+import { listSummaries } from "../stores/list-summaries.js";
 import { isLeasingStore } from "./leasing-store.js";
 import type { LeasingStore } from "./leasing-store.js";
 import { resolveWorkerOptions } from "./worker-options.js";
@@ -16,6 +17,9 @@ const LOST_RACE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "already_resumed",
   "run_not_found",
 ]);
+
+/** How many summaries of runs awaiting approval a pass reads at a time. */
+const CLAIM_PAGE_LIMIT = 100;
 
 /** Whether a load failed because the stored state cannot be read (not because the store is away). */
 function isUnreadable(error: unknown): error is Error {
@@ -148,19 +152,41 @@ export class Worker {
     return resumed;
   }
 
+  /**
+   * A pass on a store without leases: pages through the summaries of the runs awaiting approval and
+   * loads only those that have an answer recorded (the summary says so), one at a time, so a pass
+   * holds one page and one run, however long the backlog.
+   */
   async #passByClaim(): Promise<number> {
-    const waiting = await this.#options.store.list({
-      status: "awaiting_approval",
-      onUnreadable: ({ runId, error }) => this.#skipUnreadable(runId, error),
-    });
+    const { store } = this.#options;
     let resumed = 0;
-    for (const state of waiting) {
-      if (this.#stopping) break;
-      if (!needsApproval(state) || this.#failed.get(state.runId) === state.revision) continue;
-      const outcome = await this.#attempt(state);
-      if (outcome === "resumed") resumed++;
-      if (outcome === "failed") this.#failed.set(state.runId, state.revision);
-    }
+    let cursor: string | undefined;
+    do {
+      const page = await listSummaries(store, {
+        status: "awaiting_approval",
+        limit: CLAIM_PAGE_LIMIT,
+        ...(cursor === undefined ? {} : { cursor }),
+        onUnreadable: ({ runId, error }) => this.#skipUnreadable(runId, error),
+      });
+      for (const run of page.runs) {
+        if (this.#stopping) return resumed;
+        if (run.answers === 0 || this.#failed.get(run.runId) === run.revision) continue;
+        let state: RunState | null;
+        try {
+          state = await store.load(run.runId);
+        } catch (error) {
+          if (!isUnreadable(error)) throw error;
+          this.#skipUnreadable(run.runId, error);
+          continue;
+        }
+        // The summary was read a moment ago; the state itself decides.
+        if (state === null || !needsApproval(state) || this.#failed.get(state.runId) === state.revision) continue;
+        const outcome = await this.#attempt(state);
+        if (outcome === "resumed") resumed++;
+        if (outcome === "failed") this.#failed.set(state.runId, state.revision);
+      }
+      cursor = page.next;
+    } while (cursor !== undefined && !this.#stopping);
     return resumed;
   }
 

@@ -32,12 +32,12 @@ eachStore("a script with a Bearer token lists, reads and answers a run through t
 
   const listed = await fetch(new URL("api/runs?status=awaiting_approval", inbox.url), { headers: bearer });
   assert.equal(listed.status, 200);
-  const list = (await listed.json()) as { runs: { runId: string }[]; page: number; pages: number };
+  const list = (await listed.json()) as { runs: { runId: string }[]; page: number; next: string | null };
   assert.deepEqual(
     list.runs.map((run) => run.runId),
     [runId],
   );
-  assert.deepEqual([list.page, list.pages], [1, 1]);
+  assert.deepEqual([list.page, list.next], [1, null]);
 
   const read = await fetch(new URL(`api/runs/${runId}`, inbox.url), { headers: bearer });
   const { run, chain } = (await read.json()) as RunAnswer;

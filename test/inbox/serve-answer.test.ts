@@ -97,13 +97,13 @@ eachStore("a Bearer API approval records the signed-in name and ignores an appro
     await fetch(new URL("/api/runs?status=awaiting_approval", served.url), {
       headers: { Authorization: `Bearer ${token}` },
     })
-  ).json()) as { runs: { runId: string }[]; page: number; pages: number };
+  ).json()) as { runs: { runId: string }[]; page: number; next: string | null };
   assert.deepEqual(
     listed.runs.map((item) => item.runId),
     [run.runId],
   );
   assert.equal(listed.page, 1);
-  assert.equal(listed.pages, 1);
+  assert.equal(listed.next, null);
   const shown = (await (
     await fetch(new URL(`/api/runs/${run.runId}`, served.url), { headers: { Authorization: `Bearer ${token}` } })
   ).json()) as { run: { pending: { digest: string } }; chain: { ok: boolean; problems: unknown[] } };

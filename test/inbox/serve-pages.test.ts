@@ -109,15 +109,19 @@ eachStore("the run list is newest first, 50 a page, and filters by status, gave_
   const api = async (query: string) =>
     (await (await fetch(new URL(`/api/runs${query}`, served.url), { headers })).json()) as {
       runs: { runId: string; updatedAt: string }[];
-      page: number;
-      pages: number;
+      page: number | null;
+      next: string | null;
     };
   const first = await api("");
   const second = await api("?page=2");
   assert.equal(first.runs.length, 50);
-  assert.equal(first.pages, 2);
+  assert.equal(typeof first.next, "string", "a full page has a next cursor");
   assert.equal(second.page, 2);
   assert.equal(second.runs.length, 54 - 50);
+  assert.equal(second.next, null, "the last page has none");
+  const byCursor = await api(`?cursor=${encodeURIComponent(first.next ?? "")}`);
+  assert.deepEqual(byCursor.runs, second.runs, "the next cursor reads the page that ?page=2 does");
+  assert.equal(byCursor.page, null, "a cursor alone does not say the page's number");
   const all = [...first.runs, ...second.runs];
   assert.equal(new Set(all.map((run) => run.runId)).size, 54);
   for (let index = 1; index < all.length; index++)
@@ -130,7 +134,13 @@ eachStore("the run list is newest first, 50 a page, and filters by status, gave_
     first.runs.map((run) => run.runId),
   );
   assert.equal(rowsOf(await html("/?page=2")).length, 4);
-  assert.match(await html("/"), /<a rel="next" href="\/\?page=2">/);
+  assert.match(await html("/"), /<a rel="next" href="\/\?page=2&amp;cursor=[A-Za-z0-9_-]+">/);
+  const older = /<a rel="next" href="([^"]+)">/.exec(await html("/"))?.[1]?.replace(/&amp;/g, "&") ?? "";
+  assert.deepEqual(
+    rowsOf(await html(older)).map((row) => row.runId),
+    second.runs.map((run) => run.runId),
+  );
+  assert.match(await html(older), /<a rel="prev" href="\/">/);
 
   assert.deepEqual(rowsOf(await html("/?status=awaiting_approval")), [
     { runId: paused.runId, status: "awaiting_approval" },
@@ -187,3 +197,31 @@ eachStore("SIGTERM and SIGINT close it cleanly with exit 0, open event streams i
     for (;;) if ((await reader.read().catch(() => ({ done: true }))).done) break;
   }
 });
+
+eachStore(
+  "a cursor that is not one, or a bad page, is refused with 400 invalid_option and lists nothing",
+  async (t, target) => {
+    const agent = quickAgent(target.store);
+    await agent.run("task one");
+    const token = await addApprover(target, "noor");
+    const served = await serve(t, target);
+    const headers = { Authorization: `Bearer ${token}` };
+    const wrongOrder = Buffer.from(JSON.stringify(["created_asc", "x", "y"])).toString("base64url");
+    for (const query of [
+      "?cursor=not-a-cursor",
+      `?cursor=${wrongOrder}`,
+      "?page=0",
+      "?page=1.5",
+      "?status=gave_up&cursor=%00",
+    ]) {
+      const api = await fetch(new URL(`/api/runs${query}`, served.url), { headers });
+      assert.equal(api.status, 400, query);
+      assert.equal(((await api.json()) as { error: { code: string } }).error.code, "invalid_option", query);
+      const page = await fetch(new URL(`/${query}`, served.url), { headers });
+      assert.equal(page.status, 400, query);
+      assert.doesNotMatch(await page.text(), /task one/, query);
+    }
+    const gaveUp = await fetch(new URL("/gave-up?cursor=not-a-cursor", served.url), { headers });
+    assert.equal(gaveUp.status, 400);
+  },
+);

@@ -24,13 +24,18 @@ const config: GatewayConfig = {
   elicitationApproves: false,
 };
 
-/** A view of the store whose `list` leaves out some runs: a gateway that looked before they were saved. */
+/** A view of the store whose listings leave out some runs: a gateway that looked before they were saved. */
 function staleView(store: MemoryStore, hidden: Set<string>): MemoryStore {
   return new Proxy(store, {
     get(target, property) {
       if (property === "list")
         return async (options: Parameters<RunStore["list"]>[0]) =>
           (await target.list(options)).filter((state) => !hidden.has(state.runId));
+      if (property === "summaries")
+        return async (options: Parameters<RunStore["list"]>[0]) => {
+          const page = await target.summaries(options);
+          return { ...page, runs: page.runs.filter((run) => !hidden.has(run.runId)) };
+        };
       const value: unknown = Reflect.get(target, property);
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

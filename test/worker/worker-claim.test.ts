@@ -64,12 +64,14 @@ describe("Worker on stores without leases", () => {
     const store = new MemoryStore();
     try {
       const [runId] = await approvedRuns(workerAgent({ store, effectsFile: effects }), store, 1);
-      const listed = await store.list({ status: "awaiting_approval" });
+      const listed = await store.summaries({ status: "awaiting_approval" });
+      const seen = await store.load(runId!);
       // Another process resumes the run between the worker's look at the inbox and its resume.
       const racing: Store = Object.assign(Object.create(store) as Store, {
-        list: async () => {
+        summaries: () => Promise.resolve(listed),
+        load: async () => {
           await workerAgent({ store, effectsFile: effects }).resume(runId!);
-          return listed;
+          return seen;
         },
       });
       const logger = recordingLogger();

@@ -1,12 +1,13 @@
 import { Command, Option } from "commander";
-import { RUN_STATUSES } from "../../index.js";
-import type { RunState, RunStatus } from "../../index.js";
+import { listSummaries, RUN_STATUSES } from "../../index.js";
+import type { RunStatus, RunSummary } from "../../index.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { withExistingStore } from "../../operate/open-store.js";
 import { costText } from "../../operate/cost-text.js";
 import { escapeText } from "../../operate/escape-text.js";
-import { interruptedSteps, interruptedText } from "../../operate/interrupted-steps.js";
+import { interruptedText } from "../../operate/interrupted-steps.js";
+import { integerOption } from "./bench-corpus.js";
 import { unreadableSummary } from "../unreadable-run.js";
 import type { UnreadableSummary } from "../unreadable-run.js";
 import { printGaveUp } from "./runs-gave-up.js";
@@ -17,14 +18,19 @@ const STATUS_CHOICES: readonly string[] = [...RUN_STATUSES, "gave_up"];
 
 interface RunsOptions extends CommonOptions {
   status?: RunStatus | "gave_up";
+  limit?: number;
+  cursor?: string;
 }
 
 /** One run as `leash runs --json` lists it. */
-interface RunSummary {
+interface RunRow {
   runId: string;
   status: RunStatus;
   skill: string | null;
+  /** The goal's first 200 characters and `…` when longer (see `goalShortened`); `leash show` gives it whole. */
   goal: string;
+  /** Whether `goal` was shortened. */
+  goalShortened: boolean;
   steps: number;
   /** What the run spent so far, exact (the text shows it rounded). */
   cost: number;
@@ -33,22 +39,25 @@ interface RunSummary {
   updatedAt: string;
 }
 
-function summaryOf(state: RunState): RunSummary {
+function rowOf(run: RunSummary): RunRow {
   return {
-    runId: state.runId,
-    status: state.status,
-    skill: state.skill ?? null,
-    goal: state.goal,
-    steps: state.steps.length,
-    cost: state.usage.cost,
-    interruptedSteps: interruptedSteps(state).length,
-    updatedAt: state.updatedAt,
+    runId: run.runId,
+    status: run.status,
+    skill: run.skill ?? null,
+    goal: run.goal,
+    goalShortened: run.goalShortened,
+    steps: run.steps,
+    cost: run.cost,
+    interruptedSteps: run.interruptedSteps,
+    updatedAt: run.updatedAt,
   };
 }
 
 /**
- * `leash runs [--status S]`: the runs of a store, oldest first. With `--status awaiting_approval` it is
- * the inbox: the work that waits for a person's answer; with `--status gave_up`, the work that gave up.
+ * `leash runs [--status S] [--limit N] [--cursor C]`: the runs of a store, oldest first, read from the
+ * summaries the store keeps (no run's state is read). With `--status awaiting_approval` it is the
+ * inbox: the work that waits for a person's answer; with `--status gave_up`, the work that gave up.
+ * With `--limit` it prints one page and the cursor of the next (`--json`: `next`).
  */
 export function runsCommand(): Command {
   const command = new Command("runs")
@@ -60,16 +69,23 @@ export function runsCommand(): Command {
         "--status <status>",
         "only the runs of this status, or gave_up: the work whose every attempt failed",
       ).choices(STATUS_CHOICES),
-    );
+    )
+    .option("--limit <n>", "at most this many runs: one page, then the cursor of the next", integerOption(1))
+    .option("--cursor <cursor>", "start after the page this cursor ends (the next cursor printed with --limit)");
   return withCommonOptions(command).action(async (options: RunsOptions) => {
     const location = storeLocation(options);
-    if (options.status === "gave_up") return printGaveUp(location, options.json === true);
+    const paging = {
+      ...(options.limit === undefined ? {} : { limit: options.limit }),
+      ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
+    };
+    if (options.status === "gave_up") return printGaveUp(location, options.json === true, paging);
     const status = options.status;
     const unreadable: UnreadableSummary[] = [];
-    // One run whose state cannot be read must not hide the others: it is named on stderr instead.
-    const states = await withExistingStore(location, (store) =>
-      store.list({
+    // One run whose summary cannot be read must not hide the others: it is named on stderr instead.
+    const page = await withExistingStore(location, (store) =>
+      listSummaries(store, {
         ...(status === undefined ? {} : { status }),
+        ...paging,
         onUnreadable: ({ runId, error }) => unreadable.push(unreadableSummary(runId, error)),
       }),
     );
@@ -82,13 +98,15 @@ export function runsCommand(): Command {
         ),
       );
     }
-    const runs = states.map(summaryOf);
-    if (options.json) return printJson({ db: location.label, status: options.status ?? null, runs, unreadable });
+    const runs = page.runs.map(rowOf);
+    const next = page.next ?? null;
+    if (options.json) return printJson({ db: location.label, status: options.status ?? null, runs, next, unreadable });
     if (runs.length === 0) {
+      const where = options.cursor === undefined ? "" : " after this cursor";
       return printLines([
         options.status === undefined
-          ? `No runs in ${location.label}.`
-          : `No run is ${options.status} in ${location.label}.`,
+          ? `No runs in ${location.label}${where}.`
+          : `No run is ${options.status} in ${location.label}${where}.`,
       ]);
     }
     // Escaped before the columns are measured, so that an escape's width keeps the table aligned.
@@ -109,6 +127,7 @@ export function runsCommand(): Command {
       return flag === null ? [] : [`Run ${run.runId}: ${flag} (leash show ${run.runId}).`];
     });
     if (flagged.length > 0) printLines(["", ...flagged]);
+    if (next !== null) printLines(["", escapeText(`More runs: leash runs ${pagingArgs(options)}--cursor ${next}`)]);
     if (options.status === "awaiting_approval") {
       printLines([
         "",
@@ -116,4 +135,13 @@ export function runsCommand(): Command {
       ]);
     }
   });
+}
+
+/** The options that the command for the next page repeats: the store, the status and the limit. */
+function pagingArgs(options: RunsOptions): string {
+  const location = storeLocation(options);
+  const parts = [location.args];
+  if (options.status !== undefined) parts.push(`--status ${options.status}`);
+  if (options.limit !== undefined) parts.push(`--limit ${options.limit}`);
+  return `${parts.join(" ")} `;
 }

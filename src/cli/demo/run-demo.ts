@@ -1,5 +1,5 @@
 import type { AuditHead, Json, RunState, RunStatus } from "../../index.js";
-import { trace } from "../../index.js";
+import { listSummaries, trace } from "../../index.js";
 import { SqliteStore } from "../../stores/sqlite/index.js";
 import { answerRun } from "../../operate/answer-run.js";
 import { checkRunTrail } from "../../operate/check-trail.js";
@@ -96,8 +96,8 @@ export async function runDemo(db: string, tell: Tell): Promise<DemoResult> {
 
   tell("");
   tell(`2. The inbox: leash runs --status awaiting_approval --db ${db}`);
-  const inbox = await withStore(db, (store) => store.list({ status: "awaiting_approval" }));
-  const rows = inbox.map((state) => [state.runId, state.status, state.skill ?? "-", `${state.steps.length} steps`]);
+  const inbox = await withStore(db, (store) => listSummaries(store, { status: "awaiting_approval", limit: 50 }));
+  const rows = inbox.runs.map((run) => [run.runId, run.status, run.skill ?? "-", `${run.steps} steps`]);
   for (const line of formatTable(rows)) tell(`   ${line}`);
   tell(`   It asks to run ${request.tool} ${shortJson(request.args, 60)} (effect: ${request.effect}).`);
   tell(`   Request digest ${request.digest.slice(0, 16)}…: an answer is bound to this exact call`);

@@ -4,6 +4,7 @@ import type { EvidenceLogOwner } from "../../evidence/index.js";
 import type { AuditHead, AuditRecord, RunState } from "../../index.js";
 import type { CliStore } from "../../operate/open-store.js";
 import { unreadableSummary } from "../unreadable-run.js";
+import { statePages } from "../../stores/state-pages.js";
 import { headsWith } from "./parse-head.js";
 import type { TrailProblem, TrailReport } from "./trail-report.js";
 
@@ -90,38 +91,52 @@ export async function verifyStore(
   // A run whose saved state cannot be read is a problem of the store, named, not a reason to stop:
   // the other runs are verified all the same.
   const unreadableRuns: TrailProblem[] = [];
-  const states = await store.list({
-    onUnreadable: ({ runId, error }) => {
-      const { code, message } = unreadableSummary(runId, error);
-      unreadableRuns.push({
-        run: runId,
-        seq: null,
-        problem: "unreadable_state",
-        message: `The saved state of run ${runId} cannot be read (${code}): ${message}`,
-      });
-    },
-  });
+  const onUnreadable = ({ runId, error }: { runId: string; error: Error }) => {
+    const { code, message } = unreadableSummary(runId, error);
+    unreadableRuns.push({
+      run: runId,
+      seq: null,
+      problem: "unreadable_state",
+      message: `The saved state of run ${runId} cannot be read (${code}): ${message}`,
+    });
+  };
+  // The states are read a page at a time, each page checked against its runs' records read after
+  // it (a trail ahead of a state is no mismatch), so memory holds one page of states, not the store.
   const stateHeads: Record<string, AuditHead> = {};
-  for (const state of states) if (state.auditHead !== null) stateHeads[state.runId] = state.auditHead;
-  const { records, problems } = await readTrail(
-    store,
-    states.map((state) => state.runId),
-  );
+  const stateRuns: string[] = [];
+  const pageProblems: TrailProblem[] = [];
+  const unread = new Set<string | null>();
+  for await (const states of statePages(store, { onUnreadable })) {
+    const pageRecords: AuditRecord[] = [];
+    for (const state of states) {
+      stateRuns.push(state.runId);
+      if (state.auditHead !== null) stateHeads[state.runId] = state.auditHead;
+      try {
+        pageRecords.push(...(await store.read(state.runId)));
+      } catch (error) {
+        // Its rows are reported unread by the whole trail's reading below.
+        if (unreadable(error, state.runId) === null) throw error;
+        unread.add(state.runId);
+      }
+    }
+    pageProblems.push(...stateProblems(states, pageRecords, unread));
+  }
+  const { records, problems } = await readTrail(store, stateRuns);
   const runs = [
     ...new Set([
       ...records.map((record) => record.run),
-      ...states.map((state) => state.runId),
+      ...stateRuns,
       ...unreadableRuns.map((problem) => problem.run as string),
     ]),
   ];
   const heads = headsWith(stateHeads, runs, head, run);
   // A run whose rows could not be read was reported already; checking its head too would report it twice.
-  const unread = new Set(problems.map((problem) => problem.run));
+  for (const problem of problems) unread.add(problem.run);
   const checked = Object.fromEntries(Object.entries(heads).filter(([runId]) => !unread.has(runId)));
   problems.push(...verifyAudit(records, { heads: checked }), ...unreadableRuns);
   // A run whose trail lacks its state's head is `truncated` already: its state is not checked again.
   const cut = new Set(problems.filter((problem) => problem.problem === "truncated").map((problem) => problem.run));
-  problems.push(...stateProblems(states, records, new Set([...unread, ...cut])));
+  problems.push(...pageProblems.filter((problem) => !unread.has(problem.run) && !cut.has(problem.run)));
   // A row whose digest column is not its record's digest: the records alone cannot show it.
   problems.push(...(await evidenceLogOf(store as unknown as EvidenceLogOwner).rowProblems()));
   return { path, kind, records: records.length, runs: runs.length, heads, problems };

@@ -1,17 +1,17 @@
 import { html, runHref } from "../html.js";
 import type { Html } from "../html.js";
 import type { GaveUpWork } from "../gave-up.js";
-import { shortGoal } from "../list-runs.js";
 import { listTable, page, pager } from "./layout.js";
+import { pageLinks } from "./runs-page.js";
 import type { Viewer } from "./layout.js";
 
 /** One page of the work that gave up. */
 interface GaveUpPage {
   work: readonly GaveUpWork[];
-  /** 1-based. */
-  page: number;
-  /** At least 1. */
-  pages: number;
+  /** 1-based; `null` for a page reached by a cursor alone. */
+  page: number | null;
+  /** The cursor of the next page, or `undefined` at the end. */
+  next: string | undefined;
 }
 
 /** The work that gave up, newest first, a page at a time: what needs a person's attention, with its attempts and problem. */
@@ -21,7 +21,7 @@ export function gaveUpPage(list: GaveUpPage, viewer: Viewer): Html {
       html`<tr data-run-id="${item.runId}">
         <td class="run-id"><a href="${runHref(item.runId)}">${item.runId}</a></td>
         <td class="goal">
-          ${item.skill === null ? null : html`<span class="skill">${item.skill}</span> `}${shortGoal(item.goal).goal}
+          ${item.skill === null ? null : html`<span class="skill">${item.skill}</span> `}${item.goal}
         </td>
         <td class="num" data-field="attempts" data-label="Attempts">${item.attempts}</td>
         <td data-field="problem"><code>${item.problem.code}</code> ${item.problem.message}</td>
@@ -45,6 +45,6 @@ export function gaveUpPage(list: GaveUpPage, viewer: Viewer): Html {
     events: "/events",
     main: html`<h1>Work that gave up</h1>
       <p class="lede">Each piece of work here used up its attempts; its last run holds the record of why.</p>
-      ${body}${pager(list.page, list.pages, (number) => (number === 1 ? "/gave-up" : `/gave-up?page=${number}`))}`,
+      ${body}${pager(list.page, ...pageLinks("/gave-up", null, list.page, list.next))}`,
   });
 }

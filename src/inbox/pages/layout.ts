@@ -61,12 +61,17 @@ export function statusBadge(status: string): Html {
   return html`<span class="badge badge-${status}">${status.replace(/_/g, " ")}</span>`;
 }
 
-/** The links to a list's newer and older pages around page `current` of `pages`; none for a single page. */
-export function pager(current: number, pages: number, url: (pageNumber: number) => string): Html | null {
-  if (pages <= 1) return null;
-  const previous = current > 1 ? html`<a rel="prev" href="${url(current - 1)}">← Newer</a>` : null;
-  const next = current < pages ? html`<a rel="next" href="${url(current + 1)}">Older →</a>` : null;
-  return html`<nav class="pager" aria-label="Pages">${previous}<span>Page ${current} of ${pages}</span>${next}</nav>`;
+/**
+ * The links between a list's pages: newer (the page before, by number) and older (the next page,
+ * by the cursor a page ends with, and its number). No count of pages: a store's listing is read a
+ * page at a time, never counted whole.
+ */
+export function pager(current: number | null, previousUrl: string | null, nextUrl: string | null): Html | null {
+  if (previousUrl === null && nextUrl === null) return null;
+  const previous = previousUrl === null ? null : html`<a rel="prev" href="${previousUrl}">← Newer</a>`;
+  const next = nextUrl === null ? null : html`<a rel="next" href="${nextUrl}">Older →</a>`;
+  const label = current === null ? null : html`<span>Page ${current}</span>`;
+  return html`<nav class="pager" aria-label="Pages">${previous}${label}${next}</nav>`;
 }
 
 /** A list's table (runs, or the work that gave up): its column headings, then its rows. */

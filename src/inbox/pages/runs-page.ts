@@ -7,12 +7,26 @@ import type { RunPage } from "../list-runs.js";
 import { listTable, page, pager, statusBadge } from "./layout.js";
 import type { Viewer } from "./layout.js";
 
-function listUrl(status: string | null, pageNumber: number): string {
+/** The address of a page of the list: by number, or by the cursor it starts at (and its number, when known). */
+function listUrl(path: string, status: string | null, pageNumber: number | null, cursor?: string): string {
   const query = new URLSearchParams();
   if (status !== null) query.set("status", status);
-  if (pageNumber > 1) query.set("page", String(pageNumber));
+  if (pageNumber !== null && pageNumber > 1) query.set("page", String(pageNumber));
+  if (cursor !== undefined) query.set("cursor", cursor);
   const text = query.toString();
-  return text === "" ? "/" : `/?${text}`;
+  return text === "" ? path : `${path}?${text}`;
+}
+
+/** The newer and older links of a page: the newer by number (a cursor reads one way), the older by the page's cursor. */
+export function pageLinks(
+  path: string,
+  status: string | null,
+  current: number | null,
+  next: string | undefined,
+): [previous: string | null, next: string | null] {
+  const previous = current !== null && current > 1 ? listUrl(path, status, current - 1) : null;
+  const older = next === undefined ? null : listUrl(path, status, current === null ? null : current + 1, next);
+  return [previous, older];
 }
 
 function filters(current: string | null): Html {
@@ -20,7 +34,7 @@ function filters(current: string | null): Html {
     const label = status === null ? "all" : status.replace(/_/g, " ");
     const here = status === current ? "page" : null;
     return html`<a
-      href="${listUrl(status, 1)}"
+      href="${listUrl("/", status, 1)}"
       class="filter"
       data-filter="${status ?? "all"}"
       aria-current="${here ?? "false"}"
@@ -73,6 +87,6 @@ export function runsPage(list: RunPage, viewer: Viewer): Html {
     viewer,
     events,
     main: html`<h1>Runs</h1>
-      ${filters(list.status)}${table}${pager(list.page, list.pages, (pageNumber) => listUrl(list.status, pageNumber))}`,
+      ${filters(list.status)}${table}${pager(list.page, ...pageLinks("/", list.status, list.page, list.next))}`,
   });
 }
