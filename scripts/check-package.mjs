@@ -283,9 +283,14 @@ writeFileSync(
     2,
   ),
 );
-run("typecheck the adapters over the real SDK clients", "npx", ["--no-install", "tsc", "-p", "tsconfig.providers.json"], {
-  cwd: app,
-});
+run(
+  "typecheck the adapters over the real SDK clients",
+  "npx",
+  ["--no-install", "tsc", "-p", "tsconfig.providers.json"],
+  {
+    cwd: app,
+  },
+);
 const providers = run("run the adapters", process.execPath, [join("out-providers", "providers.js")], { cwd: app });
 check(providers.stdout.includes("providers: ready"), "the adapters sample did not print its last line");
 

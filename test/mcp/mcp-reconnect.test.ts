@@ -30,7 +30,6 @@ function run(tools: Tool[], scope: string, calls: [string, Json][]): Promise<Run
 const outcomes = (state: RunState) =>
   state.steps.filter((step) => step.outcome !== "finished").map((step) => [step.outcome, step.error?.code]);
 
-
 test("a stdio server killed during a call: that call fails at once, the next one reconnects; while it cannot start, calls are mcp_unavailable", async () => {
   const dir = await tempFolder();
   const pidFile = path.join(dir, "pid");

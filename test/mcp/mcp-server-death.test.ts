@@ -8,7 +8,6 @@ import { callsPlanner, pidIn, tempFolder } from "./support.js";
 
 const fixture = fileURLToPath(new URL("../fixtures/mcp-slow-server.mjs", import.meta.url));
 
-
 test("a server process killed in the middle of a call: the step is mcp_failed, the next call reconnects, and the run ends with a saved state", async () => {
   const dir = await tempFolder();
   const pidFile = path.join(dir, "pid");
