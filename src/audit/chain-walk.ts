@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
 import { isDigest } from "../json/index.js";
 import { emptyInspectedRecord, inspectAuditRecord } from "./parse-audit-record.js";
-import type { AuditProblem, AuditProblemKind } from "./verify-audit.js";
+import type { AuditProblem, AuditProblemKind } from "./audit-problem.js";
 
 /**
  * @internal The walk of one run's hash chain, shared by {@link verifyAudit} (a trail given whole) and

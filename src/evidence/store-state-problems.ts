@@ -2,7 +2,7 @@ import type { AuditRecord } from "../audit/audit-record.js";
 import { isLeashError, messageOf } from "../errors/index.js";
 import type { RunState } from "../state/run-state.js";
 import { stateAgreesWithTrail } from "../state/state-agrees-with-trail.js";
-import { cursorAfter } from "../stores/run-summary.js";
+import { cursorAfter } from "../state/run-summary.js";
 
 /** A store's runs and records, as far as the check of its saved states needs them. */
 interface StatesAndRecords {

@@ -1,7 +1,7 @@
 import type { PostgresPool } from "./postgres-pool.js";
 import { inTransaction, queryOnce } from "./postgres-pool.js";
 import { assembleRun, selectRuns } from "./postgres-runs.js";
-import { summaryText } from "./postgres-summaries.js";
+import { summaryText } from "../run-summary.js";
 import type { PostgresTables } from "./postgres-tables.js";
 import { CHANGE_LOCK } from "./postgres-functions.js";
 

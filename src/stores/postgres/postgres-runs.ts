@@ -1,5 +1,5 @@
 import { StateError } from "../../errors/index.js";
-import { summaryText } from "./postgres-summaries.js";
+import { summaryText } from "../run-summary.js";
 import { RunState } from "../../state/run-state.js";
 import { prefixEnd } from "../list-runs.js";
 import type { ListOptions } from "../run-store.js";

@@ -100,6 +100,14 @@ export class SaveBatches {
     });
   }
 
+  /** Resolves once no save waits for a batch and no batch is in flight, or after `withinMs`. */
+  async idle(withinMs: number): Promise<void> {
+    const end = Date.now() + withinMs;
+    while ((this.#busy > 0 || this.#waiting.length > 0) && Date.now() < end) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
   #pump(): void {
     while (this.#busy < this.#slots && this.#waiting.length > 0) {
       const batch = this.#waiting.splice(0, MAX_BATCH);

@@ -8,6 +8,7 @@ import { fillSummaries } from "./postgres-backfill.js";
 import { checkConnection } from "./postgres-connection.js";
 import type { CheckedConnection, PostgresConnection } from "./postgres-connection.js";
 import { createRun, saveRun } from "./postgres-save.js";
+import { TrackedPool } from "./tracked-pool.js";
 import { SaveBatches } from "./postgres-save-batches.js";
 import { listStates, listSummaries, readChangeSequence } from "./postgres-listing.js";
 import type { RunState } from "../../state/run-state.js";
@@ -78,7 +79,8 @@ export class PostgresStore implements RunStore, AuditSink {
   readonly #tables: PostgresTables;
   readonly #connection: CheckedConnection;
   readonly #timeouts: Required<PostgresTimeouts>;
-  #pool: PostgresPool | undefined;
+  #pool: TrackedPool | undefined;
+  #draining = false;
   #ready: Promise<PostgresPool> | undefined;
   #closed = false;
   #log: StoreEvidenceLog | undefined;
@@ -102,7 +104,7 @@ export class PostgresStore implements RunStore, AuditSink {
       throw new LeashError("invalid_option", "Expected `timeouts` in one of the two arguments, not both.");
     this.#timeouts = resolveTimeouts(timeouts[0]);
     const slots = "poolMax" in this.#connection ? this.#connection.poolMax : DEFAULT_POOL_MAX;
-    this.#batches = new SaveBatches(() => this.#open(), this.#tables, slots, this.#timeouts.acquireMs);
+    this.#batches = new SaveBatches(() => this.#open(true), this.#tables, slots, this.#timeouts.acquireMs);
   }
 
   /** The schema that holds the store's tables. */
@@ -111,13 +113,16 @@ export class PostgresStore implements RunStore, AuditSink {
   }
 
   /** The pool, with the tables made ready; a failed start is tried again at the next call. */
-  #open(): Promise<PostgresPool> {
-    if (this.#closed) return Promise.reject(new LeashError("store_failed", "This PostgresStore was closed."));
+  #open(draining = false): Promise<PostgresPool> {
+    // While a close drains, the saves already queued still reach the pool; nothing new does.
+    if (this.#closed && !(draining && this.#draining))
+      return Promise.reject(new LeashError("store_failed", "This PostgresStore was closed."));
     this.#ready ??= (async () => {
-      this.#pool ??=
+      this.#pool ??= new TrackedPool(
         "pool" in this.#connection
           ? this.#connection.pool
-          : openPool(this.#connection.connectionString, this.#timeouts, this.#connection.poolMax);
+          : openPool(this.#connection.connectionString, this.#timeouts, this.#connection.poolMax),
+      );
       await migrate(this.#pool, this.#tables);
       await fillSummaries(this.#pool, this.#tables);
       return this.#pool;
@@ -139,6 +144,8 @@ export class PostgresStore implements RunStore, AuditSink {
 
   /** The stored state of a run, put back together from its header and steps and checked (`RunState.fromParts`), or `null`. */
   async load(runId: string): Promise<RunState | null> {
+    // PostgreSQL's text holds no NUL, so no stored run has such an id: none is asked for.
+    if (typeof runId === "string" && runId.includes("\u0000")) return null;
     const pool = await this.#open();
     const result = await queryOnce(
       pool,
@@ -269,9 +276,17 @@ export class PostgresStore implements RunStore, AuditSink {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // The work already asked for ends first, as SQLite's close commits the writes waiting for their
+    // batch: the saves queued for a batch are sent, and every query and transaction in flight is
+    // answered, before the pool ends (ending it drops whoever still waits for a connection, leaving
+    // their promises pending forever). The wait is bounded, as a wait for a connection is.
+    this.#draining = true;
     const ready = this.#ready;
-    this.#ready = undefined;
     await ready?.catch(() => undefined);
+    await this.#batches.idle(this.#timeouts.acquireMs);
+    await this.#pool?.idle(this.#timeouts.acquireMs);
+    this.#draining = false;
+    this.#ready = undefined;
     const pool = this.#pool;
     this.#pool = undefined;
     if (pool === undefined || !("connectionString" in this.#connection)) return;

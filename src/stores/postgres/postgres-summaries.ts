@@ -1,8 +1,7 @@
 import { StateError } from "../../errors/index.js";
-import type { RunState } from "../../state/run-state.js";
 import type { ListOptions } from "../run-store.js";
 import type { RunSummary } from "../run-summary.js";
-import { readCursor, summaryOf } from "../run-summary.js";
+import { readCursor } from "../run-summary.js";
 import { listFilter } from "./postgres-runs.js";
 import type { PostgresTables } from "./postgres-tables.js";
 
@@ -35,15 +34,6 @@ const FIELD_SET: Record<keyof RunSummary, true> = {
   change: true,
 };
 const FIELDS = Object.keys(FIELD_SET) as (keyof RunSummary)[];
-
-/**
- * The summary a store keeps beside a run, as text: the JSON of `summaryOf(state)` without `change`,
- * which is the row's own `change_number`, taken in the statement that writes the row.
- */
-export function summaryText(state: RunState): string {
-  const { change: _change, ...summary } = summaryOf(state, 0);
-  return JSON.stringify(summary);
-}
 
 /**
  * Reads a stored summary back, with its change number, as the same object `summaryOf` gives (every

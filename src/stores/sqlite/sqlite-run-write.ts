@@ -1,7 +1,7 @@
 import type { AuditRecord } from "../../audit/audit-record.js";
 import { checkRecords } from "../../audit/check-records.js";
 import type { RunState } from "../../state/run-state.js";
-import { summaryOf } from "../run-summary.js";
+import { summaryText } from "../run-summary.js";
 import type { StepWrites } from "../written-steps.js";
 
 /**
@@ -31,15 +31,6 @@ export interface RunWrite {
 export interface RecordWrite {
   records: AuditRecord[];
   texts: string[];
-}
-
-/**
- * The JSON of a state's summary without its `change` (the transaction of the write gives that),
- * as the `summary` column holds it.
- */
-export function summaryText(state: RunState): string {
-  const { change: _change, ...rest } = summaryOf(state, 0);
-  return JSON.stringify(rest);
 }
 
 /** What a create or save of `state` writes, with the steps `writes` names. */

@@ -1,5 +1,5 @@
 import type { Database, Statement } from "better-sqlite3";
-import { summaryText } from "./sqlite-run-write.js";
+import { summaryText } from "../run-summary.js";
 import type { RunRow, SqliteRuns } from "./sqlite-runs.js";
 
 /** How many rows one fill transaction takes: each is a state parsed on the thread, so a batch stays short. */
