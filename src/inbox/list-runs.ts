@@ -65,12 +65,22 @@ function rowOf(run: RunSummary): RunRow {
 }
 
 /** The number of a page (`?page=`, 1-based), checked: anything else is the caller's mistake. */
-export function pageQuery(page: string | undefined): number {
+export function pageQuery(page: string | undefined, withCursor = false): number {
   const number = page === undefined || page === "" ? 1 : Number(page);
   if (!Number.isSafeInteger(number) || number < 1)
     throw new LeashError("invalid_option", "Expected page to be a positive whole number.");
+  // A page number without a cursor is found by reading the summaries before it: bounded, so that no
+  // request makes the server read a whole large store. The pages' own links carry cursors.
+  if (!withCursor && number > MAX_PAGE_WITHOUT_CURSOR)
+    throw new LeashError(
+      "invalid_option",
+      `Expected page to be at most ${MAX_PAGE_WITHOUT_CURSOR}; follow the pages' links (they carry a cursor) to read further.`,
+    );
   return number;
 }
+
+/** The highest `?page=` taken without a `?cursor=`. */
+export const MAX_PAGE_WITHOUT_CURSOR = 200;
 
 /** A `?cursor=` as given in a URL: absent or empty is none; the store checks the rest. */
 function cursorQuery(cursor: string | undefined): string | undefined {
@@ -84,7 +94,8 @@ export function listQuery(status: string | undefined, page: string | undefined, 
     throw new LeashError("invalid_option", `Expected status to be one of ${LIST_FILTERS.join(", ")}.`);
   const start = cursorQuery(cursor);
   // A cursor alone says where the page starts but not its number.
-  const number = start !== undefined && (page === undefined || page === "") ? null : pageQuery(page);
+  const number =
+    start !== undefined && (page === undefined || page === "") ? null : pageQuery(page, start !== undefined);
   return { status: filter, page: number, cursor: start };
 }
 

@@ -212,7 +212,11 @@ eachStore(
       `?cursor=${wrongOrder}`,
       "?page=0",
       "?page=1.5",
+      // Past 200 pages a page number alone would make the server read that many pages first.
+      "?page=201",
+      "?page=9007199254740991",
       "?status=gave_up&cursor=%00",
+      `?cursor=${Buffer.from(JSON.stringify(["updated_desc", "\u0000", "a"])).toString("base64url")}`,
     ]) {
       const api = await fetch(new URL(`/api/runs${query}`, served.url), { headers });
       assert.equal(api.status, 400, query);

@@ -243,6 +243,13 @@ export function summariesConformance(name: string, makeStore: MakeStore, damages
           { cursor: cursorAfter(first, "created_desc"), order: "created_asc", limit: 2 },
           { cursor: "not a cursor" },
           { cursor: Buffer.from(JSON.stringify(["sideways", "x", "y"])).toString("base64url") },
+          // Forged parts no stored run has (PostgreSQL's text cannot even hold a NUL).
+          {
+            cursor: Buffer.from(JSON.stringify(["updated_desc", "\u0000", "a"])).toString("base64url"),
+            order: "updated_desc",
+          },
+          { cursor: Buffer.from(JSON.stringify(["created_asc", "x", "a\u0000"])).toString("base64url") },
+          { cursor: Buffer.from(JSON.stringify(["created_asc", "x", "\ud800"])).toString("base64url") },
           { cursor: 7 },
           { changedSince: -1 },
           { changedSince: 0.5 },
