@@ -1,6 +1,8 @@
 import { LeashError, listSummaries, RUN_STATUSES } from "../index.js";
-import type { ListOptions, RunStatus, RunSummary } from "../index.js";
+import type { ListOptions, RunStatus } from "../index.js";
 import type { CliStore } from "../operate/open-store.js";
+import { runRowOf } from "../operate/run-row.js";
+import type { RunRow } from "../operate/run-row.js";
 import { readGaveUp } from "./gave-up.js";
 import type { GaveUpWork } from "./gave-up.js";
 
@@ -12,23 +14,6 @@ export const LIST_FILTERS: readonly string[] = [...RUN_STATUSES, "gave_up"];
 
 /** How many runs are passed over at a time to reach `?page=N` without a cursor. */
 const SKIP_LIMIT = 1000;
-
-/** One run as the list shows it (and `GET /api/runs` returns it). */
-interface RunRow {
-  runId: string;
-  status: RunStatus;
-  skill: string | null;
-  /** The goal's first 200 characters and `…` when longer (see `goalShortened`); whole on the run's page. */
-  goal: string;
-  /** Whether `goal` was shortened. */
-  goalShortened: boolean;
-  steps: number;
-  /** What the run spent so far, exact (the page shows it rounded). */
-  cost: number;
-  /** How many steps are `interrupted`: whether each call took effect is for a person to check. */
-  interruptedSteps: number;
-  updatedAt: string;
-}
 
 /** One page of the run list. */
 export interface RunPage {
@@ -47,21 +32,6 @@ export interface RunListQuery {
   page: number | null;
   /** A page's `next`: where the page starts. */
   cursor: string | undefined;
-}
-
-/** A summary as the list shows it. */
-function rowOf(run: RunSummary): RunRow {
-  return {
-    runId: run.runId,
-    status: run.status,
-    skill: run.skill ?? null,
-    goal: run.goal,
-    goalShortened: run.goalShortened,
-    steps: run.steps,
-    cost: run.cost,
-    interruptedSteps: run.interruptedSteps,
-    updatedAt: run.updatedAt,
-  };
 }
 
 /** The number of a page (`?page=`, 1-based), checked: anything else is the caller's mistake. */
@@ -164,7 +134,7 @@ export async function listRuns(store: CliStore, query: RunListQuery): Promise<Ru
     const page = await listSummaries(store, options);
     return { items: page.runs, next: page.next };
   });
-  return { runs: found.items.map(rowOf), page: query.page, next: found.next, status: query.status };
+  return { runs: found.items.map(runRowOf), page: query.page, next: found.next, status: query.status };
 }
 
 /** A page of the work that gave up, newest first, {@link RUNS_PER_PAGE} to a page, from the query's cursor or by number. */

@@ -1,8 +1,9 @@
 import { Command, Option } from "commander";
 import { listSummaries, RUN_STATUSES } from "../../index.js";
-import type { RunStatus, RunSummary } from "../../index.js";
+import type { RunStatus } from "../../index.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
+import { runRowOf } from "../../operate/run-row.js";
 import { withExistingStore } from "../../operate/open-store.js";
 import { costText } from "../../operate/cost-text.js";
 import { escapeText } from "../../operate/escape-text.js";
@@ -20,37 +21,6 @@ interface RunsOptions extends CommonOptions {
   status?: RunStatus | "gave_up";
   limit?: number;
   cursor?: string;
-}
-
-/** One run as `leash runs --json` lists it. */
-interface RunRow {
-  runId: string;
-  status: RunStatus;
-  skill: string | null;
-  /** The goal's first 200 characters and `…` when longer (see `goalShortened`); `leash show` gives it whole. */
-  goal: string;
-  /** Whether `goal` was shortened. */
-  goalShortened: boolean;
-  steps: number;
-  /** What the run spent so far, exact (the text shows it rounded). */
-  cost: number;
-  /** How many steps are `interrupted`: whether each call took effect is for a person to check. */
-  interruptedSteps: number;
-  updatedAt: string;
-}
-
-function rowOf(run: RunSummary): RunRow {
-  return {
-    runId: run.runId,
-    status: run.status,
-    skill: run.skill ?? null,
-    goal: run.goal,
-    goalShortened: run.goalShortened,
-    steps: run.steps,
-    cost: run.cost,
-    interruptedSteps: run.interruptedSteps,
-    updatedAt: run.updatedAt,
-  };
 }
 
 /**
@@ -98,7 +68,7 @@ export function runsCommand(): Command {
         ),
       );
     }
-    const runs = page.runs.map(rowOf);
+    const runs = page.runs.map(runRowOf);
     const next = page.next ?? null;
     if (options.json) return printJson({ db: location.label, status: options.status ?? null, runs, next, unreadable });
     if (runs.length === 0) {

@@ -1,0 +1,33 @@
+import type { RunStatus, RunSummary } from "../index.js";
+
+/** One run as a listing shows it: `leash runs --json`, the inbox's list and `GET /api/runs`. */
+export interface RunRow {
+  runId: string;
+  status: RunStatus;
+  skill: string | null;
+  /** The goal's first 200 characters and `…` when longer (see `goalShortened`); `leash show` and the run's page give it whole. */
+  goal: string;
+  /** Whether `goal` was shortened. */
+  goalShortened: boolean;
+  steps: number;
+  /** What the run spent so far, exact (text and pages show it rounded). */
+  cost: number;
+  /** How many steps are `interrupted`: whether each call took effect is for a person to check. */
+  interruptedSteps: number;
+  updatedAt: string;
+}
+
+/** The row of a run's summary. */
+export function runRowOf(run: RunSummary): RunRow {
+  return {
+    runId: run.runId,
+    status: run.status,
+    skill: run.skill ?? null,
+    goal: run.goal,
+    goalShortened: run.goalShortened,
+    steps: run.steps,
+    cost: run.cost,
+    interruptedSteps: run.interruptedSteps,
+    updatedAt: run.updatedAt,
+  };
+}
