@@ -3,31 +3,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { MemoryStore } from "../../src/index.js";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
-import type { RawAccess } from "../contract/contract-fixtures.js";
 import { rawAccess as postgresRawAccess } from "../contract/postgres-raw-access.js";
+import { rawAccess as sqliteRawAccess } from "../contract/sqlite-raw-access.js";
 import { freshStore, withPostgres } from "../postgres/database.js";
 import { summariesConformance } from "./summaries-suite.js";
-
-/** Writes to a SQLite file's tables on a connection of its own, as another program would. */
-function sqliteRawAccess(path: string): RawAccess {
-  const write = (text: string, values: unknown[]): Promise<void> => {
-    const raw = new Database(path);
-    try {
-      raw.prepare(text).run(...values);
-    } finally {
-      raw.close();
-    }
-    return Promise.resolve();
-  };
-  return {
-    setStateText: (runId, text) => write("UPDATE runs SET state = ? WHERE run_id = ?", [text, runId]),
-    setRecordText: (runId, seq, text) =>
-      write("UPDATE audit SET record = ? WHERE run_id = ? AND seq = ?", [text, runId, seq]),
-  };
-}
 
 summariesConformance(
   "MemoryStore",
