@@ -154,6 +154,8 @@ const state = shape({
   steps: arrayOf(step),
   "pending?": request,
   "pendingHistory?": digest,
+  "gate?": (value, path) => (value === true ? undefined : fail(path, "true")),
+  "waiting?": arrayOf(request),
   answers: arrayOf(recordedAnswer),
   usage,
   toolCalls: count,

@@ -63,6 +63,10 @@ export class RunState {
   pending: ApprovalRequest | undefined;
   /** The history digest the pending request was bound to. */
   pendingHistory: string | undefined;
+  /** Whether the run is a gate's session, driven by another framework's loop (see `Gate`). */
+  gate: true | undefined;
+  /** A gate session's requests waiting for a person, oldest first; `pending` is the first of them. */
+  waiting: ApprovalRequest[] | undefined;
   /**
    * Every answer to the pending request recorded out of process (`store.answer`), in the order
    * recorded, none replaced or dropped; the next resume acts on them and moves them to the trail.
@@ -103,6 +107,8 @@ export class RunState {
     this.steps = steps ?? json.steps;
     this.pending = json.pending;
     this.pendingHistory = json.pendingHistory;
+    this.gate = json.gate;
+    this.waiting = json.waiting;
     this.answers = json.answers;
     this.usage = json.usage;
     this.toolCalls = json.toolCalls;
@@ -217,6 +223,7 @@ export class RunState {
     // fraction of its fixed cost per call, which a planner reading a step at every step pays.
     if (json.answer !== undefined) json.answer = copyJson(json.answer);
     if (json.pending !== undefined) json.pending = copyJson(json.pending);
+    if (json.waiting !== undefined) json.waiting = copyJson(json.waiting);
     return new RunState(json, lazyCopy(this.steps, copyJson));
   }
 
@@ -261,6 +268,8 @@ export class RunState {
     if (this.answer !== undefined) json.answer = this.answer;
     if (this.pending !== undefined) json.pending = this.pending;
     if (this.pendingHistory !== undefined) json.pendingHistory = this.pendingHistory;
+    if (this.gate !== undefined) json.gate = this.gate;
+    if (this.waiting !== undefined) json.waiting = this.waiting;
     if (this.retryOf !== undefined) json.retryOf = this.retryOf;
     if (this.principal !== undefined) json.principal = this.principal;
     if (this.skill !== undefined) json.skill = this.skill;

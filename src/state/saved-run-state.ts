@@ -65,6 +65,16 @@ export interface RunStateJson {
   steps: Step[];
   pending?: ApprovalRequest;
   pendingHistory?: string;
+  /**
+   * A gate's session (`Gate`): a run driven by another framework's loop, each call a step. Workers and
+   * `leash resume` leave such a run alone.
+   */
+  gate?: true;
+  /**
+   * A gate session's requests waiting for a person, oldest first (`pending` is the first); each is
+   * answered on its own by `store.answer`, the command line or the inbox.
+   */
+  waiting?: ApprovalRequest[];
   answers: RecordedAnswer[];
   usage: Usage;
   toolCalls: number;

@@ -92,3 +92,30 @@ test("the store keeps its own copy: changing a loaded state changes nothing stor
   state.answer = "changed too";
   assert.equal((await store.load("copy-1"))?.answer, "a");
 });
+
+test("a gate session's mark and its waiting requests survive the saved form, and a wrong mark is refused", () => {
+  const json = JSON.parse(fixture("v1-awaiting-approval.json")) as Record<string, unknown>;
+  const pending = json.pending as Record<string, unknown>;
+  const second = { ...pending, step: 1, digest: "b".repeat(64), tool: "other" };
+  const gate = { ...json, status: "running", gate: true, waiting: [pending, second] };
+  const state = RunState.fromJSON(JSON.stringify(gate));
+  assert.equal(state.gate, true);
+  assert.deepEqual(
+    state.waiting?.map((request) => request.tool),
+    [pending.tool, "other"],
+  );
+  assert.deepEqual(state.toJSON(), gate);
+  assert.deepEqual(state.copy().waiting, state.waiting);
+  for (const bad of [
+    { gate: false },
+    { gate: "yes" },
+    { waiting: [{ ...pending, digest: 7 }] },
+    { waiting: pending },
+  ]) {
+    assert.throws(
+      () => RunState.fromJSON({ ...json, ...bad }),
+      (error: unknown) => isLeashError(error, "invalid_state"),
+      JSON.stringify(Object.keys(bad)),
+    );
+  }
+});
