@@ -1,5 +1,5 @@
 import type { Json } from "../json/index.js";
-import { canonicalOfJson, MAX_RECORD_DEPTH, sha256Hex, toJson } from "../json/index.js";
+import { canonicalOfJson, MAX_RECORD_DEPTH, sha256Hex, toSortedJson } from "../json/index.js";
 
 /** The version of the audit record format. */
 export const AUDIT_RECORD_VERSION = 1;
@@ -36,7 +36,8 @@ export function recordDigest(record: Omit<AuditRecord, "digest"> | AuditRecord):
  * The canonical JSON (RFC 8785) of a record without its digest, written out in its one key order
  * (at, data, event, prev, run, seq, v): the same text `canonicalOfJson` gives for the object, without
  * sorting seven keys for every record. Fields that are not what a record holds go through the
- * general form, so a malformed record is digested as it is and fails verification.
+ * general form, so a malformed record is digested as it is and fails verification. `dataText` is the
+ * canonical text of `data` when the caller has it already.
  */
 function recordCanonical(
   v: unknown,
@@ -46,6 +47,7 @@ function recordCanonical(
   event: unknown,
   data: unknown,
   prev: unknown,
+  dataText?: string,
 ): string {
   if (
     v !== AUDIT_RECORD_VERSION ||
@@ -58,7 +60,7 @@ function recordCanonical(
     return canonicalOfJson({ v, run, seq, at, event, data, prev });
   }
   const previous = prev === null ? "null" : JSON.stringify(prev);
-  return `{"at":${JSON.stringify(at)},"data":${canonicalOfJson(data)},"event":${JSON.stringify(event)},"prev":${previous},"run":${JSON.stringify(run)},"seq":${String(seq)},"v":${AUDIT_RECORD_VERSION}}`;
+  return `{"at":${JSON.stringify(at)},"data":${dataText ?? canonicalOfJson(data)},"event":${JSON.stringify(event)},"prev":${previous},"run":${JSON.stringify(run)},"seq":${String(seq)},"v":${AUDIT_RECORD_VERSION}}`;
 }
 
 /**
@@ -68,8 +70,16 @@ function recordCanonical(
 export function makeRecord(run: string, head: AuditHead | null, event: string, data: unknown, at: string): AuditRecord {
   const seq = head === null ? 0 : head.seq + 1;
   const prev = head === null ? null : head.digest;
-  const checked = toJson(data, `the data of audit event \`${event}\``, { maxDepth: MAX_RECORD_DEPTH });
-  const digest = sha256Hex(recordCanonical(AUDIT_RECORD_VERSION, run, seq, at, event, checked, prev));
+  // The data is copied with its keys in canonical order, so that the native writer gives its canonical
+  // text at once (a polluted prototype's `toJSON` would be called by it: then the general form).
+  const { json: checked, canonical } = toSortedJson(data, `the data of audit event \`${event}\``, {
+    maxDepth: MAX_RECORD_DEPTH,
+  });
+  const dataText =
+    canonical && !("toJSON" in Object.prototype) && !("toJSON" in Array.prototype)
+      ? JSON.stringify(checked)
+      : undefined;
+  const digest = sha256Hex(recordCanonical(AUDIT_RECORD_VERSION, run, seq, at, event, checked, prev, dataText));
   // One literal with the fields in a fixed order: every record shares one hidden class, which keeps
   // reading them (verification, sinks) fast.
   const record: AuditRecord = { v: AUDIT_RECORD_VERSION, run, seq, at, event, data: checked, prev, digest };

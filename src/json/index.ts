@@ -1,5 +1,6 @@
 export {
   toJson,
+  toSortedJson,
   isJson,
   isJsonObject,
   parseJson,

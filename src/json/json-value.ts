@@ -1,4 +1,5 @@
 import { LeashError, messageOf } from "../errors/index.js";
+import { sortKeys } from "./sort-keys.js";
 
 /** A JSON value: what every value that crosses the run loop must be. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -47,7 +48,13 @@ export type NotJsonReason = "not_json" | "too_deep" | "too_large";
  */
 export function toJson(value: unknown, what = "the value", options: ToJsonOptions = {}): Json {
   if (value === undefined) return null;
-  const walk = new Walk(what, options.maxSize ?? Number.POSITIVE_INFINITY, options.maxDepth ?? MAX_JSON_DEPTH);
+  return checkedCopy(
+    new Walk(what, options.maxSize ?? Number.POSITIVE_INFINITY, options.maxDepth ?? MAX_JSON_DEPTH, false),
+    value,
+  );
+}
+
+function checkedCopy(walk: Walk, value: unknown): Json {
   try {
     return walk.copy(value, undefined, 0);
   } catch (error) {
@@ -58,11 +65,30 @@ export function toJson(value: unknown, what = "the value", options: ToJsonOption
   }
 }
 
+/**
+ * {@link toJson}, with every object of the copy built with its keys in RFC 8785's order, and whether
+ * `JSON.stringify` of the copy is its RFC 8785 form as it is (`canonical`). It is, unless a key holds
+ * a digit first or is `toJSON`: an object lists array-index keys before all others whatever the
+ * order they were added in, so such a copy is left to the general canonical form. Checking, copying
+ * and ordering in one walk lets the native writer make the canonical text of an audit record's data,
+ * which no later walk then reads again.
+ */
+export function toSortedJson(
+  value: unknown,
+  what: string,
+  options: { maxDepth?: number } = {},
+): { json: Json; canonical: boolean } {
+  if (value === undefined) return { json: null, canonical: true };
+  const walk = new Walk(what, Number.POSITIVE_INFINITY, options.maxDepth ?? MAX_JSON_DEPTH, true);
+  const json = checkedCopy(walk, value);
+  return { json, canonical: !walk.unordered };
+}
+
 /** Whether a value is JSON as {@link toJson} defines it. Never throws. */
 export function isJson(value: unknown, options: { maxDepth?: number } = {}): value is Json {
   try {
     if (value === undefined) return false;
-    new Walk("", Number.POSITIVE_INFINITY, options.maxDepth ?? MAX_JSON_DEPTH).copy(value, undefined, 0);
+    new Walk("", Number.POSITIVE_INFINITY, options.maxDepth ?? MAX_JSON_DEPTH, false).copy(value, undefined, 0);
     return true;
   } catch {
     return false;
@@ -96,11 +122,15 @@ class Walk {
   readonly #keys: (string | number)[] = [];
   #deep: Set<object> | undefined;
   #size = 0;
+  /** With `sorted`: whether a key may keep the copy's listed order from RFC 8785's (see toSortedJson). */
+  unordered = false;
 
   constructor(
     readonly what: string,
     readonly maxSize: number,
     readonly maxDepth: number,
+    /** Whether each object's copy gets its keys in RFC 8785's order. */
+    readonly sorted: boolean,
   ) {}
 
   /** The path of the value at `key` of the innermost container (`undefined`: the container itself). */
@@ -208,8 +238,14 @@ class Walk {
     if (bounded) this.#grow(2, undefined);
     const out: JsonObject = {};
     let first = true;
-    for (const key of Object.keys(object)) {
+    const keys = Object.keys(object);
+    if (this.sorted) sortKeys(keys);
+    for (const key of keys) {
       if (!key.isWellFormed()) this.refuse(this.path(), "a key with a lone surrogate");
+      if (this.sorted && !this.unordered) {
+        const code = key.charCodeAt(0);
+        if ((code >= 48 && code <= 57) || key === "toJSON") this.unordered = true;
+      }
       // Read once: a getter that answers differently on a second read cannot make the copy differ
       // from what was checked.
       const item = (object as Record<string, unknown>)[key];

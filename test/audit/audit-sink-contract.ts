@@ -122,7 +122,8 @@ export function auditSinkContract(name: string, makeSink: () => SinkUnderTest): 
         await sink.append([record]);
         const [read] = await sink.read("odd");
         assert.deepEqual(read, record);
-        assert.deepEqual(Object.keys(read?.data as object), ["text", "__proto__", "constructor"]);
+        // A record keeps its data with the keys in RFC 8785's order; the sink gives them back so.
+        assert.deepEqual(Object.keys(read?.data as object), ["__proto__", "constructor", "text"]);
         assert.equal(({} as Record<string, unknown>).polluted, undefined);
         assert.deepEqual(verifyAudit(sink.records), []);
       }));

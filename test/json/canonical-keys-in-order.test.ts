@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import canonicalize from "canonicalize";
+import { createHash } from "node:crypto";
 import { makeRecord, verifyAudit } from "../../src/index.js";
 import { canonicalOfJson, toJson } from "../../src/json/index.js";
 import type { Json } from "../../src/json/index.js";
@@ -145,5 +146,46 @@ describe("canonicalOfJson of values whose keys are in canonical order", () => {
     assert.deepEqual(verifyAudit([one]), []);
     // Verified from its JSON text too, as a sink that wrote it would read it back.
     assert.deepEqual(verifyAudit([JSON.parse(JSON.stringify(one))]), []);
+  });
+
+  test("a record's digest is SHA-256 of the RFC 8785 text of the record, for random data of any key order", () => {
+    const next = random(29);
+    const at = "2026-01-01T00:00:00.000Z";
+    for (let round = 0; round < 2000; round++) {
+      const data = value(next, 0);
+      const record = makeRecord("run", null, "odd_data", data, at);
+      const { digest, ...rest } = record;
+      const expected = createHash("sha256")
+        .update(canonicalize(rest) as string)
+        .digest("hex");
+      assert.equal(digest, expected, `round ${round}`);
+      assert.deepEqual(record.data, toJson(data), `round ${round}`);
+      assert.deepEqual(verifyAudit([JSON.parse(JSON.stringify(record))]), [], `round ${round}`);
+    }
+  });
+
+  test("a record keeps its data with every object's keys in canonical order, a __proto__ key among them", () => {
+    const data = JSON.parse('{"tool":"noop","step":2,"__proto__":{"z":1,"a":2},"args":{"y":[{"d":1,"c":2}],"b":0}}');
+    const record = makeRecord("run", null, "tool_started", data, "2026-01-01T00:00:00.000Z");
+    assert.equal(
+      JSON.stringify(record.data),
+      '{"__proto__":{"a":2,"z":1},"args":{"b":0,"y":[{"c":2,"d":1}]},"step":2,"tool":"noop"}',
+    );
+    assert.equal(Object.getPrototypeOf(record.data), Object.prototype);
+  });
+
+  test("a record's digest is the canonical form's when a toJSON was added to Object.prototype", () => {
+    const prototype = Object.prototype as { toJSON?: unknown };
+    const data = { b: { d: 1, c: [2] }, a: "x" };
+    const at = "2026-01-01T00:00:00.000Z";
+    const clean = makeRecord("run", null, "odd_data", data, at);
+    prototype.toJSON = () => "polluted";
+    let polluted;
+    try {
+      polluted = makeRecord("run", null, "odd_data", data, at);
+    } finally {
+      delete prototype.toJSON;
+    }
+    assert.equal(polluted.digest, clean.digest);
   });
 });
