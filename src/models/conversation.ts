@@ -42,7 +42,7 @@ class Conversation {
     for (const call of this.open.calls) {
       if (this.open.answered.has(call.id)) continue;
       into.push(
-        trustMessage({ role: "tool", callId: call.id, tool: call.tool, outcome: "skipped", content: SKIPPED_CONTENT }),
+        trustMessage({ callId: call.id, content: SKIPPED_CONTENT, outcome: "skipped", role: "tool", tool: call.tool }),
       );
     }
   }
@@ -54,10 +54,13 @@ class Conversation {
 
   #begin(turn: ModelTurn): void {
     this.skipRest(this.messages);
-    const message: ModelAssistantMessage = { role: "assistant", calls: copyJson(turn.calls) };
-    if (turn.text !== undefined) message.text = turn.text;
+    // Every message is built with its keys in RFC 8785's order, so that its digest (see
+    // messagesDigest) is written by the native JSON writer rather than key by key.
+    const message = { calls: copyJson(turn.calls) } as ModelAssistantMessage;
     if (turn.handBack !== undefined) message.handBack = copyJson(turn.handBack);
     if (turn.providerState !== undefined) message.providerState = copyJson(turn.providerState);
+    message.role = "assistant";
+    if (turn.text !== undefined) message.text = turn.text;
     this.messages.push(trustMessage(message));
     const calls = turn.calls.map((call) => ({ id: call.id, tool: call.tool }));
     if (turn.handBack !== undefined) calls.push({ id: turn.handBack.id, tool: HAND_BACK_TOOL });
@@ -70,13 +73,13 @@ class Conversation {
     const refusal = step.error?.message ?? outcome;
     if (decision.type === "finish" && decision.callId === undefined) {
       // A plain-text answer: a refusal is told as a user message after it.
-      if (outcome === "answer_rejected") this.messages.push(trustMessage({ role: "user", content: refusal }));
+      if (outcome === "answer_rejected") this.messages.push(trustMessage({ content: refusal, role: "user" }));
       return;
     }
     this.open?.answered.add(id);
     const content: Json = outcome === "executed" ? copyJson(step.result) : outcome === "finished" ? null : refusal;
     const tool = decision.type === "act" ? decision.tool : HAND_BACK_TOOL;
-    const message: ModelToolMessage = { role: "tool", callId: id, tool, outcome, content };
+    const message: ModelToolMessage = { callId: id, content, outcome, role: "tool", tool };
     this.messages.push(trustMessage(message));
   }
 }
@@ -91,12 +94,12 @@ function synthesizedTurn(step: Step): ModelTurn {
   const decision: Decision = step.decision;
   const id = decision.callId ?? syntheticId(step);
   if (decision.type === "act") {
-    const call = { id, tool: decision.tool, args: decision.args };
-    return { calls: [decision.invalidJson === true ? { ...call, invalidJson: true } : call] };
+    const { tool, args } = decision;
+    return { calls: [decision.invalidJson === true ? { args, id, invalidJson: true, tool } : { args, id, tool }] };
   }
   if (decision.callId !== undefined) return { calls: [], handBack: { id, output: decision.answer } };
   const { answer } = decision;
-  return { text: typeof answer === "string" ? answer : JSON.stringify(answer), calls: [] };
+  return { calls: [], text: typeof answer === "string" ? answer : JSON.stringify(answer) };
 }
 
 // The conversation so far of each run's live steps, kept as the run goes: the steps of a state are
@@ -130,7 +133,7 @@ export function conversationOf(state: RunState, task: string): ModelMessage[] {
     conversation.add(step);
   }
   if (conversation.task?.role !== "user" || conversation.task.content !== task)
-    conversation.task = trustMessage({ role: "user", content: task });
+    conversation.task = trustMessage({ content: task, role: "user" });
   const messages = [conversation.task, ...conversation.messages];
   conversation.skipRest(messages);
   return messages;

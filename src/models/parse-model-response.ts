@@ -90,13 +90,15 @@ export function parseModelResponse(value: unknown, model: string, step: number):
     const cleanId = id.toWellFormed();
     if (seen.has(cleanId)) return malformed(`the call id \`${cleanId}\` is given twice`);
     seen.add(cleanId);
-    const parsed: ModelToolCall = { id: cleanId, tool: raw.tool.toWellFormed(), args: {} };
+    const tool = raw.tool.toWellFormed();
+    // Keys in RFC 8785's order: the response's digest is then written by the native JSON writer.
     if (raw.invalidJson !== undefined) {
       if (raw.invalidJson !== true || typeof raw.args !== "string")
         return malformed(`\`calls[${index}].invalidJson\` must be true, with the argument text as \`args\``);
-      return { ...parsed, args: raw.args.toWellFormed(), invalidJson: true };
+      return { args: raw.args.toWellFormed(), id: cleanId, invalidJson: true, tool };
     }
-    return { ...parsed, ...argumentsOf(raw.args ?? {}, `\`calls[${index}].args\``, guard) };
+    const { args, invalidJson } = argumentsOf(raw.args ?? {}, `\`calls[${index}].args\``, guard);
+    return invalidJson === true ? { args, id: cleanId, invalidJson, tool } : { args, id: cleanId, tool };
   });
   if (text !== undefined && typeof text !== "string") return malformed("`text` must be a string");
   if (finish !== undefined && !FINISH_REASONS.includes(finish as FinishReason))
