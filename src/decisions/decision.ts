@@ -112,8 +112,12 @@ type Fields = Record<string, unknown>;
  * differently on a second read cannot make what is used differ from what was checked. A getter that
  * throws (or a revoked Proxy) makes `onThrow` decide.
  */
-export function snapshotFields(value: object, keys: readonly string[], onThrow: (message: string) => never): Fields {
-  const out: Fields = {};
+export function snapshotFields(
+  value: object,
+  keys: readonly string[],
+  onThrow: (message: string) => never,
+  out: Fields = {},
+): Fields {
   for (const key of keys) {
     try {
       out[key] = (value as Fields)[key];
@@ -165,65 +169,68 @@ export function argumentsRefusal(decision: ActDecision): string | undefined {
  * Text given as data (`tool`, `reason`) must be well-formed UTF-16: a lone surrogate is refused.
  */
 export function parseDecision(value: unknown, bounds: { maxAnswerSize?: number } = {}): Decision {
-  const wrong = (message: string): never => {
-    throw new LeashError("invalid_decision", `The planner returned an invalid decision: ${message}`);
-  };
   if (typeof value !== "object" || value === null)
-    return wrong(`expected a Decision, got ${value === null ? "null" : typeof value}.`);
-  const onThrow = (message: string): never => wrong(`${message}.`);
-  const head = snapshotFields(value, ["type", "usage"], onThrow);
+    return wrongDecision(`expected a Decision, got ${value === null ? "null" : typeof value}.`);
+  const raw = snapshotFields(value, HEAD_FIELDS, wrongField);
   // Only the fields of the decision's own type are read, each once.
-  const raw = {
-    ...head,
-    ...snapshotFields(
-      value,
-      head.type === "act" ? ["tool", "args", "reason", "callId", "invalidJson", "turn"] : ["answer", "callId", "turn"],
-      onThrow,
-    ),
-  };
+  snapshotFields(value, raw.type === "act" ? ACT_FIELDS : FINISH_FIELDS, wrongField, raw);
   let usage: Usage | undefined;
   if (raw.usage !== undefined) {
     usage = parseUsage(raw.usage);
-    if (usage === undefined) wrong(`\`usage\` must be { tokens, cost } of finite numbers from 0 to ${MAX_USAGE}.`);
+    if (usage === undefined)
+      wrongDecision(`\`usage\` must be { tokens, cost } of finite numbers from 0 to ${MAX_USAGE}.`);
   }
-  const json = (what: string, item: unknown): Json => {
-    try {
-      return toJson(item, what, { maxSize: bounds.maxAnswerSize ?? Number.POSITIVE_INFINITY });
-    } catch (error) {
-      return wrong(messageOf(error));
-    }
-  };
   if (raw.type === "act") {
-    if (typeof raw.tool !== "string") return wrong("`tool` must be a string.");
-    if (!raw.tool.isWellFormed()) return wrong("`tool` must be well-formed text (it holds a lone surrogate).");
-    if (raw.reason !== undefined && typeof raw.reason !== "string") return wrong("`reason` must be a string.");
+    if (typeof raw.tool !== "string") return wrongDecision("`tool` must be a string.");
+    if (!raw.tool.isWellFormed()) return wrongDecision("`tool` must be well-formed text (it holds a lone surrogate).");
+    if (raw.reason !== undefined && typeof raw.reason !== "string") return wrongDecision("`reason` must be a string.");
     if (typeof raw.reason === "string" && !raw.reason.isWellFormed())
-      return wrong("`reason` must be well-formed text (it holds a lone surrogate).");
+      return wrongDecision("`reason` must be well-formed text (it holds a lone surrogate).");
     if (typeof raw.reason === "string" && raw.reason.length > MAX_REASON_LENGTH)
-      return wrong(`\`reason\` must be at most ${MAX_REASON_LENGTH} characters.`);
+      return wrongDecision(`\`reason\` must be at most ${MAX_REASON_LENGTH} characters.`);
     let args: Json = null;
     let refusal: string | undefined;
     try {
       args = toJson(raw.args, "the arguments");
     } catch (error) {
-      if (!isLeashError(error, "not_json") || error.details.reason !== "too_deep") return wrong(messageOf(error));
+      if (!isLeashError(error, "not_json") || error.details.reason !== "too_deep")
+        return wrongDecision(messageOf(error));
       refusal = messageOf(error);
     }
     if (raw.invalidJson !== undefined && (raw.invalidJson !== true || typeof args !== "string"))
-      return wrong("`invalidJson` must be true, with the model's argument text as `args`.");
+      return wrongDecision("`invalidJson` must be true, with the model's argument text as `args`.");
     const decision: ActDecision = { type: "act", tool: raw.tool, args };
     if (raw.reason !== undefined) decision.reason = raw.reason;
     if (usage !== undefined) decision.usage = usage;
     if (refusal !== undefined) refusedArguments.set(decision, refusal);
     if (raw.invalidJson === true) decision.invalidJson = true;
-    return withModelFields(decision, raw, wrong);
+    return withModelFields(decision, raw);
   }
   if (raw.type === "finish") {
-    const decision: FinishDecision = { type: "finish", answer: json("the answer", raw.answer) };
+    let answer: Json;
+    try {
+      answer = toJson(raw.answer, "the answer", { maxSize: bounds.maxAnswerSize ?? Number.POSITIVE_INFINITY });
+    } catch (error) {
+      return wrongDecision(messageOf(error));
+    }
+    const decision: FinishDecision = { type: "finish", answer };
     if (usage !== undefined) decision.usage = usage;
-    return withModelFields(decision, raw, wrong);
+    return withModelFields(decision, raw);
   }
-  return wrong('`type` must be "act" or "finish".');
+  return wrongDecision('`type` must be "act" or "finish".');
+}
+
+// The fields a decision is read by: its type and usage first, then its type's own.
+const HEAD_FIELDS = ["type", "usage"] as const;
+const ACT_FIELDS = ["tool", "args", "reason", "callId", "invalidJson", "turn"] as const;
+const FINISH_FIELDS = ["answer", "callId", "turn"] as const;
+
+function wrongDecision(message: string): never {
+  throw new LeashError("invalid_decision", `The planner returned an invalid decision: ${message}`);
+}
+
+function wrongField(message: string): never {
+  return wrongDecision(`${message}.`);
 }
 
 /** The longest call id a decision may carry (some gateways pack a signature into a call's id). */
@@ -263,11 +270,8 @@ function isCallId(value: unknown): value is string {
 }
 
 /** Checks and copies the fields a model planner adds (`callId`, `turn`) onto a parsed decision. */
-function withModelFields<D extends ActDecision | FinishDecision>(
-  decision: D,
-  raw: Record<string, unknown>,
-  wrong: (message: string) => never,
-): D {
+function withModelFields<D extends ActDecision | FinishDecision>(decision: D, raw: Record<string, unknown>): D {
+  const wrong = wrongDecision;
   if (raw.callId !== undefined) {
     if (!isCallId(raw.callId))
       return wrong(`\`callId\` must be a non-empty string of at most ${MAX_CALL_ID_LENGTH} characters.`);
