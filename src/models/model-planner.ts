@@ -63,14 +63,13 @@ function reasonOf(text: string | undefined): string | undefined {
 
 /** The decision that takes one queued call or hand-back of an answer. */
 function decisionOf(next: QueuedCall, turn?: ModelTurn): Decision {
-  const model = turn === undefined ? { callId: next.id } : { callId: next.id, turn };
+  const model: { callId: string; turn?: ModelTurn; reason?: string; invalidJson?: true } = { callId: next.id };
+  if (turn !== undefined) model.turn = turn;
   if (next.type === "handBack") return Decision.finish(next.output, model);
   const reason = reasonOf(next.reason);
-  return Decision.act(next.tool, next.args, {
-    ...model,
-    ...(reason === undefined ? {} : { reason }),
-    ...(next.invalidJson === true ? { invalidJson: true as const } : {}),
-  });
+  if (reason !== undefined) model.reason = reason;
+  if (next.invalidJson === true) model.invalidJson = true;
+  return Decision.act(next.tool, next.args, model);
 }
 
 /**

@@ -131,15 +131,21 @@ function makeOneCall(run: LiveRun) {
     const tokens = Math.min(MAX_USAGE, usage.inputTokens + usage.outputTokens);
     run.state.usage.tokens = Math.min(MAX_USAGE, run.state.usage.tokens + tokens);
     run.state.usage.cost = Math.min(MAX_USAGE, run.state.usage.cost + cost);
-    run.record("model_called", {
+    // Built by assignment rather than spreads, which cost a runtime call each while the code is cold.
+    const recordedUsage: Record<string, Json> = { ...usage };
+    recordedUsage.tokens = tokens;
+    recordedUsage.cost = cost;
+    const data: Record<string, Json> = {
       model: client.name,
-      usage: { ...usage, tokens, cost },
+      usage: recordedUsage,
       requestDigest,
       responseDigest: digestOfJson(response),
-      ...((options.recordText ?? run.core.recordModelText)
-        ? { request: sealed.copy() as unknown as Json, response: copyJson(response) as unknown as Json }
-        : {}),
-    });
+    };
+    if (options.recordText ?? run.core.recordModelText) {
+      data.request = sealed.copy() as unknown as Json;
+      data.response = copyJson(response) as unknown as Json;
+    }
+    run.record("model_called", data);
     const after = hasGuards
       ? await askGuards(run.core.guards, "afterModel", run.work(), signal, copyJson(response))
       : ALLOWED;

@@ -176,13 +176,14 @@ export async function invokeTool(
     step.outcome = "timed_out";
     step.error = { code: "timed_out", message: `\`${tool.name}\` took longer than ${tool.timeoutMs} ms.` };
   }
-  run.record("tool_ended", {
+  const ended: Record<string, Json> = {
     step: step.index,
     tool: tool.name,
     outcome: step.outcome,
     resultDigest: step.outcome === "executed" ? digestOfJson(result) : null,
-    ...(step.error === undefined ? {} : { error: step.error }),
-  });
+  };
+  if (step.error !== undefined) ended.error = step.error as unknown as Json;
+  run.record("tool_ended", ended);
 
   let failure: Failure | undefined;
   let stop: CallStop | undefined;
