@@ -2,15 +2,11 @@ import type { AuditRecord } from "../audit/audit-record.js";
 import { isLeashError, messageOf } from "../errors/index.js";
 import type { RunState } from "../state/run-state.js";
 import { stateAgreesWithTrail } from "../state/state-agrees-with-trail.js";
-import { cursorAfter } from "../state/run-summary.js";
+import { statePages } from "../state/state-pages.js";
+import type { PagedStates } from "../state/state-pages.js";
 
 /** A store's runs and records, as far as the check of its saved states needs them. */
-interface StatesAndRecords {
-  list(options: {
-    onUnreadable: (problem: { runId: string; error: Error }) => void;
-    limit?: number;
-    cursor?: string;
-  }): Promise<RunState[]>;
+interface StatesAndRecords extends PagedStates {
   read(runId?: string): Promise<AuditRecord[]>;
 }
 
@@ -37,7 +33,7 @@ function holdsStates(source: unknown): source is StatesAndRecords {
  * The `state_mismatch`es of a store: every stored run's saved state checked against its records
  * ({@link stateAgreesWithTrail}); a state that cannot be read back is one too, since what it holds
  * is covered by nothing. `[]` for a source that keeps no states (a JSONL trail, a log, a sink). The
- * runs are read a page at a time, and each run's records by run, so that only a page of states and
+ * runs are read a page at a time ({@link statePages}), and each run's records by run, so that only a page of states and
  * one run's records are held at once.
  */
 export async function storeStateProblems(
@@ -50,31 +46,13 @@ export async function storeStateProblems(
   }
   const problems: StoredStateProblem[] = [];
   const unreadable = new Set<string>();
-  let seen = 0;
   const onUnreadable = ({ runId, error }: { runId: string; error: Error }): void => {
-    seen++;
     if (unreadable.has(runId)) return;
     unreadable.add(runId);
     problems.push(unreadableProblem(runId, error));
   };
-  let previous = new Set<string>();
-  for (let cursor: string | undefined; ;) {
-    seen = 0;
-    const states = await source.list({ onUnreadable, limit: PAGE, ...(cursor === undefined ? {} : { cursor }) });
-    const ids = new Set(states.map((state) => state.runId));
-    if (states.some((state) => previous.has(state.runId))) {
-      // A store that pages other than `list()` promises: the whole listing at once instead.
-      return wholeStoreProblems(source);
-    }
-    await checkStates(source, states, problems);
-    // Fewer rows than asked for: the last page. More: a store that ignores `limit` gave them all.
-    if (states.length + seen !== PAGE) return problems;
-    const last = states.at(-1);
-    // A full page of unreadable states gives no run to go on after: the whole listing instead.
-    if (last === undefined) return wholeStoreProblems(source);
-    cursor = cursorAfter(last, "created_asc");
-    previous = ids;
-  }
+  for await (const states of statePages(source, { onUnreadable }, PAGE)) await checkStates(source, states, problems);
+  return problems;
 }
 
 /** A store that loads one run's state. */
@@ -106,16 +84,6 @@ async function loadedStateProblems(
     if (ids.length < PAGE) return problems;
     after = ids.at(-1)!;
   }
-}
-
-/** The check of {@link storeStateProblems} over the whole listing read at once. */
-async function wholeStoreProblems(source: StatesAndRecords): Promise<StoredStateProblem[]> {
-  const problems: StoredStateProblem[] = [];
-  const states = await source.list({
-    onUnreadable: ({ runId, error }) => problems.push(unreadableProblem(runId, error)),
-  });
-  await checkStates(source, states, problems);
-  return problems;
 }
 
 /** Each state against its own run's records, read by run. */

@@ -4,7 +4,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { Agent, Decision, keygen, signCheckpoint, tool, verifyCheckpoint } from "../../src/index.js";
+import {
+  Agent,
+  Decision,
+  MemoryStore,
+  RunState,
+  keygen,
+  signCheckpoint,
+  tool,
+  verifyCheckpoint,
+} from "../../src/index.js";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
 
 const origin = "example.com/leash";
@@ -47,4 +56,32 @@ test("verifyCheckpoint checks every stored run's state, a page of runs at a time
   const mismatched = problems.filter((problem) => problem.field !== "state");
   assert.ok(mismatched.length > 0);
   assert.ok(mismatched.every((problem) => problem.run === changed));
+});
+
+test("verifyCheckpoint pages the states of a store whose log lists no run ids (MemoryStore) and names each mismatch once, on both sides of a page's edge", async () => {
+  const store = new MemoryStore();
+  const lookup = tool({ name: "lookup", execute: () => "a page" });
+  const agent = new Agent({
+    tools: [lookup],
+    planner: (state) => (state.steps.length === 0 ? Decision.act("lookup", {}) : Decision.finish("done")),
+    store,
+  });
+  const runs = 1_001;
+  const runIdOf = (run: number): string => `run-${String(run).padStart(5, "0")}`;
+  for (let run = 0; run < runs; run++) await agent.run(`goal ${run}`, { runId: runIdOf(run) });
+  const { signerKey, verifierKey } = keygen(origin);
+  const note = await signCheckpoint(store, { key: signerKey, origin });
+  assert.deepEqual(await verifyCheckpoint(store, note, { key: verifierKey }), []);
+  // A state saved without its records, saying another answer: the trail does not back it.
+  const changed = [0, 499, 500, runs - 1].map(runIdOf);
+  for (const runId of changed) {
+    const json = (await store.load(runId))!.toJSON();
+    await store.save(RunState.fromJSON({ ...json, answer: "something else", revision: json.revision + 1 }), {
+      expectedRevision: json.revision,
+    });
+  }
+  const problems = await verifyCheckpoint(store, note, { key: verifierKey });
+  assert.ok(problems.length > 0);
+  assert.ok(problems.every((problem) => problem.problem === "state_mismatch"));
+  assert.deepEqual([...new Set(problems.map((problem) => problem.run))].sort(), changed);
 });

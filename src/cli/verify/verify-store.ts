@@ -4,7 +4,7 @@ import type { EvidenceLogOwner } from "../../evidence/index.js";
 import type { AuditHead, AuditRecord, RunState } from "../../index.js";
 import type { CliStore } from "../../operate/open-store.js";
 import { unreadableSummary } from "../unreadable-run.js";
-import { statePages } from "../../stores/state-pages.js";
+import { statePages } from "../../state/state-pages.js";
 import { headsWith } from "./parse-head.js";
 import type { TrailProblem, TrailReport } from "./trail-report.js";
 
