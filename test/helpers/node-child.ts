@@ -45,3 +45,18 @@ export function nodeArguments(file: string): string[] {
   const twin = compiledTwin(file);
   return twin === undefined ? ["--import", tsxLoader, file] : [twin];
 }
+
+/**
+ * How a child process imports `file` (a path) as a module: the URL of its compiled twin when the run
+ * has one, with no extra `node` arguments, or the file's own URL with tsx's loader.
+ *
+ * @example
+ * const { loader, href } = importable(join(root, "src", "index.ts"));
+ * spawnSync(process.execPath, [...loader, "--input-type=module", "-e", `await import(${JSON.stringify(href)})`]);
+ */
+export function importable(file: string): { loader: string[]; href: string } {
+  const twin = compiledTwin(file);
+  return twin === undefined
+    ? { loader: ["--import", tsxLoader], href: pathToFileURL(file).href }
+    : { loader: [], href: pathToFileURL(twin).href };
+}
