@@ -11,7 +11,8 @@
 // Environment: LEASH_TEST_JOBS (files at a time; default the cores plus one), DATABASE_URL (a server
 // to use instead of starting one), CI (missing PostgreSQL or Chromium then fails the tests that need
 // them), LEASH_TEST_FILE_TIMEOUT_MS (how long one file may run, default 10 minutes), LEASH_TEST_FOLDER
-// (where to look for test files; the runner's own tests use it).
+// (where to look for test files; the runner's own tests use it). NODE_EXTRA_CA_CERTS is not passed on
+// to the test files (see main()).
 import { availableParallelism } from "node:os";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -80,6 +81,11 @@ async function main() {
   // Set when this runner itself runs inside a node:test file (its own tests): the files it starts
   // must be test runs of their own, not children reporting to a runner that is not there.
   delete environment.NODE_TEST_CONTEXT;
+  // Node 20 reads and parses the whole file NODE_EXTRA_CA_CERTS names as each process starts (about
+  // 0.1 s of CPU, and the suite starts a process for every file, run of the bin and fixture); later
+  // Nodes read it when a TLS connection first needs it. No test connects outside the machine, so the
+  // test processes go without it.
+  delete environment.NODE_EXTRA_CA_CERTS;
   const work = mkdtempSync(join(tmpdir(), "leash-test-run-"));
   cleanups.push(() => rmSync(work, { recursive: true, force: true }));
 

@@ -1,6 +1,7 @@
-import { Ajv, type AnySchema, type ErrorObject, type Options, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import ajvFormats from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, AnySchema, ErrorObject, Options, ValidateFunction } from "ajv";
+import type { Ajv2020 } from "ajv/dist/2020.js";
+import type ajvFormats from "ajv-formats";
 import { LeashError, messageOf, type ErrorCode } from "../errors/index.js";
 import { canonicalOfJson, isJsonObject, toJson, type JsonObject } from "../json/index.js";
 
@@ -77,6 +78,32 @@ const VALID: SchemaValidation = Object.freeze({ valid: true });
 // schema's references to itself through that registration, so it cannot be turned off; schemas with
 // an `$id` therefore get an instance of their own (see `build`).
 const AJV_OPTIONS: Options = { strict: false, allErrors: true, ownProperties: true, logger: false };
+
+/** ajv's classes and its formats plugin. */
+interface AjvModules {
+  Ajv: typeof Ajv;
+  Ajv2020: typeof Ajv2020;
+  addFormats: typeof ajvFormats.default;
+}
+
+let ajvModules: AjvModules | undefined;
+
+/**
+ * ajv, loaded when the first schema is compiled rather than when leash is imported: its some ninety
+ * CommonJS modules cost a process that compiles no schema (most runs of the `leash` bin) about a
+ * third of its start-up CPU.
+ */
+function loadAjv(): AjvModules {
+  if (ajvModules === undefined) {
+    const load = createRequire(import.meta.url);
+    ajvModules = {
+      Ajv: (load("ajv") as { Ajv: typeof Ajv }).Ajv,
+      Ajv2020: (load("ajv/dist/2020.js") as { Ajv2020: typeof Ajv2020 }).Ajv2020,
+      addFormats: (load("ajv-formats") as typeof ajvFormats).default,
+    };
+  }
+  return ajvModules;
+}
 
 /**
  * Creates a compiler with its own ajv instances and caches, optionally with remote schemas that
@@ -163,8 +190,9 @@ export function createSchemaCompiler(options: SchemaCompilerOptions = {}): Schem
       validateSchema: checkMeta,
       ...(patterns === undefined ? {} : { code: { regExp: patterns } }),
     };
-    const ajv = draft === "2020-12" ? new Ajv2020(ajvOptions) : new Ajv(ajvOptions);
-    ajvFormats.default(ajv);
+    const modules = loadAjv();
+    const ajv = draft === "2020-12" ? new modules.Ajv2020(ajvOptions) : new modules.Ajv(ajvOptions);
+    modules.addFormats(ajv);
     for (const remote of list) {
       if (remote.draft !== undefined && remote.draft !== draft) continue;
       try {

@@ -15,15 +15,23 @@ const tsxLoader = pathToFileURL(join(root, "node_modules", "tsx", "dist", "loade
 
 /**
  * The JavaScript twin of a TypeScript file of this repository in the run's compiled folder, or
- * `undefined` when there is none (no compiled folder, or a file outside src/ and test/).
+ * `undefined` when there is none (no compiled folder, or a file outside src/ and test/). The file may
+ * be named by its path in the repository or by its path in the compiled folder: a compiled module
+ * that builds a path from its own `import.meta.url` names the TypeScript source linked beside it.
  */
 export function compiledTwin(file: string): string | undefined {
   const folder = process.env.LEASH_TEST_COMPILED;
   if (folder === undefined || folder === "" || !/\.ts$/.test(file)) return undefined;
-  const inside = relative(root, file);
-  if (inside.startsWith("..") || isAbsolute(inside)) return undefined;
+  const inside = pathInside(folder, file) ?? pathInside(root, file);
+  if (inside === undefined) return undefined;
   const twin = join(folder, inside.replace(/\.ts$/, ".js"));
   return existsSync(twin) ? twin : undefined;
+}
+
+/** The path of `file` from `folder` when `file` lies inside it, else `undefined`. */
+function pathInside(folder: string, file: string): string | undefined {
+  const inside = relative(folder, file);
+  return inside === "" || inside.startsWith("..") || isAbsolute(inside) ? undefined : inside;
 }
 
 /**
@@ -36,4 +44,19 @@ export function compiledTwin(file: string): string | undefined {
 export function nodeArguments(file: string): string[] {
   const twin = compiledTwin(file);
   return twin === undefined ? ["--import", tsxLoader, file] : [twin];
+}
+
+/**
+ * How a child process imports `file` (a path) as a module: the URL of its compiled twin when the run
+ * has one, with no extra `node` arguments, or the file's own URL with tsx's loader.
+ *
+ * @example
+ * const { loader, href } = importable(join(root, "src", "index.ts"));
+ * spawnSync(process.execPath, [...loader, "--input-type=module", "-e", `await import(${JSON.stringify(href)})`]);
+ */
+export function importable(file: string): { loader: string[]; href: string } {
+  const twin = compiledTwin(file);
+  return twin === undefined
+    ? { loader: ["--import", tsxLoader], href: pathToFileURL(file).href }
+    : { loader: [], href: pathToFileURL(twin).href };
 }

@@ -3,18 +3,21 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { importable } from "../helpers/node-child.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
 function loadsPg(entry: string): boolean {
+  const { loader, href } = importable(join(root, entry));
   const script = `
     import { createRequire } from "node:module";
-    await import(${JSON.stringify(new URL(entry, `file://${root}`).href)});
+    await import(${JSON.stringify(href)});
     const cache = createRequire(${JSON.stringify(`file://${root}`)}).cache;
     process.stdout.write(String(Object.keys(cache).some((path) => /[\\\\/]node_modules[\\\\/]pg[\\\\/]/.test(path))));
   `;
-  const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+  const result = spawnSync(process.execPath, [...loader, "--input-type=module", "-e", script], {
     cwd: root,
     encoding: "utf8",
   });

@@ -6,12 +6,14 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { Agent, Decision, isLeashError, tool } from "../../src/index.js";
 import type { ErrorCode } from "../../src/index.js";
 import { SQLITE_SCHEMA_VERSION, SqliteStore } from "../../src/stores/sqlite/index.js";
 import { chain, headOf, stateOf } from "../contract/contract-fixtures.js";
 import { walCommits } from "./wal-commits.js";
+import { importable } from "../helpers/node-child.js";
 
 function temporaryFile(): { path: string; remove: () => void } {
   const directory = mkdtempSync(join(tmpdir(), "leash-sqlite-"));
@@ -31,19 +33,21 @@ const refused = (code: ErrorCode) => (error: unknown) => isLeashError(error, cod
 
 describe("SqliteStore", () => {
   test("importing leash does not load better-sqlite3; importing leash/sqlite does", () => {
-    // One fresh process (a tsx start costs half a second): what it has loaded after each import.
+    // One fresh process: what it has loaded after each import (of the run's compiled JavaScript, or
+    // of the TypeScript under tsx).
+    const core = importable(fileURLToPath(new URL("../../src/index.ts", import.meta.url)));
+    const sqlite = importable(fileURLToPath(new URL("../../src/stores/sqlite/index.ts", import.meta.url)));
     const printed = execFileSync(
       process.execPath,
       [
-        "--import",
-        "tsx",
+        ...(core.loader.length > 0 ? core.loader : sqlite.loader),
         "--input-type=module",
         "-e",
         `const { createRequire } = await import("node:module");
          const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((key) => key.includes("better-sqlite3"));
-         await import(${JSON.stringify(new URL("../../src/index.ts", import.meta.url).href)});
+         await import(${JSON.stringify(core.href)});
          const core = loaded();
-         await import(${JSON.stringify(new URL("../../src/stores/sqlite/index.ts", import.meta.url).href)});
+         await import(${JSON.stringify(sqlite.href)});
          process.stdout.write(JSON.stringify({ core, sqlite: loaded() }));`,
       ],
       { encoding: "utf8" },

@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "../cli/cli-helpers.js";
 import { compiledTwin, nodeArguments } from "../helpers/node-child.js";
@@ -52,6 +53,26 @@ test("a compiled folder that lacks the module, or a module outside the repositor
   }
 });
 
+test("a module named by its path in the compiled folder, as a compiled module's import.meta.url gives it, runs as the twin beside it", (t) => {
+  const saved = process.env.LEASH_TEST_COMPILED;
+  const compiled = testFolder(t, {});
+  mkdirSync(join(compiled, "test", "fixtures"), { recursive: true });
+  const twin = join(compiled, "test", "fixtures", "print-how-run.js");
+  writeFileSync(twin, "");
+  process.env.LEASH_TEST_COMPILED = compiled;
+  try {
+    const linked = join(compiled, "test", "fixtures", "print-how-run.ts");
+    assert.equal(compiledTwin(linked), twin);
+    assert.deepEqual(nodeArguments(linked), [twin]);
+    assert.equal(compiledTwin(fixture), twin);
+    assert.equal(compiledTwin(join(compiled, "test", "fixtures", "missing.ts")), undefined);
+    assert.deepEqual(nodeArguments(join(compiled, "test", "fixtures", "missing.ts")).slice(0, 1), ["--import"]);
+  } finally {
+    if (saved === undefined) delete process.env.LEASH_TEST_COMPILED;
+    else process.env.LEASH_TEST_COMPILED = saved;
+  }
+});
+
 test("in a run of the test runner, a TypeScript module starts as compiled JavaScript without tsx, and still runs the repository's code", async (t) => {
   const folder = testFolder(t, {
     "child.test.ts": `
@@ -63,6 +84,8 @@ test("in a run of the test runner, a TypeScript module starts as compiled JavaSc
         const args = nodeArguments(${JSON.stringify(fixture)});
         assert.equal(args.length, 1, String(args));
         assert.ok(args[0].startsWith(process.env.LEASH_TEST_COMPILED + "/"), String(args));
+        const linked = process.env.LEASH_TEST_COMPILED + "/test/fixtures/print-how-run.ts";
+        assert.deepEqual(nodeArguments(linked), args);
         const result = spawnSync(process.execPath, [...args, "ok"], { encoding: "utf8" });
         assert.equal(result.status, 0, result.stderr);
         const printed = JSON.parse(result.stdout);

@@ -38,6 +38,25 @@ test("the runner runs test files at the same time: two files that each wait for 
   assert.equal(result.lastLine, "Skipped: nothing.");
 });
 
+test("the test files run without NODE_EXTRA_CA_CERTS, which Node 20 would read as each of their processes starts", async (t) => {
+  const certificates = testFolder(t, {});
+  const files = testFolder(t, {
+    "certificates.test.ts": `
+      import { test } from "node:test";
+      import assert from "node:assert/strict";
+      import { spawnSync } from "node:child_process";
+      test("no extra certificates here or in a child", () => {
+        assert.equal(process.env.NODE_EXTRA_CA_CERTS, undefined);
+        const child = spawnSync(process.execPath, ["-p", "process.env.NODE_EXTRA_CA_CERTS ?? 'unset'"], { encoding: "utf8" });
+        assert.equal(child.stdout.trim(), "unset");
+      });
+    `,
+  });
+  const result = await runRunner(files, { NODE_EXTRA_CA_CERTS: join(certificates, "none.pem") });
+  assert.equal(result.status, 0, result.output);
+  assert.match(result.output, /Tests: 1: 1 passed, 0 failed/);
+});
+
 test("a file marked test-runs-alone runs while no other file runs, and the others still run together", async (t) => {
   const folder = testFolder(t, {});
   const files = testFolder(t, {
