@@ -36,6 +36,8 @@ export function endedAnswer(state: RunState): GateCallAnswer {
  */
 export function settledAnswer(state: RunState, step: Step): GateCallAnswer {
   const outcome = step.outcome;
+  // A call whose guard threw failed the session: its answer is the session's failure.
+  if (step.error?.code === "guard_failed" && state.status === "failed") return endedAnswer(state);
   if (outcome === "executed") return { status: "executed", result: copyJson(step.result) };
   if (outcome === null || outcome === "stopped" || outcome === "finished" || outcome === "answer_rejected")
     return endedAnswer(state);

@@ -51,7 +51,8 @@ export function assertSameCall(step: Step, input: GateCallInput): void {
 
 /** What the step of a call answers once the step has been taken (or the run ended by it). */
 function answerOf(run: ActiveRun, step: Step, ended: RunState | undefined): GateCallAnswer {
-  if (ended !== undefined) return step.outcome === null ? endedAnswer(ended) : settledAnswer(ended, step);
+  // The call ended the session (a limit, a guard that threw): its answer is the session's end.
+  if (ended !== undefined) return endedAnswer(ended);
   const request = waitingRequest(run.state, step);
   if (request !== undefined) return { status: "awaiting_approval", request: structuredClone(request) };
   return settledAnswer(run.state, step);

@@ -16,6 +16,7 @@ import type { GateCallAnswer } from "./gate-answer.js";
 import { endedAnswer } from "./gate-answer.js";
 import type { Attempt, GateCallInput } from "./gate-call.js";
 import { callAttempt, needsApprovalAttempt } from "./gate-call.js";
+import { keepCallEnd } from "./gate-rebase.js";
 
 /** Options of `gate.session(runId, options)`: used when the session is created, kept as first given. */
 export interface GateSessionOptions {
@@ -245,6 +246,8 @@ export class GateSession {
         result = await body(run, raced);
       } catch (error) {
         if (isLeashError(error, "stale_state") && run.checkpointFailed && attempt < MAX_ATTEMPTS) {
+          // A tool that ran keeps its end; anything else this attempt made is dropped and made again.
+          await keepCallEnd(this.#core, run);
           raced = true;
           await sleep(Math.floor(Math.random() * 5 * Math.min(attempt, 10)));
           continue;

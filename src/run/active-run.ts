@@ -121,6 +121,11 @@ export class ActiveRun implements LiveRun {
     return this.#unwritten.length > 0;
   }
 
+  /** The records made since the last checkpoint, not written yet (those a failed checkpoint put back). */
+  unwrittenRecords(): readonly AuditRecord[] {
+    return this.#unwritten.slice();
+  }
+
   /** Whether this process may still change the run (see {@link RunSeal}). */
   get isOpen(): boolean {
     return this.#seal === "open";
