@@ -88,7 +88,9 @@ export function listFilter(options: ListOptions): { where: string; values: strin
   // every quote is escaped, and no string but a key precedes a colon. Each branch names its status,
   // so the status index answers both.
   if (options.awaitingPerson === true)
-    conditions.push(`(runs.status = 'awaiting_approval' OR (runs.status = 'running' AND runs.summary ~ '"waiting":[1-9]'))`);
+    conditions.push(
+      `(runs.status = 'awaiting_approval' OR (runs.status = 'running' AND runs.summary ~ '"waiting":[1-9]'))`,
+    );
   const prefix = options.runIdPrefix;
   if (prefix !== undefined && prefix !== "") {
     values.push(prefix);

@@ -4,7 +4,10 @@ import { readCursor } from "../run-summary.js";
 import type { CursorPosition, RunOrder } from "../run-summary.js";
 
 /** What a listing's query selects, its filters and paging: {@link ListOptions} without the callback. */
-export type ListingFilter = Pick<ListOptions, "status" | "awaitingPerson" | "runIdPrefix" | "limit" | "order" | "changedSince"> & {
+export type ListingFilter = Pick<
+  ListOptions,
+  "status" | "awaitingPerson" | "runIdPrefix" | "limit" | "order" | "changedSince"
+> & {
   /**
    * Where the page starts, read from the cursor; for the created orders with the `position` of the
    * cursor's run, which the caller looked up by its id.
