@@ -114,8 +114,8 @@ export async function answerFromInbox(
     const current = await context.store.load(runId).catch(() => null);
     // Judged only against the request the page showed; any other state is refused below, as it was.
     const effect: AnswerEffect =
-      current !== null && current.pending?.digest === digest
-        ? answerEffect(answersToPending(current), approver, granted)
+      current !== null && answersToPending(current, digest).length > 0
+        ? answerEffect(answersToPending(current, digest), approver, granted)
         : { type: "record" };
     if (effect.type === "repeat" && current !== null) return { state: current, recorded: false, notice: effect.notice };
     const state = await record(context, runId, approver, { granted, digest, text }, host);

@@ -116,7 +116,8 @@ async function pageOf<Item>(
 /**
  * A page of the store's runs, newest first (by `updatedAt`, then run id, so pages do not shuffle),
  * {@link RUNS_PER_PAGE} to a page, read from the store's summaries (no run's state is read) from the
- * query's cursor, or by page number. `gave_up` lists the last attempt of each piece of work that gave up.
+ * query's cursor, or by page number. `awaiting_approval` lists every run awaiting a person, gate
+ * sessions with requests waiting included. `gave_up` lists the last attempt of each piece of work that gave up.
  */
 export async function listRuns(store: CliStore, query: RunListQuery): Promise<RunPage> {
   const found = await pageOf(query, async (limit, cursor) => {
@@ -128,7 +129,13 @@ export async function listRuns(store: CliStore, query: RunListQuery): Promise<Ru
     const options: ListOptions = {
       order: "updated_desc",
       limit,
-      ...(query.status === null ? {} : { status: query.status as RunStatus }),
+      // `awaiting_approval` is every run awaiting a person, as `leash runs --status awaiting_approval`
+      // lists it: gate sessions with requests waiting stay `running` between calls.
+      ...(query.status === null
+        ? {}
+        : query.status === "awaiting_approval"
+          ? { awaitingPerson: true }
+          : { status: query.status as RunStatus }),
       ...at,
     };
     const page = await listSummaries(store, options);

@@ -1,5 +1,6 @@
 import { LeashError } from "../index.js";
 import type { RunState } from "../index.js";
+import { waitingRequests } from "../operate/waiting-requests.js";
 
 /** An answer recorded for a run, as `state.answers` holds it. */
 export type StandingAnswer = RunState["answers"][number];
@@ -18,11 +19,16 @@ export function nameText(name: string): string {
   return /^[A-Za-z0-9._@-]{1,64}$/.test(name) ? name : JSON.stringify(name);
 }
 
-/** The answers recorded for the request a run waits on now (none when it waits on nothing). */
-export function answersToPending(state: RunState): StandingAnswer[] {
-  const pending = state.pending;
-  if (state.status !== "awaiting_approval" || pending === undefined) return [];
-  return state.answers.filter((answer) => answer.digest === pending.digest);
+/**
+ * The answers recorded for a request the run waits on now (by default its pending one; a gate's
+ * session may wait on several): none when that request is not waiting.
+ */
+export function answersToPending(
+  state: RunState,
+  digest: string | undefined = state.pending?.digest,
+): StandingAnswer[] {
+  if (digest === undefined || !waitingRequests(state).some(({ request }) => request.digest === digest)) return [];
+  return state.answers.filter((answer) => answer.digest === digest);
 }
 
 /**

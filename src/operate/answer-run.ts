@@ -6,6 +6,9 @@ import type { StoreLocation } from "./store-location.js";
 import { findRun } from "./find-run.js";
 import { fullJsonLines, shortJson } from "./short-json.js";
 import { isGatewayRunId } from "./gateway-run-prefix.js";
+import { requestName, selectRequest, waitingRequests } from "./waiting-requests.js";
+import type { WaitingRequest } from "./waiting-requests.js";
+import type { RequestSelector } from "./waiting-requests.js";
 
 /** The shortest digest prefix `--digest` takes: 12 hex digits, 48 bits, too many to match by chance. */
 const MIN_DIGEST_PREFIX = 12;
@@ -17,11 +20,18 @@ export interface AnswerInput {
   note?: string;
   /** The digest the person reviewed (`--digest`): whole, or a prefix of at least 12 hex digits. */
   digest?: string;
+  /**
+   * Which waiting request the answer is for (`--step`, `--call`), needed when a gate's session has
+   * several waiting; with one waiting, it may be left out.
+   */
+  select?: RequestSelector;
 }
 
 /** What was recorded: the request answered, the answer, where it came from, and the run as stored after it. */
 interface RecordedAnswer {
   request: ApprovalRequest;
+  /** The call id of the request's step (a gate session's call), when it has one. */
+  callId: string | undefined;
   approval: Approval;
   origin: AnswerOrigin;
   state: RunState;
@@ -49,10 +59,15 @@ export interface AnswerChannel {
   notCounted?: (runId: string, approver: string, origin: AnswerOrigin) => Promise<string | null | undefined>;
 }
 
-/** Checks `--as` and `--digest` before anything is opened; returns the digest prefix in lowercase. */
+/** Checks `--as`, `--step`, `--call` and `--digest` before anything is opened; returns the digest prefix in lowercase. */
 export function checkAnswerInput(input: AnswerInput): string | undefined {
   if (input.approver.trim() === "")
     throw new LeashError("invalid_option", "Expected --as to name the person who answers.");
+  const step = input.select?.step;
+  if (step !== undefined && (!Number.isSafeInteger(step) || step < 0))
+    throw new LeashError("invalid_option", "Expected --step to be a step's index, a whole number (0 or more).");
+  if (input.select?.callId !== undefined && input.select.callId === "")
+    throw new LeashError("invalid_option", "Expected --call to be a call id, as leash show prints it.");
   if (input.digest === undefined) return undefined;
   const digest = input.digest.trim().toLowerCase();
   if (!/^[0-9a-f]+$/.test(digest) || digest.length < MIN_DIGEST_PREFIX || digest.length > 64) {
@@ -62,6 +77,25 @@ export function checkAnswerInput(input: AnswerInput): string | undefined {
     );
   }
   return digest;
+}
+
+/**
+ * The request an answer is for: the one `--step`/`--call` names; without them, the one waiting
+ * request whose digest `--digest` begins, when several wait (a gate's session); else as
+ * {@link selectRequest} picks it. A digest that then does not match is refused by the caller.
+ */
+function pickRequest(state: RunState, select: RequestSelector | undefined, pinned: string | undefined): WaitingRequest {
+  if (select?.step === undefined && select?.callId === undefined && pinned !== undefined) {
+    const waiting = waitingRequests(state);
+    const matches = waiting.filter(({ request }) => request.digest.startsWith(pinned));
+    if (matches.length === 1) return matches[0]!;
+    if (matches.length === 0 && waiting.length > 1)
+      throw new LeashError(
+        "stale_state",
+        `No request of run ${state.runId} waiting for a person has the digest you reviewed (${pinned.slice(0, 16)}…); these wait: ${waiting.map(requestName).join("; ")}. Nothing was recorded; review them with leash show ${state.runId}.`,
+      );
+  }
+  return selectRequest(state, select);
 }
 
 /**
@@ -82,17 +116,12 @@ export async function answerRun(
 ): Promise<RecordedAnswer> {
   const pinned = checkAnswerInput(input);
   const found = await findRun(store, runId, location);
-  const request = found.pending;
-  if (found.status !== "awaiting_approval" || request === undefined) {
-    throw new LeashError(
-      "stale_state",
-      `Run ${runId} is ${found.status}, not awaiting approval: there is nothing to answer.`,
-    );
-  }
+  const selected = pickRequest(found, input.select, pinned);
+  const { request, callId } = selected;
   if (pinned !== undefined && !request.digest.startsWith(pinned)) {
     throw new LeashError(
       "stale_state",
-      `Run ${runId} no longer waits on the request you reviewed (${pinned.slice(0, 16)}…): it now asks to run ${request.tool} ${shortJson(request.args, 60)}, digest ${request.digest}. Nothing was recorded; review it with leash show ${runId}.`,
+      `Run ${runId} no longer waits on the request you reviewed (${pinned.slice(0, 16)}…): at ${requestName(selected)} it now asks to run ${request.tool} ${shortJson(request.args, 60)}, digest ${request.digest}. Nothing was recorded; review it with leash show ${runId}.`,
     );
   }
   channel.check?.(request);
@@ -102,7 +131,7 @@ export async function answerRun(
   const origin = channel.origin ?? cliOrigin();
   const state = await store.answer(runId, approval, { origin });
   const notCounted = await channel.notCounted?.(runId, approval.approver, origin);
-  return { request, approval, origin, state, ...(notCounted === undefined ? {} : { notCounted }) };
+  return { request, callId, approval, origin, state, ...(notCounted === undefined ? {} : { notCounted }) };
 }
 
 /** `origin: via cli, os user "mia", host "build-3"` (`via mcp_elicitation, client "desk", host "h"`): where an answer came from, each part labelled and quoted. */
@@ -115,7 +144,13 @@ export function originText(origin: AnswerOrigin): string {
 }
 
 /** What happens next: a gateway's run runs when its client calls again; any other, when the app resumes it. */
-function nextLines(runId: string, location: StoreLocation): string[] {
+function nextLines(state: RunState, location: StoreLocation): string[] {
+  const runId = state.runId;
+  if (state.gate === true)
+    return [
+      "Nothing ran yet: this is a gate's session, driven by the app's framework loop; its policy decides who may approve.",
+      "Next: the call runs when the app's loop makes it again with the same call id (a grant by an allowed approver lets it run).",
+    ];
   if (isGatewayRunId(runId))
     return [
       "Nothing ran yet: this is a call through `leash mcp serve`; its gateway's policy decides who may approve.",
@@ -131,13 +166,14 @@ function nextLines(runId: string, location: StoreLocation): string[] {
 export function answerLines(recorded: RecordedAnswer, location: StoreLocation): string[] {
   const { request, approval, origin, state } = recorded;
   const verb = approval.granted ? "Approved" : "Denied";
+  const call = recorded.callId === undefined ? "" : ` (call ${JSON.stringify(recorded.callId)})`;
   return [
-    `${verb} step ${request.step} of run ${state.runId}: ${request.tool} (effect ${request.effect}) with these arguments, in full:`,
+    `${verb} step ${request.step}${call} of run ${state.runId}: ${request.tool} (effect ${request.effect}) with these arguments, in full:`,
     ...fullJsonLines(request.args, "  "),
     `Recorded as ${JSON.stringify(approval.approver)}; ${originText(origin)}${approval.note === undefined ? "" : `; note ${JSON.stringify(approval.note)}`}; for request digest ${request.digest}.`,
     ...(typeof recorded.notCounted === "string"
       ? [`The answer was recorded but will not count: ${recorded.notCounted}.`]
-      : nextLines(state.runId, location)),
+      : nextLines(state, location)),
   ];
 }
 
@@ -147,6 +183,8 @@ export function answerJson(recorded: RecordedAnswer): unknown {
     runId: recorded.state.runId,
     status: recorded.state.status,
     request: recorded.request,
+    ...(recorded.callId === undefined ? {} : { callId: recorded.callId }),
+    ...(recorded.state.gate === true ? { gate: true } : {}),
     answer: recorded.approval.toJSON(),
     origin: recorded.origin,
     // Whether the run's policy lets this answer decide, where it is known here (a gateway's run).

@@ -8,6 +8,8 @@ import type { AnswerOrigin } from "./answer-origin.js";
 import { costText } from "./cost-text.js";
 import { interruptedSteps, interruptedText } from "./interrupted-steps.js";
 import { fullJsonLines, shortJson } from "./short-json.js";
+import { selectorText, waitingRequests } from "./waiting-requests.js";
+import type { WaitingRequest } from "./waiting-requests.js";
 
 /** The origin recorded with an answer (`store.answer(..., { origin })`), when there is a well-formed one. */
 function originOf(answer: object): AnswerOrigin | undefined {
@@ -64,27 +66,48 @@ export function stepLines(step: Step, origins: Map<number, unknown>): string[] {
   return lines;
 }
 
-function pendingLines(state: RunState): string[] {
-  const request = state.pending;
-  if (request === undefined) return [];
+/** The lines of one request waiting for a person, with the answers recorded for it and how to answer. */
+function requestLines(state: RunState, waiting: WaitingRequest, several: boolean): string[] {
+  const { request, callId } = waiting;
+  const call = callId === undefined ? "" : ` (call ${JSON.stringify(callId)})`;
   const lines = [
-    "Waiting for a person:",
-    `  step ${request.step} asks to run ${request.tool} with these arguments, in full:`,
+    `  step ${request.step}${call} asks to run ${request.tool} with these arguments, in full:`,
     ...fullJsonLines(request.args, "    "),
     `  effect: ${request.effect}; scopes: ${request.scopes.length === 0 ? "none" : request.scopes.join(", ")}`,
     `  digest: ${request.digest}`,
     `  asked at: ${request.requestedAt}`,
   ];
   if (request.reason !== undefined) lines.push(`  because: ${request.reason}`);
-  for (const answer of state.answers) lines.push(`  answer recorded: ${answeredBy(answer)}`);
-  const pin = `--digest ${request.digest.slice(0, 16)}`;
+  const answers = state.answers.filter((answer) => answer.digest === request.digest);
+  for (const answer of answers) lines.push(`  answer recorded: ${answeredBy(answer)}`);
+  // With several waiting, the selector is part of the command: an answer without it is refused.
+  const pick = several ? ` ${selectorText(request.step, callId)}` : "";
+  const pin = `${pick} --digest ${request.digest.slice(0, 16)}`;
   lines.push(
-    state.answers.length === 0
-      ? `  answer with: leash approve ${state.runId} --as NAME ${pin} (or leash deny ${state.runId} --as NAME ${pin})`
-      : isGatewayRunId(state.runId)
-        ? "  the gateway acts on it when the client makes the same call again"
-        : `  the next resume acts on it: leash resume ${state.runId} --agent PATH (or the app's worker)`,
+    answers.length === 0
+      ? `  answer with: leash approve ${state.runId} --as NAME${pin} (or leash deny ${state.runId} --as NAME${pin})`
+      : state.gate === true
+        ? "  the app's loop acts on it when it makes the same call again (same call id)"
+        : isGatewayRunId(state.runId)
+          ? "  the gateway acts on it when the client makes the same call again"
+          : `  the next resume acts on it: leash resume ${state.runId} --agent PATH (or the app's worker)`,
   );
+  return lines;
+}
+
+function pendingLines(state: RunState): string[] {
+  const waiting = waitingRequests(state);
+  if (waiting.length === 0) return [];
+  const lines =
+    state.gate === true
+      ? [
+          `Waiting for a person: ${waiting.length} ${waiting.length === 1 ? "request" : "requests"}, oldest first, recorded by the app's framework loop (a gate's session; its client, not only its model, can make a call):`,
+        ]
+      : ["Waiting for a person:"];
+  waiting.forEach((item, index) => {
+    if (index > 0) lines.push("");
+    lines.push(...requestLines(state, item, waiting.length > 1));
+  });
   return lines;
 }
 
@@ -147,6 +170,10 @@ function toolLines(state: RunState, interrupted: readonly Step[]): string[] {
 /** The trace of a run as lines of text: what `leash show` prints. */
 export function describeRun(state: RunState, check: TrailCheck): string[] {
   const lines = [`Run ${state.runId}: ${state.status}`];
+  if (state.gate === true)
+    lines.push(
+      "  a gate's session: driven by the app's framework loop, each tool call one step; it stays running between calls",
+    );
   const interrupted = interruptedSteps(state);
   const flag = interruptedText(interrupted.length);
   if (flag !== null) lines.push(`  ${flag}`);

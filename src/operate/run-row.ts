@@ -14,6 +14,12 @@ export interface RunRow {
   cost: number;
   /** How many steps are `interrupted`: whether each call took effect is for a person to check. */
   interruptedSteps: number;
+  /** Whether the run is a gate's session (its status stays `running` while requests wait). */
+  gate: boolean;
+  /** How many requests wait for a person (a gate's session may have several; see `RunSummary.waiting`). */
+  waiting: number;
+  /** The tool of the oldest request waiting, when one waits. */
+  pendingTool: string | null;
   updatedAt: string;
 }
 
@@ -28,6 +34,9 @@ export function runRowOf(run: RunSummary): RunRow {
     steps: run.steps,
     cost: run.cost,
     interruptedSteps: run.interruptedSteps,
+    gate: run.gate,
+    waiting: run.waiting,
+    pendingTool: run.pendingTool ?? null,
     updatedAt: run.updatedAt,
   };
 }

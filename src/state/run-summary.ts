@@ -27,10 +27,17 @@ export interface RunSummary {
   toolCalls: number;
   /** How many steps are `interrupted`: whether each call took effect is for a person to check. */
   interruptedSteps: number;
-  /** The tool of the pending request, when the run awaits approval. */
+  /** The tool of the pending request (a gate session's oldest waiting request), when one waits. */
   pendingTool: string | undefined;
-  /** The digest of the pending request, when the run awaits approval. */
+  /** The digest of the pending request (a gate session's oldest waiting request), when one waits. */
   pendingDigest: string | undefined;
+  /** Whether the run is a gate's session (`Gate`): driven by another framework's loop, `running` between calls. */
+  gate: boolean;
+  /**
+   * How many requests wait for a person: a gate session's waiting requests (its status stays
+   * `running`), 1 for a run awaiting approval, else 0. A run with one or more is awaiting a person.
+   */
+  waiting: number;
   /** How many answers are recorded for the run. */
   answers: number;
   stopReason: StopReason | undefined;
@@ -73,8 +80,23 @@ export function summaryGoal(goal: string): { goal: string; goalShortened: boolea
   return { goal: `${cut}…`, goalShortened: true };
 }
 
+/** How many requests of a run wait for a person (see {@link RunSummary.waiting}). */
+function waitingCount(state: RunState): number {
+  if (state.gate === true) return state.status === "running" ? (state.waiting?.length ?? 0) : 0;
+  return state.status === "awaiting_approval" && state.pending !== undefined ? 1 : 0;
+}
+
+/**
+ * Whether a run awaits a person (what `list({ awaitingPerson: true })` lists): paused for approval,
+ * or a gate session (status `running`) with a request waiting.
+ */
+export function isAwaitingPerson(run: Pick<RunSummary, "status" | "waiting">): boolean {
+  return run.status === "awaiting_approval" || (run.status === "running" && run.waiting > 0);
+}
+
 /** The summary of a state, as a store keeps it; `change` is the store's change sequence at this save. */
 export function summaryOf(state: RunState, change: number): RunSummary {
+  const oldest = state.gate === true ? (state.waiting?.[0] ?? state.pending) : state.pending;
   return {
     runId: state.runId,
     agent: state.agent,
@@ -87,8 +109,10 @@ export function summaryOf(state: RunState, change: number): RunSummary {
     steps: state.steps.length,
     toolCalls: state.toolCalls,
     interruptedSteps: state.steps.filter((step) => step.outcome === "interrupted").length,
-    pendingTool: state.pending?.tool,
-    pendingDigest: state.pending?.digest,
+    pendingTool: oldest?.tool,
+    pendingDigest: oldest?.digest,
+    gate: state.gate === true,
+    waiting: waitingCount(state),
     answers: state.answers.length,
     stopReason: state.stopReason,
     failureCode: state.failure?.code,

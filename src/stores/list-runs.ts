@@ -11,15 +11,23 @@ export function checkListOptions(options: unknown): ListOptions {
     throw new LeashError("invalid_option", "Expected the options of list() to be an object.");
   checkOptionKeys(
     options,
-    ["status", "runIdPrefix", "onUnreadable", "limit", "cursor", "order", "changedSince"],
+    ["status", "awaitingPerson", "runIdPrefix", "onUnreadable", "limit", "cursor", "order", "changedSince"],
     "list(options)",
   );
-  const { status, onUnreadable, runIdPrefix, limit, cursor, order, changedSince } = options as ListOptions;
+  const { status, awaitingPerson, onUnreadable, runIdPrefix, limit, cursor, order, changedSince } =
+    options as ListOptions;
   if (runIdPrefix !== undefined && typeof runIdPrefix !== "string")
     throw new LeashError("invalid_option", "Expected `runIdPrefix` to be a string.");
   if (status !== undefined && !RUN_STATUSES.includes(status)) {
     throw new LeashError("invalid_option", `Expected \`status\` to be one of ${RUN_STATUSES.join(", ")}.`);
   }
+  if (awaitingPerson !== undefined && typeof awaitingPerson !== "boolean")
+    throw new LeashError("invalid_option", "Expected `awaitingPerson` to be a boolean.");
+  if (awaitingPerson === true && status !== undefined)
+    throw new LeashError(
+      "invalid_option",
+      "Expected `status` or `awaitingPerson`, not both: `awaitingPerson` already names the statuses it lists.",
+    );
   if (onUnreadable !== undefined && typeof onUnreadable !== "function")
     throw new LeashError("invalid_option", "Expected `onUnreadable` to be a function.");
   if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT))

@@ -31,8 +31,13 @@ export interface UnreadableRun {
 
 /** Options of {@link RunStore.list}. */
 export interface ListOptions {
-  /** Only runs of this status (`awaiting_approval` is the inbox). */
+  /** Only runs of this status (`awaiting_approval`: the runs paused for a person; see `awaitingPerson`). */
   status?: RunStatus;
+  /**
+   * Only the runs awaiting a person (the inbox): those of status `awaiting_approval`, and the gate
+   * sessions (status `running`) with one or more requests waiting (`RunSummary.waiting`). Not with `status`.
+   */
+  awaitingPerson?: boolean;
   /**
    * Only runs whose id starts with this string, compared exactly (no character is a wildcard); the
    * stores answer it from their index on run ids, without reading the other runs.

@@ -1,6 +1,6 @@
 import { LeashError } from "../errors/index.js";
 import type { ListOptions } from "./run-store.js";
-import { cursorAfter, readCursor } from "./run-summary.js";
+import { cursorAfter, isAwaitingPerson, readCursor } from "./run-summary.js";
 import type { RunOrder, RunSummary, SummaryPage } from "./run-summary.js";
 
 /**
@@ -39,9 +39,10 @@ function updatedFirst(left: RunSummary, right: RunSummary): number {
  */
 export function summaryPage(created: readonly RunSummary[], options: ListOptions): SummaryPage {
   const order: RunOrder = options.order ?? "created_asc";
-  const { status, runIdPrefix, changedSince, limit } = options;
+  const { status, awaitingPerson, runIdPrefix, changedSince, limit } = options;
   const matches = (run: RunSummary): boolean =>
     (status === undefined || run.status === status) &&
+    (awaitingPerson !== true || isAwaitingPerson(run)) &&
     (runIdPrefix === undefined || run.runId.startsWith(runIdPrefix)) &&
     (changedSince === undefined || run.change > changedSince);
   let runs: RunSummary[];

@@ -12,6 +12,7 @@ import { integerOption } from "./bench-corpus.js";
 import { unreadableSummary } from "../unreadable-run.js";
 import type { UnreadableSummary } from "../unreadable-run.js";
 import { printGaveUp } from "./runs-gave-up.js";
+import { gateRequestLines, gateRequests } from "./runs-waiting.js";
 import { formatTable, printErrorJsonLine, printErrorLines, printJson, printLines, shorten } from "../print.js";
 
 /** What `--status` takes: a run's status, or `gave_up` for the work whose every attempt failed. */
@@ -26,7 +27,9 @@ interface RunsOptions extends CommonOptions {
 /**
  * `leash runs [--status S] [--limit N] [--cursor C]`: the runs of a store, oldest first, read from the
  * summaries the store keeps (no run's state is read). With `--status awaiting_approval` it is the
- * inbox: the work that waits for a person's answer; with `--status gave_up`, the work that gave up.
+ * inbox: the work that waits for a person's answer, gate sessions with requests waiting among it
+ * (their status stays `running`; each waiting request is named under the table); with
+ * `--status gave_up`, the work that gave up.
  * With `--limit` it prints one page and the cursor of the next (`--json`: `next`).
  */
 export function runsCommand(): Command {
@@ -37,7 +40,7 @@ export function runsCommand(): Command {
     .addOption(
       new Option(
         "--status <status>",
-        "only the runs of this status, or gave_up: the work whose every attempt failed",
+        "only the runs of this status (awaiting_approval: every run awaiting a person, gate sessions with requests waiting included), or gave_up: the work whose every attempt failed",
       ).choices(STATUS_CHOICES),
     )
     .option("--limit <n>", "at most this many runs: one page, then the cursor of the next", integerOption(1))
@@ -52,13 +55,17 @@ export function runsCommand(): Command {
     const status = options.status;
     const unreadable: UnreadableSummary[] = [];
     // One run whose summary cannot be read must not hide the others: it is named on stderr instead.
-    const page = await withExistingStore(location, (store) =>
-      listSummaries(store, {
-        ...(status === undefined ? {} : { status }),
+    // `awaiting_approval` is the inbox: every run awaiting a person, the gate sessions with requests
+    // waiting among them (they stay `running` between calls).
+    const filter = status === undefined ? {} : status === "awaiting_approval" ? { awaitingPerson: true } : { status };
+    const { page, requests } = await withExistingStore(location, async (store) => {
+      const listed = await listSummaries(store, {
+        ...filter,
         ...paging,
         onUnreadable: ({ runId, error }) => unreadable.push(unreadableSummary(runId, error)),
-      }),
-    );
+      });
+      return { page: listed, requests: await gateRequests(store, listed.runs.map(runRowOf)) };
+    });
     if (options.json) {
       for (const run of unreadable) printErrorJsonLine({ warning: "unreadable_run", ...run });
     } else {
@@ -70,7 +77,14 @@ export function runsCommand(): Command {
     }
     const runs = page.runs.map(runRowOf);
     const next = page.next ?? null;
-    if (options.json) return printJson({ db: location.label, status: options.status ?? null, runs, next, unreadable });
+    if (options.json)
+      return printJson({
+        db: location.label,
+        status: options.status ?? null,
+        runs: runs.map((run) => (requests.has(run.runId) ? { ...run, requests: requests.get(run.runId) } : run)),
+        next,
+        unreadable,
+      });
     if (runs.length === 0) {
       const where = options.cursor === undefined ? "" : " after this cursor";
       return printLines([
@@ -83,7 +97,7 @@ export function runsCommand(): Command {
     const rows = runs.map((run) =>
       [
         run.runId,
-        run.status,
+        run.gate ? `${run.status} (gate${run.waiting > 0 ? `, ${run.waiting} waiting` : ""})` : run.status,
         run.skill === null ? shorten(run.goal, 48) : `${run.skill}: ${shorten(run.goal, 36)}`,
         String(run.steps),
         costText(run.cost),
@@ -97,6 +111,7 @@ export function runsCommand(): Command {
       return flag === null ? [] : [`Run ${run.runId}: ${flag} (leash show ${run.runId}).`];
     });
     if (flagged.length > 0) printLines(["", ...flagged]);
+    printLines(gateRequestLines(requests));
     if (next !== null) printLines(["", escapeText(`More runs: leash runs ${pagingArgs(options)}--cursor ${next}`)]);
     if (options.status === "awaiting_approval") {
       printLines([

@@ -13,6 +13,8 @@ import type { Viewer } from "./layout.js";
 import type { AnswerNotice } from "../session-store.js";
 import { answerEffect, answersToPending, givenBy, nameText, verdictText } from "../standing-answers.js";
 import type { StandingAnswer } from "../standing-answers.js";
+import { waitingRequests } from "../../operate/waiting-requests.js";
+import type { WaitingRequest } from "../../operate/waiting-requests.js";
 
 /** A notice shown once on a run's page, after the viewer answered it. */
 export type RunNotice = AnswerNotice | undefined;
@@ -79,8 +81,8 @@ function answerItem(answer: StandingAnswer, viewer: Viewer): Html {
 }
 
 /** The answer form, or, once the viewer answered, what they answered instead of its buttons. */
-function answerForm(state: RunState, request: ApprovalRequest, viewer: Viewer): Html {
-  const answers = answersToPending(state);
+function answerForm(state: RunState, request: ApprovalRequest, viewer: Viewer, suffix: string): Html {
+  const answers = answersToPending(state, request.digest);
   const mine = answers.find((answer) => givenBy(answer, viewer.name));
   if (mine !== undefined)
     return html`<p class="answered-by-you" data-field="answered">
@@ -104,11 +106,11 @@ function answerForm(state: RunState, request: ApprovalRequest, viewer: Viewer): 
     return html`${warning}
       <p>Signed in with a token: answer through <code>POST /api/runs/ID/answer</code>.</p>`;
   return html`${warning}
-    <form id="answer" method="post" action="${answerAction(state.runId)}" class="answer">
+    <form id="answer${suffix}" method="post" action="${answerAction(state.runId)}" class="answer">
       <input type="hidden" name="_csrf" value="${viewer.csrf}" />
       <input type="hidden" name="digest" value="${request.digest}" />
-      <label for="note">Note (kept with your answer)</label>
-      <textarea id="note" name="note" rows="3" maxlength="2000"></textarea>
+      <label for="note${suffix}">Note (kept with your answer)</label>
+      <textarea id="note${suffix}" name="note" rows="3" maxlength="2000"></textarea>
       <div class="decide">
         <button type="submit" name="decision" value="approve" class="approve">Approve as ${viewer.name}</button>
         <button type="submit" name="decision" value="deny" class="deny">Deny</button>
@@ -116,14 +118,43 @@ function answerForm(state: RunState, request: ApprovalRequest, viewer: Viewer): 
     </form>`;
 }
 
-function pendingSection(state: RunState, viewer: Viewer): Html | null {
-  const request = state.pending;
-  if (state.status !== "awaiting_approval" || request === undefined) return null;
-  const answers = state.answers.map((answer) => answerItem(answer, viewer));
-  const form = answerForm(state, request, viewer);
-  const answeredByViewer = answersToPending(state).some((answer) => givenBy(answer, viewer.name));
-  return html`<section data-field="pending" data-digest="${request.digest}" class="pending">
+/**
+ * Every request the run waits on, each in a section of its own with its own buttons bound to its
+ * digest: one for a paused run, one per waiting call for a gate's session.
+ */
+function pendingSections(state: RunState, viewer: Viewer): Html | null {
+  const waiting = waitingRequests(state);
+  if (waiting.length === 0) return null;
+  return joinHtml(
+    waiting.map((item) => pendingSection(state, item, viewer)),
+    "",
+  );
+}
+
+function pendingSection(state: RunState, waiting: WaitingRequest, viewer: Viewer): Html {
+  const { request, callId } = waiting;
+  // A gate's session may show several forms: each one's ids name its step, so none repeats.
+  const suffix = state.gate === true ? `-${request.step}` : "";
+  const standing = answersToPending(state, request.digest);
+  const answers = standing.map((answer) => answerItem(answer, viewer));
+  const form = answerForm(state, request, viewer, suffix);
+  const answeredByViewer = standing.some((answer) => givenBy(answer, viewer.name));
+  return html`<section
+    data-field="pending"
+    data-digest="${request.digest}"
+    data-step="${String(request.step)}"
+    class="pending"
+  >
     <h2>${answeredByViewer ? "Answered by you: waiting for the app to act" : "Waiting for your answer"}</h2>
+    ${
+      state.gate === true
+        ? html`<p class="warning" data-field="recorded-by-loop">
+            Recorded by the app's loop: this run is a gate's session, driven by the app's framework loop, which records
+            each call it makes (call <code data-field="call-id">${callId ?? "none"}</code>). A client of that loop can
+            make a call the model never asked for: approve only a call you expect.
+          </p>`
+        : null
+    }
     <p class="ask">
       Step ${request.step} asks to run <strong data-field="tool">${request.tool}</strong> with these arguments, in full:
     </p>
@@ -154,12 +185,13 @@ function pendingSection(state: RunState, viewer: Viewer): Html | null {
   </section>`;
 }
 
-function noticeOf(notice: RunNotice): Html | null {
+function noticeOf(notice: RunNotice, gate: boolean): Html | null {
   if (notice === undefined) return null;
   const verb = notice.granted ? "approval" : "denial";
-  const said = notice.recorded
-    ? `Your ${verb} was recorded. Nothing ran yet: the app acts on it when it resumes the run.`
-    : "";
+  const next = gate
+    ? "the app's loop acts on it when it makes the same call again"
+    : "the app acts on it when it resumes the run";
+  const said = notice.recorded ? `Your ${verb} was recorded. Nothing ran yet: ${next}.` : "";
   return html`<p role="status" class="notice">
     ${said}${notice.text === undefined ? null : html` <span data-field="answer-notice">${notice.text}</span>`}
   </p>`;
@@ -174,6 +206,14 @@ export function runPage(state: RunState, chain: RunChain, viewer: Viewer, notice
     <dd data-field="status" data-status="${state.status}">
       ${statusBadge(state.status)}${interruptedFlag(interruptedSteps(state).length)}${state.stopReason === undefined ? null : html` (${state.stopReason})`}${state.failure === undefined ? null : html` ${state.failure.code}: ${state.failure.message}`}
     </dd>
+    ${
+      state.gate === true
+        ? html`<dt>Driven by</dt>
+            <dd data-field="gate">
+              the app's framework loop: a gate's session, each tool call one step, running between calls
+            </dd>`
+        : null
+    }
     <dt>Goal</dt>
     <dd data-field="goal">${state.goal}</dd>
     ${
@@ -199,7 +239,7 @@ export function runPage(state: RunState, chain: RunChain, viewer: Viewer, notice
     events: `/events?run=${encodeURIComponent(state.runId)}`,
     main: html`<p class="crumbs"><a href="/">Runs</a> / <span class="run-id">${state.runId}</span></p>
       <h1>Run <span class="run-id">${state.runId}</span></h1>
-      ${noticeOf(notice)} ${pendingSection(state, viewer)}
+      ${noticeOf(notice, state.gate === true)} ${pendingSections(state, viewer)}
       <section class="card">${facts}</section>
       <section class="card">
         <h2>Trace</h2>

@@ -4,6 +4,7 @@ import { html, runHref } from "../html.js";
 import type { Html } from "../html.js";
 import { LIST_FILTERS } from "../list-runs.js";
 import type { RunPage } from "../list-runs.js";
+import type { RunRow } from "../../operate/run-row.js";
 import { listTable, page, pager, statusBadge } from "./layout.js";
 import type { Viewer } from "./layout.js";
 
@@ -52,13 +53,21 @@ export function interruptedFlag(count: number): Html | null {
     : html`<span class="flag" data-field="interrupted" data-count="${String(count)}">${text}</span>`;
 }
 
+/** The flag of a gate's session, under its status: it stays running while requests wait for a person. */
+function gateFlag(run: RunRow): Html | null {
+  if (!run.gate) return null;
+  return html`<span class="flag" data-field="gate" data-waiting="${String(run.waiting)}"
+    >gate session${run.waiting === 0 ? null : html`: ${String(run.waiting)} waiting for a person`}</span
+  >`;
+}
+
 /** The run list: newest first, filtered by status, a page at a time. */
 export function runsPage(list: RunPage, viewer: Viewer): Html {
   const rows = list.runs.map(
     (run) =>
       html`<tr data-run-id="${run.runId}" data-status="${run.status}">
         <td class="run-id"><a href="${runHref(run.runId)}">${run.runId}</a></td>
-        <td>${statusBadge(run.status)}${interruptedFlag(run.interruptedSteps)}</td>
+        <td>${statusBadge(run.status)}${gateFlag(run)}${interruptedFlag(run.interruptedSteps)}</td>
         <td class="goal">${run.skill === null ? null : html`<span class="skill">${run.skill}</span> `}${run.goal}</td>
         <td class="num" data-label="Steps">${run.steps}</td>
         <td class="num" data-label="Cost" data-field="cost">${costText(run.cost)}</td>

@@ -82,6 +82,15 @@ export function listFilter(options: ListOptions): { where: string; values: strin
     values.push(options.status);
     conditions.push(`runs.status = $${values.length}`);
   }
+  // The runs awaiting a person: paused for approval, or gate sessions (`running`) whose summary
+  // counts a waiting request. The summary is JSON as `JSON.stringify` writes it (no spaces), so
+  // `"waiting":` then a digit from 1 is the key itself and a count of at least one: inside a string
+  // every quote is escaped, and no string but a key precedes a colon. Each branch names its status,
+  // so the status index answers both.
+  if (options.awaitingPerson === true)
+    conditions.push(
+      `(runs.status = 'awaiting_approval' OR (runs.status = 'running' AND runs.summary ~ '"waiting":[1-9]'))`,
+    );
   const prefix = options.runIdPrefix;
   if (prefix !== undefined && prefix !== "") {
     values.push(prefix);

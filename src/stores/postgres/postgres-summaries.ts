@@ -24,6 +24,8 @@ const FIELD_SET: Record<keyof RunSummary, true> = {
   interruptedSteps: true,
   pendingTool: true,
   pendingDigest: true,
+  gate: true,
+  waiting: true,
   answers: true,
   stopReason: true,
   failureCode: true,
@@ -53,6 +55,10 @@ export function readSummary(text: unknown, change: unknown, runId: string): RunS
   const stored = parsed as Record<string, unknown>;
   const summary: Record<string, unknown> = {};
   for (const field of FIELDS) summary[field] = field === "change" ? Number(change) : stored[field];
+  // A summary written before gate sessions existed: no gate's, waiting on its one pending request if any.
+  if (stored.gate === undefined) summary.gate = false;
+  if (stored.waiting === undefined)
+    summary.waiting = stored.status === "awaiting_approval" && stored.pendingDigest !== undefined ? 1 : 0;
   return summary as unknown as RunSummary;
 }
 

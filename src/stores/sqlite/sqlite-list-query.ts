@@ -4,7 +4,10 @@ import { readCursor } from "../run-summary.js";
 import type { CursorPosition, RunOrder } from "../run-summary.js";
 
 /** What a listing's query selects, its filters and paging: {@link ListOptions} without the callback. */
-export type ListingFilter = Pick<ListOptions, "status" | "runIdPrefix" | "limit" | "order" | "changedSince"> & {
+export type ListingFilter = Pick<
+  ListOptions,
+  "status" | "awaitingPerson" | "runIdPrefix" | "limit" | "order" | "changedSince"
+> & {
   /**
    * Where the page starts, read from the cursor; for the created orders with the `position` of the
    * cursor's run, which the caller looked up by its id.
@@ -28,6 +31,16 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 export function prefixCanMatch(prefix: string | undefined): boolean {
   return prefix === undefined || !LONE_SURROGATE.test(prefix);
 }
+
+/**
+ * The runs awaiting a person: those paused for approval, and the gate sessions (`running`) whose
+ * summary counts a waiting request. Each branch names its status, so the (status, ...) indexes
+ * answer both. The summary is JSON as `JSON.stringify` writes it (no spaces), so `"waiting":` then a
+ * digit from 1 is the key itself and a count of at least one: inside a string every quote is
+ * escaped, so the second quote of the pattern cannot be one, and no string but a key precedes a
+ * colon. A row without a summary (from before schema version 4) is no gate session.
+ */
+const AWAITING_PERSON = `(status = 'awaiting_approval' OR (status = 'running' AND summary GLOB '*"waiting":[1-9]*'))`;
 
 /** The ORDER BY of each order: every one ends on a unique key, so a page boundary is exact. */
 const ORDER_BY: Record<RunOrder, string> = {
@@ -56,6 +69,7 @@ export function listingQuery(filter: ListingFilter, columns: string): ListingQue
     conditions.push("status = ?");
     values.push(filter.status);
   }
+  if (filter.awaitingPerson === true) conditions.push(AWAITING_PERSON);
   const prefix = filter.runIdPrefix;
   if (prefix !== undefined && prefix !== "") {
     conditions.push("run_id >= ?");

@@ -113,8 +113,8 @@ export class SqliteListing {
   }
 
   #filterOf(options: ListOptions): ListingFilter {
-    const { status, runIdPrefix, limit, order, changedSince } = options;
-    const filter: ListingFilter = { status, runIdPrefix, limit, order, changedSince };
+    const { status, awaitingPerson, runIdPrefix, limit, order, changedSince } = options;
+    const filter: ListingFilter = { status, awaitingPerson, runIdPrefix, limit, order, changedSince };
     const cursor = cursorOf(options);
     if (cursor === undefined) return filter;
     if (cursor.order === "updated_desc") return { ...filter, after: { cursor } };

@@ -21,6 +21,17 @@ const count = (fields: Fields, key: string): number => {
 };
 
 /**
+ * The waiting-request fields of a stored summary. A summary written before gate sessions existed has
+ * neither: such a run is no gate's, and waits on its one pending request when it has one.
+ */
+function waitingFields(fields: Fields): { gate: boolean; waiting: number } {
+  const gate = fields.gate === undefined ? false : fields.gate;
+  if (typeof gate !== "boolean") throw new TypeError("gate");
+  if (fields.waiting !== undefined) return { gate, waiting: count(fields, "waiting") };
+  return { gate, waiting: fields.status === "awaiting_approval" && fields.pendingDigest !== undefined ? 1 : 0 };
+}
+
+/**
  * A `summary` column read back as the {@link RunSummary} that `summaryOf(state, change)` gives:
  * every field checked and set, those a run does not have as `undefined` (JSON leaves them out), and
  * `change` from its own column. `null` when the text is not such a summary (a row changed by hand),
@@ -49,6 +60,7 @@ export function storedSummary(summary: string, change: number): RunSummary | nul
       interruptedSteps: count(fields, "interruptedSteps"),
       pendingTool: optionalText(fields, "pendingTool"),
       pendingDigest: optionalText(fields, "pendingDigest"),
+      ...waitingFields(fields),
       answers: count(fields, "answers"),
       stopReason: optionalText(fields, "stopReason") as StopReason | undefined,
       failureCode: optionalText(fields, "failureCode"),
