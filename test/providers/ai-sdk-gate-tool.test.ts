@@ -1,12 +1,13 @@
 // `leashTool` of `leash/ai-sdk`: an AI SDK tool (made by ai 6's own `tool()`) turned into a leash tool,
-// its schema read once, its execute given the session's call id and leash's signal.
+// its schema read once, its execute given the session's call id and leash's signal; and what
+// `gateTools` and `chargeUsage` hand a session, seen through a session that records each call.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { jsonSchema, tool as aiTool, zodSchema } from "ai";
+import { asSchema, jsonSchema, tool as aiTool, zodSchema } from "ai";
 import { z } from "zod";
 import { isLeashError } from "../../src/index.js";
 import type { ToolContext } from "../../src/tools/tool-context.js";
-import { leashTool } from "../../src/providers/ai-sdk/index.js";
+import { chargeUsage, gateEnded, gateTools, leashTool } from "../../src/providers/ai-sdk/index.js";
 
 function contextOf(signal = new AbortController().signal): ToolContext {
   return { runId: "run-1", step: 0, principal: undefined, signal, idempotencyKey: "key-of-step-0", fencingToken: 1 };
@@ -136,4 +137,85 @@ test("a tool leash cannot build is refused with a code, naming what is wrong", (
     "invalid_tool",
     /jsonSchema\(\)/,
   );
+});
+
+/** A session as `gateTools` reads it, recording what reaches it. */
+function recordingSession(tools?: unknown) {
+  const seen: string[] = [];
+  const session = {
+    ...(tools === undefined ? {} : { tools }),
+    call: (callId: string, name: string) => {
+      seen.push(`call ${callId} ${name}`);
+      return Promise.resolve({ status: "executed" as const, result: "ok" });
+    },
+    needsApproval: (callId: string, name: string) => {
+      seen.push(`needsApproval ${callId} ${name}`);
+      return Promise.resolve(true);
+    },
+    charge: (usage: unknown) => {
+      seen.push(`charge ${JSON.stringify(usage)}`);
+      return Promise.resolve({ status: "charged" });
+    },
+  };
+  return { session, seen };
+}
+
+test("gateTools gives each tool its leash JSON Schema, and a second ask after an approving response does not reach leash", async () => {
+  const lookup = leashTool(
+    aiTool({ description: "Look up.", inputSchema: z.object({ topic: z.string() }), execute: () => 1 }),
+    {
+      name: "lookup",
+      effect: "read",
+    },
+  );
+  const { session, seen } = recordingSession([lookup]);
+  const tools = gateTools(session);
+  assert.deepEqual(Object.keys(tools), ["lookup"]);
+  assert.equal(tools.lookup?.description, "Look up.");
+  const schema = await asSchema(tools.lookup!.inputSchema as never).jsonSchema;
+  assert.deepEqual((schema as { properties?: unknown }).properties, lookup.parameters.properties);
+  const approving = [
+    { role: "assistant", content: [{ type: "tool-approval-request", approvalId: "a1", toolCallId: "call_1" }] },
+    { role: "tool", content: [{ type: "tool-approval-response", approvalId: "a1", approved: true }] },
+  ];
+  assert.equal(await tools.lookup!.needsApproval({ topic: "x" }, { toolCallId: "call_1", messages: approving }), true);
+  assert.equal(await tools.lookup!.needsApproval({ topic: "x" }, { toolCallId: "call_2", messages: approving }), true);
+  const denying = [
+    approving[0],
+    { role: "tool", content: [{ type: "tool-approval-response", approvalId: "a1", approved: false }] },
+  ];
+  await tools.lookup!.needsApproval({ topic: "x" }, { toolCallId: "call_1", messages: denying });
+  assert.deepEqual(seen, ["needsApproval call_2 lookup", "needsApproval call_1 lookup"]);
+  assert.equal(await tools.lookup!.execute({ topic: "x" }, { toolCallId: "call_1" }), "ok");
+  assert.deepEqual(seen.at(-1), "call call_1 lookup");
+});
+
+test("gateTools and chargeUsage refuse what is not a session, or options they do not know", () => {
+  const refused = (build: () => unknown, words: RegExp) =>
+    assert.throws(
+      build,
+      (error: unknown) => isLeashError(error, "invalid_option") && words.test((error as Error).message),
+    );
+  refused(() => gateTools(null as never), /gate's session/);
+  refused(() => gateTools(recordingSession().session), /does not list its gate's tools/);
+  refused(() => gateTools(recordingSession([]).session, { tool: [] } as never), /Unknown option `tool`/);
+  refused(() => chargeUsage({} as never), /has `charge`/);
+  refused(() => chargeUsage(recordingSession([]).session, { price: { input: -1, output: 1 } }), /price/);
+  refused(() => gateEnded({} as never), /has `state`/);
+});
+
+test("chargeUsage charges a step's tokens and its cost at the price, naming the model", async () => {
+  const { session, seen } = recordingSession([]);
+  await chargeUsage(session, { price: { input: 2, output: 10, cacheRead: 1 } })({
+    usage: {
+      inputTokens: 1000,
+      inputTokenDetails: { noCacheTokens: 400, cacheReadTokens: 600, cacheWriteTokens: undefined },
+      outputTokens: 100,
+      outputTokenDetails: { textTokens: 100, reasoningTokens: undefined },
+      totalTokens: 1100,
+    },
+    model: { modelId: "gpt-5-mini" },
+  });
+  // 400 * 2 + 600 * 1 + 100 * 10 = 2400 per million.
+  assert.deepEqual(seen, [`charge ${JSON.stringify({ tokens: 1100, cost: 0.0024, model: "gpt-5-mini" })}`]);
 });

@@ -45,22 +45,26 @@ function usageOfStep(usage: unknown): ReturnType<typeof aiSdkUsage> {
  * (`session.charge`): its tokens (input and output), its cost at `price`, and the model's id. Every
  * step of `generateText`, `streamText` and a `ToolLoopAgent` carries its own usage in `onStepFinish`;
  * `onFinish`'s `totalUsage` is the sum of the same steps, so charging it as well would count each
- * twice. A step that takes the run past `maxCost` or `maxTokens` ends the session's run `stopped`,
- * and every later call is told so.
+ * twice. A step that takes the run to `maxCost` or `maxTokens` ends the session's run `stopped`:
+ * every later call is told so, and `stopWhen: gateEnded(session)` ends the SDK's loop there.
  *
  * @example
  * await generateText({ model, tools: gateTools(session), messages, onStepFinish: chargeUsage(session, { price: { input: 0.25, output: 2 } }) });
  */
-export function chargeUsage(session: GateSessionLike, options: ChargeUsageOptions = {}): (step: AiSdkStepLike) => void {
+export function chargeUsage(
+  session: GateSessionLike,
+  options: ChargeUsageOptions = {},
+): (step: AiSdkStepLike) => Promise<void> {
   if (typeof session !== "object" || session === null || typeof session.charge !== "function") {
     throw new LeashError("invalid_option", "chargeUsage: expected a gate's session, which has `charge`.");
   }
   checkOptionKeys(options, ["price"], "chargeUsage options");
   const price = checkPrice(options.price, "`chargeUsage` option `price`");
-  return (step) => {
+  // Awaited by the SDK before it checks `stopWhen`, so `gateEnded(session)` sees a charge that ended the run.
+  return async (step) => {
     const usage = usageOfStep(step?.usage);
     const model = step?.model?.modelId ?? step?.response?.modelId;
-    session.charge({
+    await session.charge({
       tokens: usage.inputTokens + usage.outputTokens,
       cost: price === undefined ? 0 : modelCost(usage, price),
       ...(typeof model === "string" && model !== "" ? { model } : {}),

@@ -26,12 +26,17 @@ export interface GateChargeLike {
   model?: string;
 }
 
+/** A gate's tools: a list of them (leash `Tool`s or their descriptions) or a `Toolset`. */
+export type GateToolsLike = Iterable<GateToolLike> | { describe(): GateToolLike[] };
+
 /**
- * A session of a leash `Gate` (API.md section 18): what `gateTools` and `chargeUsage` call. The tools
- * are the gate's, as a list or as a `Toolset` (whose `describe()` lists them).
+ * A session of a leash `Gate` (API.md section 18): what `gateTools` and `chargeUsage` call. A session
+ * that lists its gate's tools (`tools`) gives `gateTools` its tools; otherwise the app passes them.
  */
 export interface GateSessionLike {
-  readonly tools: Iterable<GateToolLike> | { describe(): GateToolLike[] };
+  readonly tools?: GateToolsLike | undefined;
+  /** The session's run as last seen: `gateEnded` reads its status. */
+  readonly state?: { readonly status: string } | undefined;
   call(callId: string, tool: string, args: Json, options?: { reason?: string }): Promise<GateCallAnswerLike>;
   needsApproval(callId: string, tool: string, args: Json): Promise<boolean>;
   charge(usage: GateChargeLike): unknown;

@@ -1,10 +1,10 @@
-import { LeashError, messageOf } from "../../errors/index.js";
+import { LeashError, checkOptionKeys, messageOf } from "../../errors/index.js";
 import type { Json } from "../../json/index.js";
 import type { JsonSchema } from "../../tools/schema-validator.js";
 import { approvedInMessages } from "./approved-in-messages.js";
 import { gateAnswerText } from "./gate-answer-text.js";
 import { withCallId } from "./gate-call-id.js";
-import type { GateSessionLike, GateToolLike } from "./gate-session.js";
+import type { GateSessionLike, GateToolLike, GateToolsLike } from "./gate-session.js";
 
 /**
  * A Standard Schema (with Standard JSON Schema) that gives a gate tool's JSON Schema to the SDK and
@@ -45,22 +45,38 @@ export interface AiSdkGateTool {
 /** The AI SDK `ToolSet` of a gate's tools, keyed by their names. */
 export type AiSdkGateToolSet = Record<string, AiSdkGateTool>;
 
-function toolsOf(session: GateSessionLike): GateToolLike[] {
-  const { tools } = session;
-  if (typeof tools === "object" && tools !== null && typeof (tools as { describe?: unknown }).describe === "function") {
+/** Options of {@link gateTools}. */
+export interface GateToolsOptions {
+  /** The gate's tools, for a session that does not list them itself (`session.tools`). */
+  tools?: GateToolsLike;
+}
+
+function listOf(tools: unknown): GateToolLike[] | undefined {
+  if (typeof tools !== "object" || tools === null) return undefined;
+  if (typeof (tools as { describe?: unknown }).describe === "function") {
     return (tools as { describe(): GateToolLike[] }).describe();
   }
-  if (
-    typeof tools !== "object" ||
-    tools === null ||
-    typeof (tools as Iterable<unknown>)[Symbol.iterator] !== "function"
-  ) {
+  if (typeof (tools as Iterable<unknown>)[Symbol.iterator] !== "function") return undefined;
+  return [...(tools as Iterable<GateToolLike>)];
+}
+
+function toolsOf(session: GateSessionLike, options: GateToolsOptions): GateToolLike[] {
+  const tools = listOf(options.tools) ?? listOf(session.tools);
+  if (tools === undefined) {
     throw new LeashError(
       "invalid_option",
-      "gateTools: expected a gate's session, whose `tools` lists the gate's tools.",
+      "gateTools: this session does not list its gate's tools; pass them: `gateTools(session, { tools })`, the tools the Gate was built with.",
     );
   }
-  return [...(tools as Iterable<GateToolLike>)];
+  for (const tool of tools) {
+    if (typeof tool !== "object" || tool === null || typeof tool.name !== "string") {
+      throw new LeashError(
+        "invalid_option",
+        "gateTools: expected the gate's tools to be leash tools (or their descriptions).",
+      );
+    }
+  }
+  return tools;
 }
 
 function inputSchemaOf(parameters: JsonSchema): AiSdkGateInputSchema {
@@ -111,13 +127,14 @@ function gateTool(session: GateSessionLike, tool: GateToolLike): AiSdkGateTool {
  * runs only once leash holds an allowed grant of its digest (`store.answer`, `leash approve`, the
  * inbox) and the app sends the SDK's approving `tool-approval-response`; sent again with the same
  * messages, it gives back the recorded result. A refusal, a call leash holds no grant for, a stop and a
- * failure are the tool's result, a line that names the outcome and why.
+ * failure are the tool's result, a line that names the outcome and why. The tools are the session's
+ * own (`session.tools`) when it lists them, else `options.tools`: the tools the `Gate` was built with.
  *
  * @example
  * const session = await gate.session(conversationId);
- * const result = await generateText({ model, tools: gateTools(session), messages, stopWhen: stepCountIs(5) });
+ * const result = await generateText({ model, tools: gateTools(session, { tools }), messages, stopWhen: stepCountIs(5) });
  */
-export function gateTools(session: GateSessionLike): AiSdkGateToolSet {
+export function gateTools(session: GateSessionLike, options: GateToolsOptions = {}): AiSdkGateToolSet {
   if (typeof session !== "object" || session === null) {
     throw new LeashError("invalid_option", "gateTools: expected a gate's session (`await gate.session(runId)`).");
   }
@@ -126,9 +143,10 @@ export function gateTools(session: GateSessionLike): AiSdkGateToolSet {
       throw new LeashError("invalid_option", `gateTools: expected a gate's session, which has \`${method}\`.`);
     }
   }
+  checkOptionKeys(options, ["tools"], "gateTools options");
   let tools: GateToolLike[];
   try {
-    tools = toolsOf(session);
+    tools = toolsOf(session, options);
   } catch (error) {
     if (error instanceof LeashError) throw error;
     throw new LeashError("invalid_option", `gateTools: listing the session's tools threw: ${messageOf(error)}.`);

@@ -18,6 +18,14 @@ export {
   type AiSdkGateInputSchema,
   type AiSdkApprovalOptions,
   type AiSdkExecuteOptions,
+  type GateToolsOptions,
 } from "./gate-tools.js";
+export { gateEnded } from "./gate-ended.js";
 export { chargeUsage, type ChargeUsageOptions, type AiSdkStepLike } from "./charge-usage.js";
-export type { GateSessionLike, GateToolLike, GateCallAnswerLike, GateChargeLike } from "./gate-session.js";
+export type {
+  GateSessionLike,
+  GateToolLike,
+  GateToolsLike,
+  GateCallAnswerLike,
+  GateChargeLike,
+} from "./gate-session.js";
