@@ -172,21 +172,21 @@ test("gateTools gives each tool its leash JSON Schema, and a second ask after an
   const tools = gateTools(session);
   assert.deepEqual(Object.keys(tools), ["lookup"]);
   assert.equal(tools.lookup?.description, "Look up.");
-  const schema = await asSchema(tools.lookup!.inputSchema as never).jsonSchema;
+  const schema = await asSchema(tools.lookup.inputSchema as never).jsonSchema;
   assert.deepEqual((schema as { properties?: unknown }).properties, lookup.parameters.properties);
   const approving = [
     { role: "assistant", content: [{ type: "tool-approval-request", approvalId: "a1", toolCallId: "call_1" }] },
     { role: "tool", content: [{ type: "tool-approval-response", approvalId: "a1", approved: true }] },
   ];
-  assert.equal(await tools.lookup!.needsApproval({ topic: "x" }, { toolCallId: "call_1", messages: approving }), true);
-  assert.equal(await tools.lookup!.needsApproval({ topic: "x" }, { toolCallId: "call_2", messages: approving }), true);
+  assert.equal(await tools.lookup.needsApproval({ topic: "x" }, { toolCallId: "call_1", messages: approving }), true);
+  assert.equal(await tools.lookup.needsApproval({ topic: "x" }, { toolCallId: "call_2", messages: approving }), true);
   const denying = [
     approving[0],
     { role: "tool", content: [{ type: "tool-approval-response", approvalId: "a1", approved: false }] },
   ];
-  await tools.lookup!.needsApproval({ topic: "x" }, { toolCallId: "call_1", messages: denying });
+  await tools.lookup.needsApproval({ topic: "x" }, { toolCallId: "call_1", messages: denying });
   assert.deepEqual(seen, ["needsApproval call_2 lookup", "needsApproval call_1 lookup"]);
-  assert.equal(await tools.lookup!.execute({ topic: "x" }, { toolCallId: "call_1" }), "ok");
+  assert.equal(await tools.lookup.execute({ topic: "x" }, { toolCallId: "call_1" }), "ok");
   assert.deepEqual(seen.at(-1), "call call_1 lookup");
 });
 
