@@ -42,6 +42,14 @@ log "node $actual at $(command -v node); npm $(npm -v)"
 cd "$tree"
 log "npm ci for node $actual"
 npm ci --no-audit --no-fund </dev/null
+# ai 7 needs Node 22 or later, so it is no dependency of the tree: it goes into a folder of its own,
+# which test/providers/ai-sdk-gate-v7.test.ts imports it from (and is skipped without).
+if [[ "${actual#v}" != 20.* ]]; then
+  log "installing ai 7 for the gate's AI SDK tests into $prefix/ai7"
+  npm install --prefix "$prefix/ai7" --no-save --no-package-lock --no-audit --no-fund \
+    ai@7.0.173 @ai-sdk/provider@4.0.38 zod@4.6.7 </dev/null >/dev/null
+  export LEASH_AI7_DIR="$prefix/ai7"
+fi
 log "build and test on node $actual"
 npm run build </dev/null
 npm run test:unit -- "$@" </dev/null
