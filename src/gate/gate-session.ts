@@ -16,6 +16,7 @@ import type { GateCallAnswer } from "./gate-answer.js";
 import { endedAnswer } from "./gate-answer.js";
 import type { Attempt, GateCallInput } from "./gate-call.js";
 import { callAttempt, needsApprovalAttempt } from "./gate-call.js";
+import type { Toolset } from "../tools/toolset.js";
 import { keepCallEnd } from "./gate-rebase.js";
 
 /** Options of `gate.session(runId, options)`: used when the session is created, kept as first given. */
@@ -45,6 +46,9 @@ export interface GateCharge {
   /** The model's name, kept in the `model_called` record. */
   model?: string;
 }
+
+/** The last operation queued for each run of each gate in this process: the next one starts after it settles. */
+const SESSION_QUEUES = new WeakMap<object, Map<string, Promise<unknown>>>();
 
 /** How many times an operation goes on after losing a save to another process of the same session. */
 const MAX_ATTEMPTS = 50;
@@ -101,8 +105,6 @@ export class GateSession {
   /** The session's run id. */
   readonly runId: string;
   readonly #core: AgentCore;
-  /** The last operation queued: the next one starts after it settles. */
-  #tail: Promise<unknown> = Promise.resolve();
   #state: RunState;
 
   /** @internal Use `gate.session(runId)`. */
@@ -110,6 +112,11 @@ export class GateSession {
     this.#core = core;
     this.#state = state;
     this.runId = state.runId;
+  }
+
+  /** The gate's tools, as the adapters of `leash/ai-sdk` and `leash/openai-agents` list them. */
+  get tools(): Toolset {
+    return this.#core.tools;
   }
 
   /** A copy of the session's run as this session last saw it (after its last operation). */
@@ -197,7 +204,12 @@ export class GateSession {
         async (run): Promise<Attempt<RunState>> => {
           const { state } = run;
           if (state.status === "completed") return { type: "done", value: detachedCopy(state) };
-          if (ENDED_STATUSES.has(state.status)) endedAnswer(state);
+          if (ENDED_STATUSES.has(state.status))
+            throw new StateError(
+              "run_ended",
+              `Session \`${state.runId}\` has ended ${state.status}; it cannot be ended completed.`,
+              { details: { runId: state.runId, status: state.status } },
+            );
           return { type: "done", value: await endRun(run, { status: "completed", answer: answer ?? null }) };
         },
         (state) => state,
@@ -206,8 +218,24 @@ export class GateSession {
   }
 
   #enqueue<T>(operation: () => Promise<T>): Promise<T> {
-    const result = this.#tail.then(operation);
-    this.#tail = result.catch(() => undefined);
+    // One queue per run of this gate, whatever session object asks: two objects of one session (one
+    // per request of a server, say) never run a call beside each other. (Two gates over one store
+    // are as two processes: a save lost to the other is taken again.)
+    let queues = SESSION_QUEUES.get(this.#core);
+    if (queues === undefined) {
+      queues = new Map();
+      SESSION_QUEUES.set(this.#core, queues);
+    }
+    const tail = queues.get(this.runId) ?? Promise.resolve();
+    const result = tail.then(operation);
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    queues.set(this.runId, settled);
+    void settled.then(() => {
+      if (queues.get(this.runId) === settled) queues.delete(this.runId);
+    });
     return result;
   }
 

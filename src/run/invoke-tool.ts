@@ -9,6 +9,7 @@ import type { ToolContext } from "../tools/tool-context.js";
 import { askGuards } from "./ask-guards.js";
 import { saidLine } from "../state/said-line.js";
 import type { StopReason } from "../limits/limits.js";
+import { ranOfSteps } from "../state/ran-of-steps.js";
 import type { ActiveRun } from "./active-run.js";
 import { runLimitReached } from "./limit-checks.js";
 
@@ -27,9 +28,12 @@ function withdrawCall(run: ActiveRun, step: Step, tool: Tool, restart: boolean, 
   if (restart) return { type: "stopped", reason };
   state.toolCalls -= 1;
   if (tool.cost !== 0) state.usage.cost -= tool.cost;
-  const at = state.ran.lastIndexOf(tool.name);
-  if (at >= 0) state.ran.splice(at, 1);
   if (step.starts === 0) delete step.starts;
+  if (state.gate === true) state.ran = ranOfSteps(state.steps);
+  else {
+    const at = state.ran.lastIndexOf(tool.name);
+    if (at >= 0) state.ran.splice(at, 1);
+  }
   step.outcome = "stopped";
   step.error = { code: reason, message: `The run reached ${reason} before the call could start.` };
   run.record("tool_ended", {
@@ -111,9 +115,12 @@ export async function invokeTool(
   if (!restart) {
     state.toolCalls += 1;
     state.usage.cost = Math.min(MAX_USAGE, state.usage.cost + tool.cost);
-    state.ran.push(tool.name);
+    if (state.gate !== true) state.ran.push(tool.name);
   }
   step.starts = (step.starts ?? 0) + 1;
+  // A gate's calls start in the order its loop's people answer them, not in step order: its `ran`
+  // is kept in step order, as the steps rebuild it (a session's steps are few).
+  if (!restart && state.gate === true) state.ran = ranOfSteps(state.steps);
   // Derived from run, step and approval, never random: every start of this call, in any process,
   // carries the same key, so a target that dedupes can recognise a repeat.
   step.idempotencyKey ??= digestOfJson(["leash.idempotency/1", state.runId, step.index, step.approval?.digest ?? null]);

@@ -61,6 +61,9 @@ async function end(run: ActiveRun, ending: Ending): Promise<RunState> {
   state.pending = undefined;
   state.pendingHistory = undefined;
   state.waiting = undefined;
+  // A gate's answers recorded for requests its end closed are in its trail already (its store is its
+  // sink): with nothing left waiting, the state keeps none.
+  if (state.gate === true) state.answers = state.answers.filter((answer) => answer.audited !== true);
   const data: Record<string, Json> = {
     status: ending.status,
     steps: state.steps.length,

@@ -4,6 +4,7 @@ import { ENDED_STATUSES } from "../state/outcomes.js";
 import type { RunState } from "../state/run-state.js";
 import type { AgentCore } from "./agent-core.js";
 import type { Step } from "../state/run-state.js";
+import { ranOfSteps } from "../state/ran-of-steps.js";
 import type { ActiveRun } from "./active-run.js";
 
 /**
@@ -29,9 +30,12 @@ export function withdrawCall(run: ActiveRun, later: readonly AuditRecord[]): Ste
   const tool = run.tools.get(inFlight.decision.tool);
   state.toolCalls -= 1;
   if (tool !== undefined && tool.cost !== 0) state.usage.cost -= tool.cost;
-  const at = state.ran.lastIndexOf(inFlight.decision.tool);
-  if (at >= 0) state.ran.splice(at, 1);
   delete inFlight.starts;
+  if (state.gate === true) state.ran = ranOfSteps(state.steps);
+  else {
+    const at = state.ran.lastIndexOf(inFlight.decision.tool);
+    if (at >= 0) state.ran.splice(at, 1);
+  }
   inFlight.outcome = "stopped";
   inFlight.error = {
     code: typeof error?.code === "string" ? error.code : "cancelled",

@@ -8,7 +8,8 @@ import { sameJson, shown } from "./trail-facts.js";
 /** The guards' lines and the tools that ran, rebuilt from the records in their order. */
 export function checkTrace(state: RunState, facts: TrailFacts, mismatch: Mismatch): void {
   const said: string[] = [];
-  const ran: string[] = [];
+  // The tool of each step whose call started, in step order: the order a run starts its calls in,
+  // and the order a gate's session keeps (its calls start as people answer them).
   const started = new Map<number, string>();
   for (const { event, data } of facts.all) {
     if (event === "guard_blocked") {
@@ -21,14 +22,13 @@ export function checkTrace(state: RunState, facts: TrailFacts, mismatch: Mismatc
         ),
       );
     } else if (event === "tool_started" && data.start === 1) {
-      ran.push(String(data.tool));
       started.set(Number(data.step), String(data.tool));
     } else if (event === "tool_ended" && data.outcome === "stopped" && started.has(Number(data.step))) {
       // A call withdrawn before it started is taken out of what ran.
-      const at = ran.lastIndexOf(started.get(Number(data.step))!);
-      if (at >= 0) ran.splice(at, 1);
+      started.delete(Number(data.step));
     }
   }
+  const ran = [...started.entries()].sort(([a], [b]) => a - b).map(([, tool]) => tool);
   if (!sameJson(state.said, said))
     mismatch(
       undefined,

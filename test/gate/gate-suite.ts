@@ -451,4 +451,88 @@ export function gateSuite(open: () => Promise<OpenedStore>): void {
       assert.equal(state?.toolCalls, 2);
       await assertSessionAgrees(store, "chat-17");
     }));
+
+  test("end of a session that stopped or failed is refused with run_ended and writes nothing", () =>
+    withStore(async (store) => {
+      const { gate } = paymentGate(store, { limits: { maxTokens: 10 } });
+      const session = await gate.session("chat-20");
+      const charged = await session.charge({ tokens: 10, cost: 0 });
+      assert.equal(charged.status, "stopped");
+      const before = await store.read("chat-20");
+      await assert.rejects(session.end("done"), (error) => isLeashError(error, "run_ended"));
+      const state = await store.load("chat-20");
+      assert.equal(state?.status, "stopped");
+      assert.equal((await store.read("chat-20")).length, before.length);
+      assert.equal((await store.read("chat-20")).filter((record) => record.event === "run_ended").length, 1);
+      await assertSessionAgrees(store, "chat-20");
+    }));
+
+  test("a waiting call approved after a later call ran keeps the session's state in agreement with its trail", () =>
+    withStore(async (store) => {
+      const { gate, ran } = paymentGate(store);
+      const session = await gate.session("chat-21");
+      const first = requestOf(await session.call("p1", "pay", { amount: 3 }));
+      assert.equal((await session.call("l1", "lookup", { topic: "x" })).status, "executed");
+      const second = requestOf(await session.call("p2", "pay", { amount: 4 }));
+      assert.equal((await session.call("l2", "lookup", { topic: "y" })).status, "executed");
+      await store.answer("chat-21", Approval.grant(second.digest, "noor"));
+      assert.equal((await session.call("p2", "pay", { amount: 4 })).status, "executed");
+      await store.answer("chat-21", Approval.grant(first.digest, "noor"));
+      assert.equal((await session.call("p1", "pay", { amount: 3 })).status, "executed");
+      assert.equal(ran.pay, 2);
+      assert.deepEqual((await store.load("chat-21"))?.ran, ["pay", "lookup", "pay", "lookup"]);
+      await assertSessionAgrees(store, "chat-21");
+    }));
+
+  test("an answer recorded for a call the session's end closed leaves nothing behind that disagrees with the trail", () =>
+    withStore(async (store) => {
+      const { gate, ran } = paymentGate(store);
+      const session = await gate.session("chat-22");
+      const asked = requestOf(await session.call("p1", "pay", { amount: 5 }));
+      await store.answer("chat-22", Approval.grant(asked.digest, "noor"));
+      const ended = await session.end();
+      assert.equal(ended.status, "completed");
+      assert.deepEqual((await store.load("chat-22"))?.answers, []);
+      assert.equal(ran.pay, undefined);
+      await assertSessionAgrees(store, "chat-22");
+    }));
+
+  test("two session objects of one run in one gate never run one call twice, even while it is running", () =>
+    withStore(async (store) => {
+      const { Gate, tool } = await import("../../src/index.js");
+      let runs = 0;
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let started: () => void = () => undefined;
+      const running = new Promise<void>((resolve) => {
+        started = resolve;
+      });
+      const slow = tool({
+        name: "slow",
+        idempotent: true,
+        execute: async () => {
+          runs += 1;
+          started();
+          await released;
+          return "done";
+        },
+      });
+      const gate = new Gate({ tools: [slow], store });
+      const one = await gate.session("chat-23");
+      const two = await gate.session("chat-23");
+      const first = one.call("s1", "slow", {});
+      await running;
+      const second = two.call("s1", "slow", {});
+      // The tool stays in flight while the second object's call gets every chance to go ahead of it
+      // (a store's load and save of the memory store settle within these turns).
+      for (let turn = 0; turn < 50; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+      release();
+      assert.deepEqual(await first, { status: "executed", result: "done" });
+      assert.deepEqual(await second, { status: "executed", result: "done" });
+      assert.equal(runs, 1);
+      assert.deepEqual(one.tools.names(), ["slow"]);
+      await assertSessionAgrees(store, "chat-23");
+    }));
 }
