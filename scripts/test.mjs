@@ -122,7 +122,13 @@ async function main() {
   const results = await runAll(orderBySeconds(files, history), environment, work);
   if (stoppedBy === undefined && process.env.LEASH_TEST_FOLDER === undefined) {
     mkdirSync(join(root, ".tmp"), { recursive: true });
-    writeTimes(timesFile, history, results);
+    // A file that failed may have ended early (a missing build fails the CLI files in seconds): its
+    // time says nothing of how long it runs, and recorded it would start that file last next time.
+    writeTimes(
+      timesFile,
+      history,
+      results.filter((result) => !failedFile(result)),
+    );
   }
   return printSummary(results, postgres, browser);
 }
