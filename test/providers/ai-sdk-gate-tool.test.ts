@@ -8,6 +8,7 @@ import { z } from "zod";
 import { isLeashError } from "../../src/index.js";
 import type { ToolContext } from "../../src/tools/tool-context.js";
 import { chargeUsage, gateEnded, gateTools, leashTool } from "../../src/providers/ai-sdk/index.js";
+import type { GateToolsLike } from "../../src/providers/ai-sdk/index.js";
 
 function contextOf(signal = new AbortController().signal): ToolContext {
   return { runId: "run-1", step: 0, principal: undefined, signal, idempotencyKey: "key-of-step-0", fencingToken: 1 };
@@ -140,7 +141,7 @@ test("a tool leash cannot build is refused with a code, naming what is wrong", (
 });
 
 /** A session as `gateTools` reads it, recording what reaches it. */
-function recordingSession(tools?: unknown) {
+function recordingSession(tools?: GateToolsLike) {
   const seen: string[] = [];
   const session = {
     ...(tools === undefined ? {} : { tools }),
@@ -173,7 +174,10 @@ test("gateTools gives each tool its leash JSON Schema, and a second ask after an
   assert.deepEqual(Object.keys(tools), ["lookup"]);
   assert.equal(tools.lookup?.description, "Look up.");
   const schema = await asSchema(tools.lookup.inputSchema as never).jsonSchema;
-  assert.deepEqual((schema as { properties?: unknown }).properties, lookup.parameters.properties);
+  assert.deepEqual(
+    (schema as { properties?: unknown }).properties,
+    (lookup.parameters as { properties?: unknown }).properties,
+  );
   const approving = [
     { role: "assistant", content: [{ type: "tool-approval-request", approvalId: "a1", toolCallId: "call_1" }] },
     { role: "tool", content: [{ type: "tool-approval-response", approvalId: "a1", approved: true }] },
