@@ -22,8 +22,13 @@ const [file, effects, runId, callId, mode, kind] = process.argv.slice(2) as [
 const store = new SqliteStore(file);
 if (mode === "race") {
   const go = new Promise<void>((resolve) => {
-    createInterface({ input: process.stdin }).on("line", (line) => {
-      if (line === "go") resolve();
+    const lines = createInterface({ input: process.stdin });
+    lines.on("line", (line) => {
+      if (line !== "go") return;
+      // Stdin is let go at once, so that it does not keep the process alive once the call is made.
+      lines.close();
+      process.stdin.destroy();
+      resolve();
     });
   });
   const save = store.save.bind(store);
