@@ -9,11 +9,14 @@ test("a client that gives its own wait in `_meta` (leash/waitMs) hears which run
   const { client } = await connectGateway(at);
   try {
     const args = { path: path.join(at.files, "out.txt"), content: "x" };
-    const answered = await client.callTool(
-      { name: "fs__write_file", arguments: args, _meta: { "leash/waitMs": 200 } },
-      undefined,
-      { timeout: 30_000 },
-    );
+    const ask = () =>
+      client.callTool({ name: "fs__write_file", arguments: args, _meta: { "leash/waitMs": 200 } }, undefined, {
+        timeout: 30_000,
+      });
+    let answered = await ask();
+    // On a loaded machine the client's 200 ms can end before the gateway has saved the run's pause:
+    // it then says the call is being started, and the same call again finds the run that waits.
+    for (let tries = 1; /being started/.test(textOf(answered)) && tries < 50; tries += 1) answered = await ask();
     assert.equal(answered.isError, true);
     const runId = /waits for a person's approval in run (\S+)\./.exec(textOf(answered))?.[1];
     assert.ok(runId !== undefined, textOf(answered));
