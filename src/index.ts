@@ -10,6 +10,16 @@ export type { AgentEvents, RunFailedEvent, GaveUpEvent, TextEvent } from "./agen
 export type { RunOptions } from "./run/start-run.js";
 export type { ResumeOptions } from "./run/take-over.js";
 export type { DoneCriterion } from "./run/agent-core.js";
+export { Gate } from "./gate/gate.js";
+export type { GateOptions } from "./gate/gate-options.js";
+export type {
+  GateSession,
+  GateSessionOptions,
+  GateCallOptions,
+  GateCharge,
+  GateChargeAnswer,
+} from "./gate/gate-session.js";
+export type { GateCallAnswer, RefusedOutcome } from "./gate/gate-answer.js";
 export type { Planner, PlannerContext, CallModelOptions } from "./models/planner.js";
 
 export { tool, Tool, EFFECTS } from "./tools/tool.js";

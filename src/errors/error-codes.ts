@@ -38,6 +38,8 @@ export const ERROR_CODES = [
   "approver_check_failed",
   "invalid_state",
   "unsupported_version",
+  // A gate's session: a call id given again with another tool or other arguments.
+  "call_mismatch",
   // The audit trail.
   "audit_torn",
   "audit_corrupt",

@@ -116,6 +116,16 @@ export class ActiveRun implements LiveRun {
     return work;
   }
 
+  /** Whether records were made since the last checkpoint (a denied step's, say) and await one. */
+  get hasUnwritten(): boolean {
+    return this.#unwritten.length > 0;
+  }
+
+  /** The records made since the last checkpoint, not written yet (those a failed checkpoint put back). */
+  unwrittenRecords(): readonly AuditRecord[] {
+    return this.#unwritten.slice();
+  }
+
   /** Whether this process may still change the run (see {@link RunSeal}). */
   get isOpen(): boolean {
     return this.#seal === "open";

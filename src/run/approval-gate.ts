@@ -3,7 +3,7 @@ import { Approval } from "../approvals/approval.js";
 import { approvalDigest, historyDigest } from "../approvals/approval-digest.js";
 import type { ActDecision } from "../decisions/decision.js";
 import { messageOf } from "../errors/index.js";
-import type { Step } from "../state/run-state.js";
+import type { RunState, Step } from "../state/run-state.js";
 import type { Tool } from "../tools/tool.js";
 import type { ActiveRun } from "./active-run.js";
 import { raceAbort } from "./race-abort.js";
@@ -14,21 +14,52 @@ type ApprovalResult =
   | { type: "deny"; outcome: "approval_denied" | "approval_stale"; message: string; approval: ApprovalJson }
   | { type: "pause"; request: ApprovalRequest; history: string };
 
-/** The digest of this step's action and the history before it, from the tool as it is now. */
-function actionDigest(run: ActiveRun, step: Step, tool: Tool): { digest: string; history: string } {
-  const { state } = run;
-  const history = historyDigest({
+/**
+ * The digest of the history a step's request is bound to: every earlier step's decision, outcome,
+ * result and error. In a gate's session an earlier call may still be open (waiting for a person, or
+ * running) when a later one is asked, and settle afterwards; the step then names those calls
+ * (`openAtRequest`) and they count as open, as they were when the person was asked. So the digest
+ * recomputed at answer time is the one asked, while a change to anything that was settled then (an
+ * edited argument, result or outcome), or to the list itself, gives another digest.
+ */
+export function requestHistory(state: RunState, step: Step): string {
+  const open = new Set(step.openAtRequest ?? []);
+  return historyDigest({
     runId: state.runId,
     nonce: state.nonce,
     goal: state.goal,
     principal: state.principal ?? null,
-    steps: state.steps.slice(0, step.index).map((earlier) => ({
-      decision: earlier.decision as never,
-      outcome: earlier.outcome,
-      result: earlier.result,
-      error: earlier.error === undefined ? null : { code: earlier.error.code, message: earlier.error.message },
-    })),
+    steps: state.steps.slice(0, step.index).map((earlier) =>
+      open.has(earlier.index)
+        ? { decision: earlier.decision as never, outcome: null, result: null, error: null }
+        : {
+            decision: earlier.decision as never,
+            outcome: earlier.outcome,
+            result: earlier.result,
+            error: earlier.error === undefined ? null : { code: earlier.error.code, message: earlier.error.message },
+          },
+    ),
   });
+}
+
+/**
+ * In a gate's session, names on a step about to be asked for the earlier calls still open, so that
+ * its history stays the one the person saw ({@link requestHistory}). Left out when none is open:
+ * every earlier call settled then stays settled, so an empty list and no list are the same history.
+ */
+function markOpenCalls(state: RunState, step: Step): void {
+  if (state.gate !== true || step.openAtRequest !== undefined) return;
+  const open = state.steps
+    .slice(0, step.index)
+    .filter((earlier) => earlier.outcome === null)
+    .map((earlier) => earlier.index);
+  if (open.length > 0) step.openAtRequest = open;
+}
+
+/** The digest of this step's action and the history before it, from the tool as it is now. */
+function actionDigest(run: ActiveRun, step: Step, tool: Tool): { digest: string; history: string } {
+  const { state } = run;
+  const history = requestHistory(state, step);
   const decision = step.decision as ActDecision;
   const digest = approvalDigest({
     runId: state.runId,
@@ -76,6 +107,8 @@ export async function approvalGate(
 ): Promise<ApprovalResult> {
   const { policy, approver } = run.core;
   if (!policy.needsApproval(tool.effect)) return { type: "go", approval: undefined };
+  // Only a new request is marked: an answer or a kept grant is judged against the history as asked.
+  if (answer === undefined && step.approval === undefined) markOpenCalls(run.state, step);
   const { digest, history } = actionDigest(run, step, tool);
   // An answer given to the request as it was asked authorises the action only if recomputing it from
   // the tools as they are now gives the same digest.

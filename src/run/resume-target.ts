@@ -96,6 +96,15 @@ export async function findResumable(core: AgentCore, target: unknown, answering:
       { details: { runId, head: state.auditHead } },
     );
   }
+  // A gate's session is driven by its app's own loop, call by call (`gate.session`): a resume (or a
+  // worker's) would drive it from a planner it never had.
+  if (state.gate === true) {
+    throw new StateError(
+      "invalid_state",
+      `Run \`${runId}\` is a gate's session: its calls go through \`gate.session(runId).call(...)\`, and a resume leaves it alone.`,
+      { details: { runId, gate: true } },
+    );
+  }
   if (ENDED_STATUSES.has(state.status)) {
     throw new StateError("run_ended", `Run \`${runId}\` has ended (${state.status}); it cannot be resumed.`, {
       details: { runId, status: state.status },

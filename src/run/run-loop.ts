@@ -15,6 +15,7 @@ import { invokeTool } from "./invoke-tool.js";
 import { judgeAnswer } from "./judge-answer.js";
 import { callLimitReached, plannerLimitReached, runLimitReached } from "./limit-checks.js";
 import { withdrawUnsavedStart } from "./withdrawn-call.js";
+import { recordWaiting, settleRequest } from "./waiting-requests.js";
 
 /** How a run ends, when it does. */
 export type Ending =
@@ -50,15 +51,16 @@ function closeOpenStep(run: ActiveRun, step: Step, code: string): void {
 /** Ends the run: one `run_ended` record, one durable checkpoint. */
 async function end(run: ActiveRun, ending: Ending): Promise<RunState> {
   const { state } = run;
-  const open = state.steps.at(-1);
-  if (open !== undefined && open.outcome === null) {
-    const code =
-      ending.status === "stopped" ? ending.reason : ending.status === "failed" ? ending.failure.code : "completed";
-    closeOpenStep(run, open, code);
-  }
+  const code =
+    ending.status === "stopped" ? ending.reason : ending.status === "failed" ? ending.failure.code : "completed";
+  // A loop's run has at most one open step, its last; a gate's session may have several (calls
+  // waiting for a person beside the one that ended it), and each is closed.
+  const open = state.gate === true ? state.steps.filter((step) => step.outcome === null) : state.steps.slice(-1);
+  for (const step of open) if (step.outcome === null) closeOpenStep(run, step, code);
   state.status = ending.status;
   state.pending = undefined;
   state.pendingHistory = undefined;
+  state.waiting = undefined;
   const data: Record<string, Json> = {
     status: ending.status,
     steps: state.steps.length,
@@ -149,6 +151,11 @@ export async function actStep(run: ActiveRun, step: Step, options: ActOptions): 
     withdraw();
     const reached = runLimitReached(run);
     if (reached !== undefined) return stopStep(run, step, reached);
+    // A gate's session does not pause: the request waits beside the session's other calls.
+    if (state.gate === true) {
+      await recordWaiting(run, approval.request, approval.history);
+      return undefined;
+    }
     state.status = "awaiting_approval";
     state.pending = approval.request;
     state.pendingHistory = approval.history;
@@ -164,8 +171,7 @@ export async function actStep(run: ActiveRun, step: Step, options: ActOptions): 
     run.letGo();
     return paused;
   }
-  state.pending = undefined;
-  state.pendingHistory = undefined;
+  settleRequest(state, step);
   if (approval.type === "deny") {
     withdraw();
     step.approval = approval.approval;

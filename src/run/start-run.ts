@@ -18,12 +18,14 @@ export interface InternalRunOptions extends RunOptions {
   skill?: CompiledSkill;
   attempt?: number;
   retryOf?: string;
+  /** The run is a gate's session (`Gate`): marked so in its state and its `run_started` record. */
+  gate?: true;
 }
 
 const RUN_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
 /** Checks a run id: printable, no spaces, at most 128 characters. */
-function checkRunId(runId: unknown): string {
+export function checkRunId(runId: unknown): string {
   if (typeof runId !== "string" || !RUN_ID.test(runId)) {
     throw new LeashError(
       "invalid_option",
@@ -90,6 +92,7 @@ export async function prepareRun(core: AgentCore, goal: unknown, options: Intern
     ...(options.retryOf === undefined ? {} : { retryOf: options.retryOf }),
     ...(options.principal === undefined ? {} : { principal: options.principal }),
     ...(options.skill === undefined ? {} : { skill: options.skill.skill.name }),
+    ...(options.gate === true ? { gate: true } : {}),
   });
   // The state is created at revision 1 by the first checkpoint below.
   const run = new ActiveRun(core, state, { head: null, stored: false, skill: options.skill });
@@ -103,6 +106,7 @@ export async function prepareRun(core: AgentCore, goal: unknown, options: Intern
     retryOf: options.retryOf ?? null,
     limits: { ...limits },
     tools: run.tools.names(),
+    ...(options.gate === true ? { gate: true } : {}),
   });
   await run.checkpoint();
   return run;

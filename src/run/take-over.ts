@@ -182,7 +182,7 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
  * `interrupted` (whether it took effect is unknown, so it is never repeated blindly); a call saved
  * before it started starts now; an answer saved before it was judged is `interrupted`.
  */
-function recoveryStage(run: ActiveRun, step: Step | undefined, unsaved: boolean): NextStage {
+export function recoveryStage(run: ActiveRun, step: Step | undefined, unsaved: boolean): NextStage {
   if (step === undefined) return { type: "loop" };
   if (step.outcome === "stopped") {
     const reason = step.error?.code === "max_duration" ? "max_duration" : "cancelled";

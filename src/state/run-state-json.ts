@@ -121,6 +121,7 @@ const step = shape({
   "approval?": approval,
   "starts?": count,
   "idempotencyKey?": string,
+  "openAtRequest?": arrayOf(count),
 });
 const request = shape({
   runId: string,

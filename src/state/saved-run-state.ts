@@ -43,6 +43,11 @@ export interface Step {
   starts?: number;
   /** Stable across every start of this call. */
   idempotencyKey?: string;
+  /**
+   * A gate session's step only: the earlier steps still open (waiting for a person, or running) when
+   * this step's approval was asked. Its request's history counts them as open, as the person saw them.
+   */
+  openAtRequest?: number[];
 }
 
 /** Why a run failed. */

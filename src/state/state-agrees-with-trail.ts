@@ -7,6 +7,7 @@ import type { TrailFacts } from "./trail-facts.js";
 import { sameJson, shown, trailFacts } from "./trail-facts.js";
 import type { Mismatch } from "./trail-facts.js";
 import { checkAnswers, checkPending } from "./pending-agrees-with-trail.js";
+import { checkWaiting, checkWaitingAnswers } from "./waiting-agrees-with-trail.js";
 import { checkTrace, checkUsage } from "./totals-agree-with-trail.js";
 
 /**
@@ -108,8 +109,14 @@ export function stateAgreesWithTrail(state: RunState, records: readonly AuditRec
         `The saved state has ${steps.length} steps, but the trail records a decision for step ${shown(beyond[0]!.data.step)} (seq ${beyond[0]!.seq}).`,
       );
     checkEnd(state, facts, mismatch);
-    checkPending(state, facts, mismatch);
-    checkAnswers(state, facts, mismatch);
+    // A gate's session waits on several requests at once, between calls, while it runs.
+    if (state.gate === true) {
+      checkWaiting(state, facts, mismatch);
+      checkWaitingAnswers(state, facts, mismatch);
+    } else {
+      checkPending(state, facts, mismatch);
+      checkAnswers(state, facts, mismatch);
+    }
     checkTrace(state, facts, mismatch);
     checkUsage(state, facts, mismatch);
   } catch (error) {
@@ -134,6 +141,7 @@ function checkStart(state: RunState, facts: TrailFacts, mismatch: Mismatch): voi
     ["attempt", state.attempt, data.attempt],
     ["retryOf", state.retryOf ?? null, data.retryOf],
     ["limits", state.limits, data.limits],
+    ["gate", state.gate ?? null, data.gate ?? null],
   ];
   for (const [field, saved, recorded] of fields) {
     if (!sameJson(saved, recorded))

@@ -1,4 +1,5 @@
 import { Approval } from "../approvals/approval.js";
+import type { ApprovalRequest } from "../approvals/approval.js";
 import type { AuditRecord } from "../audit/audit-record.js";
 import { makeRecord } from "../audit/audit-record.js";
 import type { AuditSink } from "../audit/audit-sink.js";
@@ -86,15 +87,25 @@ export async function recordAnswer(
   }
 }
 
-async function recordOnce(
-  store: Pick<RunStore, "load" | "save"> & Pick<AuditSink, "read">,
-  runId: string,
-  approval: Approval,
-  origin: AnswerOrigin | undefined,
-): Promise<RunState> {
-  const state = await store.load(runId);
-  if (state === null)
-    throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
+/**
+ * The request an answer is for, or a `stale_state` refusal: a paused run's pending request; for a
+ * gate's session (`state.gate`, running between calls), any request of its waiting list, since its
+ * calls are approved and run in any order.
+ */
+function answeredRequest(state: RunState, approval: Approval): ApprovalRequest {
+  const { runId } = state;
+  if (state.gate === true && state.status === "running") {
+    const waiting = state.waiting ?? [];
+    const request = waiting.find((item) => item.digest === approval.digest);
+    if (request !== undefined) return request;
+    throw new StateError(
+      "stale_state",
+      waiting.length === 0
+        ? `Session \`${runId}\` has no call waiting for a person: there is nothing to answer.`
+        : `The answer is for request ${approval.digest.slice(0, 12)}…, which no call of session \`${runId}\` waits for.`,
+      { details: { runId, status: state.status } },
+    );
+  }
   const pending = state.pending;
   if (state.status !== "awaiting_approval" || pending === undefined) {
     throw new StateError(
@@ -110,6 +121,19 @@ async function recordOnce(
       { details: { runId } },
     );
   }
+  return pending;
+}
+
+async function recordOnce(
+  store: Pick<RunStore, "load" | "save"> & Pick<AuditSink, "read">,
+  runId: string,
+  approval: Approval,
+  origin: AnswerOrigin | undefined,
+): Promise<RunState> {
+  const state = await store.load(runId);
+  if (state === null)
+    throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
+  const pending = answeredRequest(state, approval);
   const answer: RecordedAnswer = approval.toJSON();
   if (origin !== undefined) answer.origin = origin;
   // Whichever writes its record (this store now, or the resume later), the answer must be one that

@@ -28,9 +28,12 @@ function isUnreadable(error: unknown): error is Error {
   );
 }
 
-/** Whether a run waits on a worker: paused for approval with an answer recorded out of process. */
+/**
+ * Whether a run waits on a worker: paused for approval with an answer recorded out of process. A
+ * gate's session never does: its app's loop takes its calls on, through `gate.session`.
+ */
 function needsApproval(state: RunState): boolean {
-  return state.status === "awaiting_approval" && state.answers.length > 0;
+  return state.gate !== true && state.status === "awaiting_approval" && state.answers.length > 0;
 }
 
 /** What became of one run a worker took. */
@@ -144,7 +147,8 @@ export class Worker {
           return "failed";
         }
         // The lease was taken on what the row said a moment ago; the state itself decides.
-        if (state === null || !(needsApproval(state) || (recover && state.status === "running"))) return "lost";
+        if (state === null || state.gate === true) return "lost";
+        if (!(needsApproval(state) || (recover && state.status === "running"))) return "lost";
         return this.#attempt(state, lease);
       });
       if (outcome === "resumed") resumed++;

@@ -27,6 +27,7 @@ const FLOORS: Readonly<Record<string, number>> = {
   witness: 4,
   run: 5,
   agent: 6,
+  gate: 6,
   "index.ts": 6,
   worker: 7,
   otel: 7,

@@ -1,0 +1,113 @@
+import { randomUUID } from "node:crypto";
+import type { Approver } from "../approvals/approval.js";
+import { LeashError, checkOptionKeys } from "../errors/index.js";
+import type { Guard } from "../guards/guard.js";
+import { checkGuard } from "../guards/guard.js";
+import type { Limits } from "../limits/limits.js";
+import { checkLimits } from "../limits/limits.js";
+import { Policy } from "../policy/policy.js";
+import type { AgentCore } from "../run/agent-core.js";
+import { SILENT_FEED } from "../run/agent-core.js";
+import type { RunStoreWithAudit } from "../stores/run-store.js";
+import { isAuditSink, isRunStore } from "../stores/run-store.js";
+import type { Tool } from "../tools/tool.js";
+import { Toolset } from "../tools/toolset.js";
+
+/** Options of {@link Gate}. */
+export interface GateOptions {
+  /** The tools the app's loop may call through the gate. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  tools: Toolset | Tool<any>[];
+  /** What the calls may do, and who may answer their requests; default `new Policy()` (least privilege). */
+  policy?: Policy;
+  /** Bounds of each session's run (section 4); `maxDurationMs` counts the time leash spends on its calls. */
+  limits?: Limits;
+  guards?: Guard[];
+  /**
+   * Where the sessions are kept: a store that also holds the audit trail (`MemoryStore`,
+   * `SqliteStore`, `PostgresStore`), so each call's records commit with its state in one
+   * transaction and an answer given anywhere (`store.answer`) is in the trail at once.
+   */
+  store: RunStoreWithAudit;
+  /** Answers a request at once; `null` leaves it waiting for a person. */
+  approver?: Approver;
+  /** The gate's name in guard context and the audit trail. Default "gate". */
+  name?: string;
+  /** A shared budget (section 17): refused, since this copy of leash has no shared budgets. */
+  budget?: unknown;
+  clock?: () => Date;
+  randomId?: () => string;
+}
+
+/** Every option {@link GateOptions} names: any other key is refused. */
+const GATE_OPTIONS = [
+  "tools",
+  "policy",
+  "limits",
+  "guards",
+  "store",
+  "approver",
+  "name",
+  "budget",
+  "clock",
+  "randomId",
+] as const;
+
+const fail = (message: string): never => {
+  throw new LeashError("invalid_option", message);
+};
+
+/** The planner of a gate's sessions: never asked, since the app's own loop decides each call. */
+const NO_PLANNER = (): never => {
+  throw new LeashError("internal_error", "A gate's session has no planner: its app's loop decides each call.");
+};
+
+/** Checks and defaults every option of a gate in one place, before any side effect. */
+export function buildGateCore(options: GateOptions): AgentCore {
+  if (typeof options !== "object" || options === null) fail("Expected the gate options to be an object.");
+  checkOptionKeys(options, GATE_OPTIONS, "new Gate(options)");
+  const tools =
+    options.tools instanceof Toolset
+      ? options.tools
+      : Array.isArray(options.tools)
+        ? new Toolset(options.tools)
+        : fail("Expected `tools` to be a Toolset or an array of tools.");
+  const policy = options.policy ?? new Policy();
+  if (!(policy instanceof Policy)) fail("Expected `policy` to be a Policy.");
+  const store: unknown = options.store;
+  if (!isRunStore(store) || !isAuditSink(store))
+    fail(
+      "Expected `store` to be a RunStore that also keeps the audit trail (MemoryStore, SqliteStore, PostgresStore): a session's state and records commit together.",
+    );
+  if (options.budget !== undefined)
+    fail("The `budget` option is not supported by this copy of leash: it has no shared budgets.");
+  for (const name of ["approver", "clock", "randomId"] as const) {
+    if (options[name] !== undefined && typeof options[name] !== "function")
+      fail(`Expected \`${name}\` to be a function.`);
+  }
+  const guards = options.guards ?? [];
+  if (!Array.isArray(guards)) fail("Expected `guards` to be an array of guards, each with a non-empty `name`.");
+  const name = options.name ?? "gate";
+  if (typeof name !== "string" || name === "") fail("Expected `name` to be a non-empty string.");
+  const sink = store as RunStoreWithAudit;
+  return {
+    name,
+    tools,
+    planner: NO_PLANNER,
+    policy,
+    limits: checkLimits(options.limits, "limits"),
+    store: sink,
+    audit: sink,
+    storeIsSink: true,
+    approver: options.approver,
+    guards: Object.freeze(guards.map(checkGuard)),
+    done: undefined,
+    skills: new Map(),
+    clock: options.clock ?? (() => new Date()),
+    randomId: options.randomId ?? randomUUID,
+    maxArgumentsSize: 1_000_000,
+    maxResultSize: 1_000_000,
+    recordModelText: false,
+    feed: SILENT_FEED,
+  };
+}
