@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { errorLine, leash } from "./cli-helpers.js";
 import { eachStore } from "./cli-stores.js";
 import { payAgent } from "./pay-agent.js";
-import { FIRST_CALL, saveGateSession } from "../helpers/gate-session-state.js";
+import { FIRST_CALL, SECOND_CALL, saveGateSession } from "../helpers/gate-session-state.js";
 
 const ESCAPED_SECOND_CALL = "call_b\\u001b[2K";
 
@@ -116,5 +116,31 @@ eachStore(
     const answered = JSON.parse(done.stdout) as { request: { step: number; digest: string } };
     assert.equal(answered.request.digest, paused.pending?.digest);
     assert.equal((await target.store.load(paused.runId))?.answers.length, 1);
+  },
+);
+
+eachStore(
+  "leash approve --call answers one waiting call of a gate session, which then runs once, and the other still waits",
+  async (_t, target) => {
+    const { session, paid, waiting } = await saveGateSession(target.store, "gate-answer");
+    const done = leash(["approve", "gate-answer", "--as", "noor", "--call", SECOND_CALL, "--json", ...target.args], {
+      cwd: target.cwd,
+    });
+    assert.equal(done.status, 0, done.stderr);
+    const answered = JSON.parse(done.stdout) as { request: { digest: string }; callId: string; gate: boolean };
+    assert.deepEqual(
+      [answered.request.digest, answered.callId, answered.gate],
+      [waiting[1]!.digest, SECOND_CALL, true],
+    );
+    const ran = await session.call(SECOND_CALL, "pay", { amount: 25 });
+    assert.equal(ran.status, "executed");
+    assert.deepEqual(paid, [25]);
+    const still = await session.call(FIRST_CALL, "pay", { amount: 10 });
+    assert.equal(still.status, "awaiting_approval");
+
+    const text = leash(["deny", "gate-answer", "--as", "noor", ...target.args], { cwd: target.cwd });
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout, /Denied step 0 \(call "call_a"\) of run gate-answer: pay/);
+    assert.match(text.stdout, /this is a gate's session, driven by the app's framework loop/);
   },
 );

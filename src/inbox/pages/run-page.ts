@@ -139,12 +139,7 @@ function pendingSection(state: RunState, waiting: WaitingRequest, viewer: Viewer
   const answers = standing.map((answer) => answerItem(answer, viewer));
   const form = answerForm(state, request, viewer, suffix);
   const answeredByViewer = standing.some((answer) => givenBy(answer, viewer.name));
-  return html`<section
-    data-field="pending"
-    data-digest="${request.digest}"
-    data-step="${String(request.step)}"
-    class="pending"
-  >
+  return html`<section data-field="pending" data-digest="${request.digest}" class="pending">
     <h2>${answeredByViewer ? "Answered by you: waiting for the app to act" : "Waiting for your answer"}</h2>
     ${
       state.gate === true
