@@ -104,20 +104,7 @@ test("leash's declarations name no implementor type of the evidence", () => {
 test("importing leash loads no database driver and no model SDK", () => {
   const result = spawnSync(
     process.execPath,
-    [
-      "--import",
-      "./test/fixtures/trace-imports.mjs",
-      "--input-type=module",
-      "-e",
-      [
-        'import { createRequire } from "node:module";',
-        'const { tool } = await import("leash");',
-        'tool({ name: "probe", parameters: { type: "object" }, execute: () => null });',
-        // What was loaded by require (ajv is, when the first schema is compiled) is not seen by the
-        // resolve hook: the require cache names it.
-        'for (const file of Object.keys(createRequire(import.meta.url).cache)) process.stderr.write("loaded " + file + "\\n");',
-      ].join("\n"),
-    ],
+    ["--import", "./test/fixtures/trace-imports.mjs", "--input-type=module", "-e", 'await import("leash");'],
     {
       cwd: root,
       encoding: "utf8",
@@ -127,7 +114,7 @@ test("importing leash loads no database driver and no model SDK", () => {
   const loaded = result.stderr.split("\n").filter((line) => line.startsWith("loaded "));
   assert.ok(
     loaded.some((line) => line.includes("/ajv/")),
-    "the probe sees packages the core does load (ajv, once a tool is made)",
+    "the probe sees packages the core does load",
   );
   for (const driver of ["better-sqlite3", "/pg/", "openai", "@modelcontextprotocol", "@anthropic-ai"]) {
     assert.ok(!loaded.some((line) => line.includes(driver)), `importing leash does not load ${driver}`);

@@ -1,7 +1,8 @@
-import { LeashError, checkOptionKeys, messageOf } from "../../errors/index.js";
+import { LeashError, messageOf } from "../../errors/index.js";
 import type { Json } from "../../json/index.js";
-import type { Effect } from "../../tools/tool.js";
 import { Tool } from "../../tools/tool.js";
+import { checkDeclaration } from "../common/tool-declaration.js";
+import type { ToolDeclaration } from "../common/tool-declaration.js";
 import { isAsyncIterable } from "../common/is-async-iterable.js";
 import { aiSdkParameters } from "./ai-sdk-input-schema.js";
 import { callIdOf } from "./gate-call-id.js";
@@ -14,19 +15,8 @@ export interface AiSdkToolLike {
   readonly execute?: ((input: never, options: never) => unknown) | undefined;
 }
 
-/** What leash needs to know of an AI SDK tool that the SDK does not say: its name, effect and bounds. */
-export interface LeashToolOptions {
-  /** The tool's name in leash and for the model: the key it has in the app's `ToolSet`. */
-  name: string;
-  effect: Effect;
-  scopes?: string[];
-  /** Charged against `limits.maxCost` when the call starts. */
-  cost?: number;
-  /** Whether a repeat of the call does no harm; default: `effect === "read"`. */
-  idempotent?: boolean;
-}
-
-const OPTION_KEYS = ["name", "effect", "scopes", "cost", "idempotent"] as const;
+/** What leash needs to know of an AI SDK tool that the SDK does not say: its name (the key it has in the app's `ToolSet`), effect and bounds. */
+export type LeashToolOptions = ToolDeclaration;
 
 /** The value an AI SDK tool's execute gave: a streaming tool's last output is its result, as in the SDK. */
 async function finalOutput(output: unknown): Promise<unknown> {
@@ -58,18 +48,7 @@ export function leashTool(aiTool: AiSdkToolLike, options: LeashToolOptions): Too
   if (typeof aiTool !== "object" || aiTool === null) {
     throw new LeashError("invalid_tool", "leashTool: expected an AI SDK tool (made by `tool({ ... })` of `ai`).");
   }
-  if (typeof options !== "object" || options === null) {
-    throw new LeashError(
-      "invalid_option",
-      "leashTool: expected options `{ name, effect, scopes?, cost?, idempotent? }`.",
-    );
-  }
-  checkOptionKeys(options, OPTION_KEYS, "leashTool options");
-  const { name, effect, scopes, cost, idempotent } = options;
-  if (effect === undefined) {
-    throw new LeashError("invalid_option", 'leashTool: expected `effect`: "read", "write" or "external".');
-  }
-  const label = typeof name === "string" ? `tool \`${name}\`` : "the tool";
+  const { name, effect, scopes, cost, idempotent, label } = checkDeclaration(options);
   let description: unknown;
   let inputSchema: unknown;
   let execute: unknown;

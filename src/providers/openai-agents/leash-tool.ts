@@ -1,24 +1,14 @@
-import { LeashError, checkOptionKeys, messageOf } from "../../errors/index.js";
+import { LeashError, messageOf } from "../../errors/index.js";
 import type { Json } from "../../json/index.js";
+import { checkDeclaration } from "../common/tool-declaration.js";
+import type { ToolDeclaration } from "../common/tool-declaration.js";
 import type { JsonSchema } from "../../tools/schema-validator.js";
-import type { Effect } from "../../tools/tool.js";
 import { Tool } from "../../tools/tool.js";
 import { callIdOf } from "../ai-sdk/gate-call-id.js";
 import type { AgentsFunctionToolLike, AgentsRunContextLike, AgentsToolCallDetails } from "./function-tool.js";
 
 /** What leash needs to know of a function tool that the SDK does not say: its effect and bounds. */
-export interface AgentsLeashToolOptions {
-  /** The tool's name in leash and for the model; usually the function tool's own name. */
-  name: string;
-  effect: Effect;
-  scopes?: string[];
-  /** Charged against `limits.maxCost` when the call starts. */
-  cost?: number;
-  /** Whether a repeat of the call does no harm; default: `effect === "read"`. */
-  idempotent?: boolean;
-}
-
-const OPTION_KEYS = ["name", "effect", "scopes", "cost", "idempotent"] as const;
+export type AgentsLeashToolOptions = ToolDeclaration;
 
 /**
  * Turns a function tool of `@openai/agents` into a leash tool for a `Gate`'s `tools` (API.md section
@@ -40,18 +30,7 @@ export function leashTool(functionTool: AgentsFunctionToolLike, options: AgentsL
       "leashTool: expected a function tool (made by `tool({ ... })` of `@openai/agents`).",
     );
   }
-  if (typeof options !== "object" || options === null) {
-    throw new LeashError(
-      "invalid_option",
-      "leashTool: expected options `{ name, effect, scopes?, cost?, idempotent? }`.",
-    );
-  }
-  checkOptionKeys(options, OPTION_KEYS, "leashTool options");
-  const { name, effect, scopes, cost, idempotent } = options;
-  if (effect === undefined) {
-    throw new LeashError("invalid_option", 'leashTool: expected `effect`: "read", "write" or "external".');
-  }
-  const label = typeof name === "string" ? `tool \`${name}\`` : "the tool";
+  const { name, effect, scopes, cost, idempotent, label } = checkDeclaration(options);
   let type: unknown;
   let description: unknown;
   let parameters: unknown;
