@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { hostname, userInfo } from "node:os";
@@ -97,7 +98,7 @@ eachStore(
     assert.deepEqual(answer.origin, origin);
     const audited = (await target.store.read(paused.runId)).filter((record) => record.event === "approval_answered");
     assert.ok(
-      audited.some((record) => JSON.stringify((record.data as { origin?: unknown }).origin) === JSON.stringify(origin)),
+      audited.some((record) => isDeepStrictEqual((record.data as { origin?: unknown }).origin, origin)),
       "the approval_answered record holds the origin",
     );
 
