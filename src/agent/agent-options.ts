@@ -131,38 +131,79 @@ export function compileSkill(skill: Skill<never, never>, tools: Toolset): Compil
   return { skill, output, tools: skill.tools === undefined ? tools : tools.subset(skill.tools) };
 }
 
+/** The options an agent and a gate both take. */
+export interface SharedOptions {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  tools: Toolset | Tool<any>[];
+  policy?: Policy;
+  limits?: Limits;
+  approver?: Approver;
+  guards?: Guard[];
+  name?: string;
+  clock?: () => Date;
+  randomId?: () => string;
+}
+
+/** What {@link checkSharedOptions} gives: the parts of an `AgentCore` an agent and a gate share. */
+export type SharedCore = Pick<
+  AgentCore,
+  "name" | "tools" | "policy" | "limits" | "approver" | "guards" | "clock" | "randomId"
+>;
+
+const isFunctionOrUndefined = (value: unknown, name: string): void => {
+  if (value !== undefined && typeof value !== "function") fail(`Expected \`${name}\` to be a function.`);
+};
+
+/**
+ * Checks and defaults the options an agent and a gate share. Each option is read once, here: a
+ * getter cannot show the check one value and the core another.
+ */
+export function checkSharedOptions(options: SharedOptions, defaultName: string): SharedCore {
+  const { tools: given, policy: givenPolicy, limits, approver, guards: givenGuards, name: givenName } = options;
+  const { clock, randomId } = options;
+  const tools =
+    given instanceof Toolset
+      ? given
+      : Array.isArray(given)
+        ? new Toolset(given)
+        : fail("Expected `tools` to be a Toolset or an array of tools.");
+  const policy = givenPolicy ?? new Policy();
+  if (!(policy instanceof Policy)) fail("Expected `policy` to be a Policy.");
+  isFunctionOrUndefined(approver, "approver");
+  isFunctionOrUndefined(clock, "clock");
+  isFunctionOrUndefined(randomId, "randomId");
+  const guards = givenGuards ?? [];
+  if (!Array.isArray(guards)) fail("Expected `guards` to be an array of guards, each with a non-empty `name`.");
+  const name = givenName ?? defaultName;
+  if (typeof name !== "string" || name === "") fail("Expected `name` to be a non-empty string.");
+  return {
+    name,
+    tools,
+    policy,
+    limits: checkLimits(limits, "limits"),
+    approver,
+    // Each guard is read once, here: the core keeps a frozen copy of its name and bound hooks.
+    guards: Object.freeze(guards.map(checkGuard)),
+    clock: clock ?? (() => new Date()),
+    randomId: randomId ?? randomUUID,
+  };
+}
+
 /** Checks and defaults every option of an agent in one place, before any side effect. */
 export function buildCore(options: AgentOptions): AgentCore {
   if (typeof options !== "object" || options === null) fail("Expected the agent options to be an object.");
   // A misspelt option (`polcy`, `limit`) would silently leave its default in place.
   checkOptionKeys(options, AGENT_OPTIONS, "new Agent(options)");
-  const tools =
-    options.tools instanceof Toolset
-      ? options.tools
-      : Array.isArray(options.tools)
-        ? new Toolset(options.tools)
-        : fail("Expected `tools` to be a Toolset or an array of tools.");
-  if (typeof options.planner !== "function")
-    fail("Expected `planner` to be a function (state, tools, context) => Decision.");
-  const policy = options.policy ?? new Policy();
-  if (!(policy instanceof Policy)) fail("Expected `policy` to be a Policy.");
+  const shared = checkSharedOptions(options, "agent");
+  const { planner, done } = options;
+  if (typeof planner !== "function") fail("Expected `planner` to be a function (state, tools, context) => Decision.");
+  isFunctionOrUndefined(done, "done");
   if (options.store !== undefined && !isRunStore(options.store))
     fail("Expected `store` to be a RunStore (create, load, save, list, answer).");
   if (options.audit !== undefined && !isAuditSink(options.audit))
     fail("Expected `audit` to be an AuditSink (append, read).");
   const store = options.store;
   const audit = options.audit ?? (isAuditSink(store) ? store : new MemoryAuditSink());
-  const optional = (name: keyof AgentOptions): void => {
-    if (options[name] !== undefined && typeof options[name] !== "function")
-      fail(`Expected \`${name}\` to be a function.`);
-  };
-  (["approver", "done", "clock", "randomId"] as const).forEach(optional);
-  const guards = options.guards ?? [];
-  if (!Array.isArray(guards)) fail("Expected `guards` to be an array of guards, each with a non-empty `name`.");
-  // Each guard is read once, here: the agent keeps a frozen copy of its name and bound hooks.
-  const guardCopies = Object.freeze(guards.map(checkGuard));
-  const name = options.name ?? "agent";
-  if (typeof name !== "string" || name === "") fail("Expected `name` to be a non-empty string.");
   const maxArgumentsSize = options.maxArgumentsSize ?? 1_000_000;
   if (!Number.isSafeInteger(maxArgumentsSize) || maxArgumentsSize < 2)
     fail("Expected `maxArgumentsSize` to be an integer of at least 2.");
@@ -171,26 +212,19 @@ export function buildCore(options: AgentOptions): AgentCore {
     fail("Expected `maxResultSize` to be an integer of at least 4.");
   const skills = new Map<string, CompiledSkill>();
   for (const skill of options.skills ?? []) {
-    const compiled = compileSkill(skill, tools);
+    const compiled = compileSkill(skill, shared.tools);
     if (skills.has(compiled.skill.name))
       throw new LeashError("invalid_skill", `Two skills are named \`${compiled.skill.name}\`.`);
     skills.set(compiled.skill.name, compiled);
   }
   return {
-    name,
-    tools,
-    planner: options.planner,
-    policy,
-    limits: checkLimits(options.limits, "limits"),
+    ...shared,
+    planner,
     store,
     audit,
     storeIsSink: store !== undefined && (audit as unknown) === store,
-    approver: options.approver,
-    guards: guardCopies,
-    done: options.done,
+    done,
     skills,
-    clock: options.clock ?? (() => new Date()),
-    randomId: options.randomId ?? randomUUID,
     maxArgumentsSize,
     maxResultSize,
     recordModelText: options.recordModelText === true,

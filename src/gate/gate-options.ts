@@ -1,17 +1,15 @@
-import { randomUUID } from "node:crypto";
 import type { Approver } from "../approvals/approval.js";
 import { LeashError, checkOptionKeys } from "../errors/index.js";
 import type { Guard } from "../guards/guard.js";
-import { checkGuard } from "../guards/guard.js";
 import type { Limits } from "../limits/limits.js";
-import { checkLimits } from "../limits/limits.js";
-import { Policy } from "../policy/policy.js";
+import type { Policy } from "../policy/policy.js";
 import type { AgentCore } from "../run/agent-core.js";
 import { SILENT_FEED } from "../run/agent-core.js";
 import type { RunStoreWithAudit } from "../stores/run-store.js";
 import { isAuditSink, isRunStore } from "../stores/run-store.js";
 import type { Tool } from "../tools/tool.js";
-import { Toolset } from "../tools/toolset.js";
+import type { Toolset } from "../tools/toolset.js";
+import { checkSharedOptions } from "../agent/agent-options.js";
 
 /** Options of {@link Gate}. */
 export interface GateOptions {
@@ -66,14 +64,7 @@ const NO_PLANNER = (): never => {
 export function buildGateCore(options: GateOptions): AgentCore {
   if (typeof options !== "object" || options === null) fail("Expected the gate options to be an object.");
   checkOptionKeys(options, GATE_OPTIONS, "new Gate(options)");
-  const tools =
-    options.tools instanceof Toolset
-      ? options.tools
-      : Array.isArray(options.tools)
-        ? new Toolset(options.tools)
-        : fail("Expected `tools` to be a Toolset or an array of tools.");
-  const policy = options.policy ?? new Policy();
-  if (!(policy instanceof Policy)) fail("Expected `policy` to be a Policy.");
+  const shared = checkSharedOptions(options, "gate");
   const store: unknown = options.store;
   if (!isRunStore(store) || !isAuditSink(store))
     fail(
@@ -81,30 +72,15 @@ export function buildGateCore(options: GateOptions): AgentCore {
     );
   if (options.budget !== undefined)
     fail("The `budget` option is not supported by this copy of leash: it has no shared budgets.");
-  for (const name of ["approver", "clock", "randomId"] as const) {
-    if (options[name] !== undefined && typeof options[name] !== "function")
-      fail(`Expected \`${name}\` to be a function.`);
-  }
-  const guards = options.guards ?? [];
-  if (!Array.isArray(guards)) fail("Expected `guards` to be an array of guards, each with a non-empty `name`.");
-  const name = options.name ?? "gate";
-  if (typeof name !== "string" || name === "") fail("Expected `name` to be a non-empty string.");
   const sink = store as RunStoreWithAudit;
   return {
-    name,
-    tools,
+    ...shared,
     planner: NO_PLANNER,
-    policy,
-    limits: checkLimits(options.limits, "limits"),
     store: sink,
     audit: sink,
     storeIsSink: true,
-    approver: options.approver,
-    guards: Object.freeze(guards.map(checkGuard)),
     done: undefined,
     skills: new Map(),
-    clock: options.clock ?? (() => new Date()),
-    randomId: options.randomId ?? randomUUID,
     maxArgumentsSize: 1_000_000,
     maxResultSize: 1_000_000,
     recordModelText: false,

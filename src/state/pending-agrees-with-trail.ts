@@ -1,5 +1,6 @@
 import type { RecordedAnswer, RunState } from "./run-state.js";
 import type { Fact, Mismatch, TrailFacts } from "./trail-facts.js";
+import { takeAnsweredFact } from "./answered-fact.js";
 import { sameJson, shown } from "./trail-facts.js";
 
 /** The pending request, and the paused status, against the last `approval_requested` and `run_paused`. */
@@ -73,18 +74,7 @@ export function checkAnswers(state: RunState, facts: TrailFacts, mismatch: Misma
   );
   let unmatched = 0;
   answers.forEach((answer, index) => {
-    const at = left.findIndex(
-      (fact) =>
-        fact.data.digest === answer.digest &&
-        fact.data.approver === answer.approver &&
-        fact.data.granted === answer.granted &&
-        fact.data.note === answer.note &&
-        sameJson(fact.data.origin, answer.origin),
-    );
-    if (at >= 0) {
-      left.splice(at, 1);
-      return;
-    }
+    if (takeAnsweredFact(left, answer)) return;
     unmatched += 1;
     mismatch(
       step,

@@ -1,6 +1,7 @@
 import type { ApprovalRequest } from "../approvals/approval.js";
 import type { RecordedAnswer, RunState } from "./run-state.js";
 import type { Fact, Mismatch, TrailFacts } from "./trail-facts.js";
+import { takeAnsweredFact } from "./answered-fact.js";
 import { sameJson, shown } from "./trail-facts.js";
 
 /** The last `approval_requested` record of a step. */
@@ -92,18 +93,7 @@ export function checkWaitingAnswers(state: RunState, facts: TrailFacts, mismatch
     );
   }
   answers.forEach((answer, index) => {
-    const at = left.findIndex(
-      (fact) =>
-        fact.data.digest === answer.digest &&
-        fact.data.approver === answer.approver &&
-        fact.data.granted === answer.granted &&
-        fact.data.note === answer.note &&
-        sameJson(fact.data.origin, answer.origin),
-    );
-    if (at >= 0) {
-      left.splice(at, 1);
-      return;
-    }
+    if (takeAnsweredFact(left, answer)) return;
     mismatch(
       undefined,
       "answers",

@@ -3,7 +3,7 @@ import { checkPrice } from "../../models/check-price.js";
 import type { Price } from "../../models/model-client.js";
 import { modelCost } from "../../models/model-cost.js";
 import { aiSdkUsage } from "./ai-sdk-usage.js";
-import type { GateSessionLike } from "./gate-session.js";
+import type { GateSessionLike } from "../common/gate-session-like.js";
 
 /** Options of {@link chargeUsage}. */
 export interface ChargeUsageOptions {

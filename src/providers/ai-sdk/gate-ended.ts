@@ -1,5 +1,5 @@
 import { LeashError } from "../../errors/index.js";
-import type { GateSessionLike } from "./gate-session.js";
+import type { GateSessionLike } from "../common/gate-session-like.js";
 
 const ENDED = new Set(["completed", "stopped", "failed"]);
 

@@ -2,9 +2,10 @@ import { LeashError, checkOptionKeys, messageOf } from "../../errors/index.js";
 import type { Json } from "../../json/index.js";
 import type { JsonSchema } from "../../tools/schema-validator.js";
 import { approvedInMessages } from "./approved-in-messages.js";
-import { gateAnswerText } from "./gate-answer-text.js";
-import { withCallId } from "./gate-call-id.js";
-import type { GateSessionLike, GateToolLike, GateToolsLike } from "./gate-session.js";
+import { gateAnswerText } from "../common/gate-answer-text.js";
+import { withCallId } from "../common/gate-call-id.js";
+import type { GateSessionLike, GateToolLike, GateToolsLike } from "../common/gate-session-like.js";
+import { gateToolsOf } from "../common/gate-session-like.js";
 
 /**
  * A Standard Schema (with Standard JSON Schema) that gives a gate tool's JSON Schema to the SDK and
@@ -49,34 +50,6 @@ export type AiSdkGateToolSet = Record<string, AiSdkGateTool>;
 export interface GateToolsOptions {
   /** The gate's tools, for a session that does not list them itself (`session.tools`). */
   tools?: GateToolsLike;
-}
-
-function listOf(tools: unknown): GateToolLike[] | undefined {
-  if (typeof tools !== "object" || tools === null) return undefined;
-  if (typeof (tools as { describe?: unknown }).describe === "function") {
-    return (tools as { describe(): GateToolLike[] }).describe();
-  }
-  if (typeof (tools as Iterable<unknown>)[Symbol.iterator] !== "function") return undefined;
-  return [...(tools as Iterable<GateToolLike>)];
-}
-
-function toolsOf(session: GateSessionLike, options: GateToolsOptions): GateToolLike[] {
-  const tools = listOf(options.tools) ?? listOf(session.tools);
-  if (tools === undefined) {
-    throw new LeashError(
-      "invalid_option",
-      "gateTools: this session does not list its gate's tools; pass them: `gateTools(session, { tools })`, the tools the Gate was built with.",
-    );
-  }
-  for (const tool of tools) {
-    if (typeof tool !== "object" || tool === null || typeof tool.name !== "string") {
-      throw new LeashError(
-        "invalid_option",
-        "gateTools: expected the gate's tools to be leash tools (or their descriptions).",
-      );
-    }
-  }
-  return tools;
 }
 
 function inputSchemaOf(parameters: JsonSchema): AiSdkGateInputSchema {
@@ -146,7 +119,7 @@ export function gateTools(session: GateSessionLike, options: GateToolsOptions = 
   checkOptionKeys(options, ["tools"], "gateTools options");
   let tools: GateToolLike[];
   try {
-    tools = toolsOf(session, options);
+    tools = gateToolsOf(session, options.tools);
   } catch (error) {
     if (error instanceof LeashError) throw error;
     throw new LeashError("invalid_option", `gateTools: listing the session's tools threw: ${messageOf(error)}.`);

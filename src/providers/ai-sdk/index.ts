@@ -28,4 +28,4 @@ export type {
   GateToolsLike,
   GateCallAnswerLike,
   GateChargeLike,
-} from "./gate-session.js";
+} from "../common/gate-session-like.js";

@@ -5,7 +5,7 @@ import { checkDeclaration } from "../common/tool-declaration.js";
 import type { ToolDeclaration } from "../common/tool-declaration.js";
 import { isAsyncIterable } from "../common/is-async-iterable.js";
 import { aiSdkParameters } from "./ai-sdk-input-schema.js";
-import { callIdOf } from "./gate-call-id.js";
+import { callIdOf } from "../common/gate-call-id.js";
 
 /** An AI SDK tool as `leashTool` reads it: made by the SDK's `tool({ ... })`, typed structurally. */
 export interface AiSdkToolLike {

@@ -2,7 +2,7 @@ import { LeashError, checkOptionKeys } from "../../errors/index.js";
 import { checkPrice } from "../../models/check-price.js";
 import type { ModelUsage, Price } from "../../models/model-client.js";
 import { modelCost } from "../../models/model-cost.js";
-import type { GateSessionLike } from "../ai-sdk/gate-session.js";
+import type { GateSessionLike } from "../common/gate-session-like.js";
 
 /**
  * A model of `@openai/agents` (the SDK's `Model` interface: `OpenAIResponsesModel`,

@@ -1,28 +1,11 @@
 import { LeashError, messageOf } from "../../errors/index.js";
 import type { Json } from "../../json/index.js";
-import { gateAnswerText } from "../ai-sdk/gate-answer-text.js";
-import { withCallId } from "../ai-sdk/gate-call-id.js";
-import type { GateCallAnswerLike, GateSessionLike, GateToolLike } from "../ai-sdk/gate-session.js";
+import { gateAnswerText } from "../common/gate-answer-text.js";
+import { withCallId } from "../common/gate-call-id.js";
+import type { GateCallAnswerLike, GateSessionLike, GateToolLike } from "../common/gate-session-like.js";
+import { gateToolsOf } from "../common/gate-session-like.js";
 import type { JsonSchema } from "../../tools/schema-validator.js";
 import type { AgentsGateTool, AgentsObjectSchema, AgentsToolCallDetails } from "./function-tool.js";
-
-function toolsOf(session: GateSessionLike): GateToolLike[] {
-  const { tools } = session;
-  if (typeof tools === "object" && tools !== null && typeof (tools as { describe?: unknown }).describe === "function") {
-    return (tools as { describe(): GateToolLike[] }).describe();
-  }
-  if (
-    typeof tools !== "object" ||
-    tools === null ||
-    typeof (tools as Iterable<unknown>)[Symbol.iterator] !== "function"
-  ) {
-    throw new LeashError(
-      "invalid_option",
-      "gateTools: expected a gate's session, whose `tools` lists the gate's tools.",
-    );
-  }
-  return [...(tools as Iterable<GateToolLike>)];
-}
 
 function checkCallId(callId: unknown, name: string): string {
   if (typeof callId !== "string" || callId === "") {
@@ -111,7 +94,7 @@ export function gateTools(session: GateSessionLike): AgentsGateTool[] {
     }
   }
   try {
-    return toolsOf(session).map((tool) => gateTool(session, tool));
+    return gateToolsOf(session).map((tool) => gateTool(session, tool));
   } catch (error) {
     if (error instanceof LeashError) throw error;
     throw new LeashError("invalid_option", `gateTools: listing the session's tools threw: ${messageOf(error)}.`);

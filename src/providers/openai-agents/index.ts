@@ -11,4 +11,4 @@ export type {
   AgentsRunContextLike,
   AgentsToolCallDetails,
 } from "./function-tool.js";
-export type { GateSessionLike, GateToolLike, GateCallAnswerLike, GateChargeLike } from "../ai-sdk/gate-session.js";
+export type { GateSessionLike, GateToolLike, GateCallAnswerLike, GateChargeLike } from "../common/gate-session-like.js";

@@ -4,7 +4,7 @@ import { checkDeclaration } from "../common/tool-declaration.js";
 import type { ToolDeclaration } from "../common/tool-declaration.js";
 import type { JsonSchema } from "../../tools/schema-validator.js";
 import { Tool } from "../../tools/tool.js";
-import { callIdOf } from "../ai-sdk/gate-call-id.js";
+import { callIdOf } from "../common/gate-call-id.js";
 import type { AgentsFunctionToolLike, AgentsRunContextLike, AgentsToolCallDetails } from "./function-tool.js";
 
 /** What leash needs to know of a function tool that the SDK does not say: its effect and bounds. */

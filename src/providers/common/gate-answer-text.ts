@@ -1,5 +1,5 @@
 import { assertNever } from "../../errors/index.js";
-import type { GateCallAnswerLike } from "./gate-session.js";
+import type { GateCallAnswerLike } from "./gate-session-like.js";
 
 /**
  * What the model is told of a call the gate did not run, as the tool's result: a line that begins
