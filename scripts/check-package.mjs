@@ -2,7 +2,9 @@
 // contents, then an install of the tarball into a new project with no dev dependencies of this
 // repository, where a sample app that imports every subpath is typechecked with strict settings and
 // `skipLibCheck: false`, then run (a run on a SQLite store that pauses, is approved, resumed by a
-// worker and verified), and where the installed bin runs `leash demo` and `leash bench`.
+// worker and verified), and where the installed bin runs `leash demo` and `leash bench`. Then the
+// model SDKs (OpenAI, Anthropic, the AI SDK, OpenAI Agents) are installed beside it at this
+// repository's versions, and the adapters are built over them, typechecked and run.
 // Any failed step ends the script with exit code 1 and says which step failed.
 //
 //   node scripts/check-package.mjs [--keep]      (--keep leaves the temporary folder for a look)
@@ -250,17 +252,16 @@ run(
     "--prefer-offline",
     "--no-audit",
     "--no-fund",
-    ...["openai", "@anthropic-ai/sdk", "ai", "@ai-sdk/openai", "zod"].map(
+    ...["openai", "@anthropic-ai/sdk", "ai", "@ai-sdk/openai", "@openai/agents", "zod"].map(
       (name) => `${name}@${manifest.devDependencies[name] ?? fail(`package.json has no dev dependency on ${name}`)}`,
     ),
   ],
   { cwd: app, quiet: true },
 );
 mkdirSync(join(app, "providers"), { recursive: true });
-writeFileSync(
-  join(app, "providers", "providers.ts"),
-  readFileSync(join(root, "scripts", "package-sample", "providers.ts"), "utf8"),
-);
+for (const sample of ["providers.ts", "openai-agents.ts"]) {
+  writeFileSync(join(app, "providers", sample), readFileSync(join(root, "scripts", "package-sample", sample), "utf8"));
+}
 writeFileSync(
   join(app, "tsconfig.providers.json"),
   JSON.stringify(
@@ -293,6 +294,15 @@ run(
 );
 const providers = run("run the adapters", process.execPath, [join("out-providers", "providers.js")], { cwd: app });
 check(providers.stdout.includes("providers: ready"), "the adapters sample did not print its last line");
+// `leash/openai-agents` imports nothing of the SDK: what is checked is that it runs beside the SDK the
+// user installed, its tools fitting the SDK's `Agent` and `run()` as they are typed and as they run.
+const agents = run(
+  "run leash/openai-agents under @openai/agents",
+  process.execPath,
+  [join("out-providers", "openai-agents.js")],
+  { cwd: app },
+);
+check(agents.stdout.includes("openai-agents: ready"), "the OpenAI Agents sample did not print its last line");
 
 log(`passed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 if (keep) log(`kept ${work}`);
