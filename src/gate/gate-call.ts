@@ -164,8 +164,8 @@ function wasAsked(state: RunState, step: Step): boolean {
 
 /**
  * One attempt of `session.needsApproval`: true when a person must answer the call (its request is
- * then recorded, as `call` records it); false, recording nothing, when it needs no person or a gate
- * before approval refuses it. A call asked of a person before answers true, even once answered, so
+ * then recorded, as `call` records it); false, recording nothing, when it needs no person (the
+ * gate's approver callable answered it) or a gate before approval refuses it. A call asked of a person before answers true, even once answered, so
  * that a framework that asks again hands the call to `call`, which decides.
  */
 export async function needsApprovalAttempt(run: ActiveRun, input: GateCallInput): Promise<boolean> {
@@ -175,14 +175,16 @@ export async function needsApprovalAttempt(run: ActiveRun, input: GateCallInput)
     assertSameCall(existing, input);
     return wasAsked(state, existing);
   }
-  const { policy, approver } = run.core;
-  // An approver callable answers at once, in `call`: nobody is asked here.
-  if (ENDED_STATUSES.has(state.status) || approver !== undefined) return false;
+  const { policy } = run.core;
+  if (ENDED_STATUSES.has(state.status)) return false;
   const step = newStep(run, input);
   if (step === undefined) return false;
   // The run is dropped unsaved when the answer is false, so whatever a gate recorded is never written.
   const gates = await passGates(run, step, false);
   if (gates.type !== "pass" || !policy.needsApproval(gates.tool.effect)) return false;
+  // An approver callable is asked here, as `call` would ask it: its answer (the session keeps it for
+  // the call) means no person need answer; `null`, or an answer the policy refuses, leaves the
+  // request waiting for a person, recorded now with whatever the approval gate recorded of it.
   const approval = await approvalGate(run, step, gates.tool, undefined);
   if (approval.type !== "pause" || runLimitReached(run) !== undefined) return false;
   await recordWaiting(run, approval.request, approval.history);

@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Usage } from "../decisions/decision.js";
-import { MAX_CALL_ID_LENGTH, MAX_REASON_LENGTH, MAX_USAGE } from "../decisions/decision.js";
-import { LeashError, StateError, checkOptionKeys, isLeashError } from "../errors/index.js";
-import { toJson } from "../json/index.js";
+import { MAX_USAGE } from "../decisions/decision.js";
+import { LeashError, StateError, isLeashError } from "../errors/index.js";
 import type { StopReason } from "../limits/limits.js";
 import { ActiveRun } from "../run/active-run.js";
 import type { AgentCore } from "../run/agent-core.js";
@@ -14,38 +13,21 @@ import type { Failure, RunState } from "../state/run-state.js";
 import { detachedCopy } from "../state/run-state.js";
 import type { GateCallAnswer } from "./gate-answer.js";
 import { endedAnswer } from "./gate-answer.js";
-import type { Attempt, GateCallInput } from "./gate-call.js";
+import type { Attempt } from "./gate-call.js";
 import { callAttempt, needsApprovalAttempt } from "./gate-call.js";
 import type { Toolset } from "../tools/toolset.js";
 import { keepCallEnd } from "./gate-rebase.js";
+import { GateApproverAnswers } from "./gate-approver.js";
+import type { GateCallOptions, GateCharge } from "./gate-input.js";
+import { checkCall, checkCharge } from "./gate-input.js";
 
-/** Options of `gate.session(runId, options)`: used when the session is created, kept as first given. */
-export interface GateSessionOptions {
-  /** What the session is for (the run's goal); default "". */
-  goal?: string;
-  /** The person the session's calls run as. */
-  principal?: string;
-}
-
-/** Options of `session.call`. */
-export interface GateCallOptions {
-  /** Why the loop makes the call: shown to the person asked to approve it. */
-  reason?: string;
-}
+export type { GateCallOptions, GateCharge, GateSessionOptions } from "./gate-input.js";
 
 /** What `session.charge` gives: the usage so far, or the session's end when the charge ended it. */
 export type GateChargeAnswer =
   | { status: "charged"; usage: Usage }
   | { status: "stopped"; reason: StopReason }
   | { status: "failed"; failure: Failure };
-
-/** A model call the app's framework made, for `session.charge`. */
-export interface GateCharge {
-  tokens: number;
-  cost: number;
-  /** The model's name, kept in the `model_called` record. */
-  model?: string;
-}
 
 /** The last operation queued for each run of each gate in this process: the next one starts after it settles. */
 const SESSION_QUEUES = new WeakMap<object, Map<string, Promise<unknown>>>();
@@ -54,44 +36,6 @@ const SESSION_QUEUES = new WeakMap<object, Map<string, Promise<unknown>>>();
 const MAX_ATTEMPTS = 50;
 /** How long a call waits for another process to end a call it runs, before giving up with `stale_state`. */
 const WAIT_MS = 60_000;
-
-const fail = (message: string): never => {
-  throw new LeashError("invalid_option", message);
-};
-
-/** Checks a call as given by the app's loop, before anything is read or written. */
-function checkCall(callId: unknown, tool: unknown, args: unknown, options: unknown): GateCallInput {
-  if (typeof callId !== "string" || callId === "" || callId.length > MAX_CALL_ID_LENGTH || !callId.isWellFormed())
-    fail(`Expected the call id to be a non-empty string of at most ${MAX_CALL_ID_LENGTH} characters.`);
-  if (typeof tool !== "string" || tool === "") fail("Expected the tool to be a tool's name.");
-  checkOptionKeys(options, ["reason"], "session.call(..., options)");
-  const reason = (options as GateCallOptions | undefined)?.reason;
-  if (
-    reason !== undefined &&
-    (typeof reason !== "string" || reason.length > MAX_REASON_LENGTH || !reason.isWellFormed())
-  )
-    fail(`Expected \`reason\` to be well-formed text of at most ${MAX_REASON_LENGTH} characters.`);
-  const input: GateCallInput = {
-    callId: callId as string,
-    tool: tool as string,
-    args: toJson(args, "the arguments of the call"),
-  };
-  if (reason !== undefined) input.reason = reason;
-  return input;
-}
-
-function checkCharge(charge: unknown): GateCharge {
-  if (typeof charge !== "object" || charge === null || Array.isArray(charge))
-    fail("Expected `session.charge(usage)` to be given `{ tokens, cost, model? }`.");
-  checkOptionKeys(charge, ["tokens", "cost", "model"], "session.charge(usage)");
-  const { tokens, cost, model } = charge as GateCharge;
-  if (!Number.isSafeInteger(tokens) || tokens < 0) fail("Expected `tokens` to be a non-negative integer.");
-  if (typeof cost !== "number" || !Number.isFinite(cost) || cost < 0)
-    fail("Expected `cost` to be a non-negative finite number.");
-  if (model !== undefined && (typeof model !== "string" || model === "" || !model.isWellFormed()))
-    fail("Expected `model` to be a non-empty string.");
-  return model === undefined ? { tokens, cost } : { tokens, cost, model };
-}
 
 /**
  * One session of a gate: a leash run whose calls come from the app's own loop, one step each,
@@ -105,11 +49,18 @@ export class GateSession {
   /** The session's run id. */
   readonly runId: string;
   readonly #core: AgentCore;
+  /** The core `call` runs on: its approver hears first the answer `needsApproval` kept for the request. */
+  readonly #calling: AgentCore;
+  /** The core `needsApproval` runs on: its approver keeps its answer for the call. */
+  readonly #asking: AgentCore;
   #state: RunState;
 
   /** @internal Use `gate.session(runId)`. */
-  constructor(core: AgentCore, state: RunState) {
+  constructor(core: AgentCore, state: RunState, answers: GateApproverAnswers = new GateApproverAnswers()) {
     this.#core = core;
+    const { approver } = core;
+    this.#calling = approver === undefined ? core : { ...core, approver: answers.answering(approver) };
+    this.#asking = approver === undefined ? core : { ...core, approver: answers.asking(approver) };
     this.#state = state;
     this.runId = state.runId;
   }
@@ -147,7 +98,9 @@ export class GateSession {
   /**
    * Whether a person must still answer this call: true records its request (as `call` would, so a
    * later `call` of the same id finds it); false records nothing. A call asked of a person before
-   * answers true, even once answered: `call` then decides.
+   * answers true, even once answered: `call` then decides. The gate's approver callable, if any, is
+   * asked here: when it answers, no person need, and the `call` that follows in this process hears
+   * the same answer rather than asking the approver again.
    */
   async needsApproval(callId: string, tool: string, args: unknown): Promise<boolean> {
     const input = checkCall(callId, tool, args, {});
@@ -155,6 +108,7 @@ export class GateSession {
       this.#attempt(
         async (run) => ({ type: "done", value: await needsApprovalAttempt(run, input) }),
         () => false,
+        this.#asking,
       ),
     );
   }
@@ -239,8 +193,8 @@ export class GateSession {
     return result;
   }
 
-  async #open(): Promise<ActiveRun> {
-    const { store } = this.#core;
+  async #open(core: AgentCore = this.#calling): Promise<ActiveRun> {
+    const { store } = core;
     const state = await store!.load(this.runId);
     if (state === null)
       throw new StateError("run_not_found", `No session \`${this.runId}\` in the store.`, {
@@ -250,7 +204,7 @@ export class GateSession {
       throw new StateError("run_exists", `Run \`${this.runId}\` is not a gate's session.`, {
         details: { runId: this.runId },
       });
-    return new ActiveRun(this.#core, state, { head: state.auditHead, stored: true, skill: undefined });
+    return new ActiveRun(core, state, { head: state.auditHead, stored: true, skill: undefined });
   }
 
   /**
@@ -262,12 +216,13 @@ export class GateSession {
   async #attempt<T>(
     body: (run: ActiveRun, raced: boolean) => Promise<Attempt<T>>,
     contained: (state: RunState) => T,
+    core: AgentCore = this.#calling,
   ): Promise<T> {
     let raced = false;
     let pause = 2;
     const deadline = Date.now() + WAIT_MS;
     for (let attempt = 1; ; attempt += 1) {
-      const run = await this.#open();
+      const run = await this.#open(core);
       const loaded = run.state.revision;
       let result: Attempt<T>;
       try {

@@ -6,6 +6,7 @@ import type { GateOptions } from "./gate-options.js";
 import { buildGateCore } from "./gate-options.js";
 import type { GateSessionOptions } from "./gate-session.js";
 import { GateSession } from "./gate-session.js";
+import { GateApproverAnswers } from "./gate-approver.js";
 
 /**
  * leash's gates for a loop leash does not drive: each tool call another framework's loop makes goes
@@ -19,6 +20,7 @@ import { GateSession } from "./gate-session.js";
  */
 export class Gate {
   readonly #core: AgentCore;
+  readonly #answers = new GateApproverAnswers();
 
   constructor(options: GateOptions) {
     this.#core = buildGateCore(options);
@@ -50,7 +52,7 @@ export class Gate {
         gate: true,
         ...(principal === undefined ? {} : { principal }),
       });
-      return new GateSession(this.#core, run.state);
+      return new GateSession(this.#core, run.state, this.#answers);
     } catch (error) {
       // Another process created it at the same moment: that session is this one.
       if (!isLeashError(error, "run_exists")) throw error;
@@ -69,6 +71,6 @@ export class Gate {
         `Run \`${runId}\` exists already and is not a gate's session; a session needs a run id of its own.`,
         { details: { runId } },
       );
-    return new GateSession(this.#core, state);
+    return new GateSession(this.#core, state, this.#answers);
   }
 }
