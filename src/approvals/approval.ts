@@ -181,4 +181,6 @@ export class Approval {
  * Whatever answers call requests at once: an automated policy, or a prompt to a person. A limit
  * request (`limits.askToRaise`) is never put to it: the run pauses for a person.
  */
-export type Approver = (request: CallApprovalRequest) => Approval | null | undefined | Promise<Approval | null | undefined>;
+export type Approver = (
+  request: CallApprovalRequest,
+) => Approval | null | undefined | Promise<Approval | null | undefined>;

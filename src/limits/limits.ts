@@ -24,8 +24,12 @@ export interface Limits {
 export type RaisableLimit = "max_cost" | "max_tokens" | "max_tool_calls" | "max_steps";
 
 /** Each raisable limit, by its stop reason, with its key in {@link Limits}. */
-export const RAISABLE_LIMITS: Readonly<Record<RaisableLimit, "maxCost" | "maxTokens" | "maxToolCalls" | "maxSteps">> =
-  { max_cost: "maxCost", max_tokens: "maxTokens", max_tool_calls: "maxToolCalls", max_steps: "maxSteps" };
+export const RAISABLE_LIMITS: Readonly<Record<RaisableLimit, "maxCost" | "maxTokens" | "maxToolCalls" | "maxSteps">> = {
+  max_cost: "maxCost",
+  max_tokens: "maxTokens",
+  max_tool_calls: "maxToolCalls",
+  max_steps: "maxSteps",
+};
 
 /** Whether a stop reason names a limit a person may be asked to raise. */
 export function isRaisableLimit(reason: string): reason is RaisableLimit {

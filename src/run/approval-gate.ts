@@ -22,7 +22,7 @@ type ApprovalResult =
  * recomputed at answer time is the one asked, while a change to anything that was settled then (an
  * edited argument, result or outcome), or to the list itself, gives another digest.
  */
-export function requestHistory(state: RunState, step: Step): string {
+export function requestHistory(state: RunState, step: Pick<Step, "index" | "openAtRequest">): string {
   const open = new Set(step.openAtRequest ?? []);
   return historyDigest({
     runId: state.runId,

@@ -218,7 +218,7 @@ export function parseRunState(input: unknown): RunStateJson {
     );
   }
   // A version-1 form is upgraded on a copy, then checked as version 2 is.
-  const subject = version === 1 ? upgradeFromVersion1(structuredClone(value) as Record<string, unknown>) : value;
+  const subject = version === 1 ? upgradeFromVersion1(structuredClone(value)) : value;
   try {
     state(subject, "state");
   } catch (error) {

@@ -29,7 +29,15 @@ export async function gateRequests(store: RunStore, runs: readonly RunRow[]): Pr
       // A gate's session asks about calls only: its limits stop it rather than ask.
       waitingRequests(state).flatMap(({ request, callId }) =>
         request.kind === "call"
-          ? [{ step: request.step, callId: callId ?? null, tool: request.tool, args: request.args, digest: request.digest }]
+          ? [
+              {
+                step: request.step,
+                callId: callId ?? null,
+                tool: request.tool,
+                args: request.args,
+                digest: request.digest,
+              },
+            ]
           : [],
       ),
     );

@@ -112,8 +112,17 @@ function limitFacts(request: LimitApprovalRequest): Html {
 function raiseField(request: ApprovalRequest, suffix: string): Html | null {
   if (request.kind !== "limit") return null;
   const integer = request.limit !== "max_cost";
-  return html`<label for="raise${suffix}">Raise ${request.limit} to (more than ${limitAmountText(request.limit, request.used)})</label>
-    <input id="raise${suffix}" name="raise_to" type="number" min="0" step="${integer ? "1" : "any"}" data-field="raise-to" />`;
+  return html`<label for="raise${suffix}"
+      >Raise ${request.limit} to (more than ${limitAmountText(request.limit, request.used)})</label
+    >
+    <input
+      id="raise${suffix}"
+      name="raise_to"
+      type="number"
+      min="0"
+      step="${integer ? "1" : "any"}"
+      data-field="raise-to"
+    />`;
 }
 
 /** `answered by you: approved, waiting for the app to act`, or `answered by noor: denied`, then where from and the note. */
