@@ -31,11 +31,13 @@ export function answeredBy(answer: {
   approver: string;
   note?: string | undefined;
   origin?: unknown;
+  raiseTo?: number | undefined;
 }): string {
   const origin = originOf(answer);
   const from = origin === undefined ? "origin: none recorded" : originText(origin);
   const note = answer.note === undefined ? "" : `; note ${JSON.stringify(answer.note)}`;
-  return `${answer.granted ? "approved" : "denied"} by ${JSON.stringify(answer.approver)}; ${from}${note}`;
+  const verdict = answer.raiseTo !== undefined ? `raised to ${answer.raiseTo}` : answer.granted ? "approved" : "denied";
+  return `${verdict} by ${JSON.stringify(answer.approver)}; ${from}${note}`;
 }
 
 /**
@@ -75,10 +77,7 @@ function limitLines(state: RunState, request: LimitApprovalRequest): string[] {
     `  asked at: ${request.requestedAt}`,
   ];
   const answers = state.answers.filter((answer) => answer.digest === request.digest);
-  for (const answer of answers)
-    lines.push(
-      `  answer recorded: ${answeredBy(answer)}${answer.raiseTo === undefined ? "" : `, raise to ${answer.raiseTo}`}`,
-    );
+  for (const answer of answers) lines.push(`  answer recorded: ${answeredBy(answer)}`);
   const pin = ` --digest ${request.digest.slice(0, 16)}`;
   lines.push(
     answers.length === 0
