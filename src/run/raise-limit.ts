@@ -1,7 +1,8 @@
 import type { Approval, ApprovalRequest, LimitApprovalRequest } from "../approvals/approval.js";
 import { raiseProblem } from "../approvals/raise-problem.js";
 import { StateError } from "../errors/index.js";
-import { RAISABLE_LIMITS } from "../limits/limits.js";
+import type { AuditRecord } from "../audit/audit-record.js";
+import { isRaisableLimit, RAISABLE_LIMITS } from "../limits/limits.js";
 import type { RunState } from "../state/run-state.js";
 import { answerClaimRecords } from "./decide-answers.js";
 import type { decideAnswers } from "./decide-answers.js";
@@ -58,6 +59,23 @@ export function raiseClaimRecords(
     records.push(["limit_raised", { limit: pending.limit, from, to, by: decided.answer.approver }]);
   }
   return records;
+}
+
+/**
+ * Applies the raises a trail ahead of the state holds (`limit_raised` past the state's head): with a
+ * sink separate from the store, a process can die after a resume's claim wrote them and before the
+ * state that holds the raise was saved. The trail says the person raised it; recovery goes on so.
+ */
+export function applyRaisesAhead(state: RunState, later: readonly AuditRecord[]): void {
+  for (const record of later) {
+    if (record.event !== "limit_raised") continue;
+    const data = record.data as { limit?: unknown; to?: unknown } | null;
+    const limit = data?.limit;
+    const to = data?.to;
+    if (typeof limit !== "string" || !isRaisableLimit(limit) || typeof to !== "number" || !Number.isFinite(to))
+      continue;
+    state.limits = { ...state.limits, [RAISABLE_LIMITS[limit]]: to };
+  }
 }
 
 /** The run's limit, raised to `to` for this run: saved in its state, so any later resume keeps it. */

@@ -10,7 +10,7 @@ import { answerClaimRecords, auditRefused, decideAnswers } from "./decide-answer
 import { findResumable, headOf, readResumeOptions, skillOf } from "./resume-target.js";
 import type { ResumeOptions } from "./resume-target.js";
 import type { Ending } from "./run-loop.js";
-import { applyRaise, decideRaise, raiseClaimRecords, refuseUnfitAnswers } from "./raise-limit.js";
+import { applyRaise, applyRaisesAhead, decideRaise, raiseClaimRecords, refuseUnfitAnswers } from "./raise-limit.js";
 import { endedByCancel, unsavedStart, withdrawCall, withdrawUnsavedStart } from "./withdrawn-call.js";
 
 export type { ResumeOptions } from "./resume-target.js";
@@ -175,6 +175,7 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
   const withdrawn = withdrawCall(run, later);
   const unsaved = withdrawn === undefined ? unsavedStart(run, later) : undefined;
   const leftover = leftoverAnswerRecords(core, state, trail);
+  applyRaisesAhead(state, later);
   refuseLost(lease, runId);
   await run.claim(
     [
