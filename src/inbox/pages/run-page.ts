@@ -1,6 +1,6 @@
 import { trace } from "../../index.js";
-import type { ApprovalRequest, CallApprovalRequest, LimitApprovalRequest, RunState, Step } from "../../index.js";
-import { limitAmountText } from "../../operate/limit-request-text.js";
+import type { ApprovalRequest, CallApprovalRequest, RunState, Step } from "../../index.js";
+import { limitRequestFacts, raiseField } from "./limit-request-facts.js";
 import { answeredBy, stepLines } from "../../operate/describe-run.js";
 import { problemLines } from "../../operate/check-trail.js";
 import { answerAction, html, joinHtml, jsonLineHtml } from "../html.js";
@@ -90,41 +90,6 @@ function callFacts(request: CallApprovalRequest): Html {
     </dl>`;
 }
 
-/** What a limit request asks: which limit the run reached, what it used and what it was allowed. */
-function limitFacts(request: LimitApprovalRequest): Html {
-  return html`<p class="ask">
-      At step ${request.step} the run reached <strong data-field="limit">${request.limit}</strong> and asks to go on
-      with a higher limit.
-    </p>
-    <dl class="facts">
-      <dt>Used</dt>
-      <dd data-field="used">${limitAmountText(request.limit, request.used)}</dd>
-      <dt>Allowed</dt>
-      <dd data-field="allowed">${limitAmountText(request.limit, request.allowed)}</dd>
-      <dt>Asked at</dt>
-      <dd>${request.requestedAt}</dd>
-      <dt>Digest</dt>
-      <dd><code data-field="digest" class="digest">${request.digest}</code></dd>
-    </dl>`;
-}
-
-/** The raise field of a limit request's form: approving it says to what the limit goes. */
-function raiseField(request: ApprovalRequest, suffix: string): Html | null {
-  if (request.kind !== "limit") return null;
-  const integer = request.limit !== "max_cost";
-  return html`<label for="raise${suffix}"
-      >Raise ${request.limit} to (more than ${limitAmountText(request.limit, request.used)})</label
-    >
-    <input
-      id="raise${suffix}"
-      name="raise_to"
-      type="number"
-      min="0"
-      step="${integer ? "1" : "any"}"
-      data-field="raise-to"
-    />`;
-}
-
 /** `answered by you: approved, waiting for the app to act`, or `answered by noor: denied`, then where from and the note. */
 function answerItem(answer: StandingAnswer, viewer: Viewer): Html {
   const mine = givenBy(answer, viewer.name);
@@ -207,7 +172,7 @@ function pendingSection(state: RunState, waiting: WaitingRequest, viewer: Viewer
           </p>`
         : null
     }
-    ${request.kind === "limit" ? limitFacts(request) : callFacts(request)}
+    ${request.kind === "limit" ? limitRequestFacts(request) : callFacts(request)}
     <h3>Asked after these steps</h3>
     <div data-field="history">${historyOf(state, request)}</div>
     ${
