@@ -35,7 +35,7 @@ const agent = new Agent({
 
 const paused = await agent.run("save the report");
 const request = paused.pending;
-if (request === undefined) throw new Error("expected the run to pause");
+if (request?.kind !== "call") throw new Error("expected the run to pause for a call");
 console.log(`status:  ${paused.status}; written so far: ${JSON.stringify(written)}`);
 console.log(
   `asks:    ${request.tool}(${JSON.stringify(request.args)}), effect ${request.effect}, digest ${request.digest.slice(0, 16)}…`,

@@ -33,10 +33,16 @@ export { Decision } from "./decisions/decision.js";
 export type { ActDecision, FinishDecision, Usage } from "./decisions/decision.js";
 export { Policy } from "./policy/policy.js";
 export type { PolicyOptions } from "./policy/policy.js";
-export type { Limits, StopReason } from "./limits/limits.js";
+export type { Limits, RaisableLimit, StopReason } from "./limits/limits.js";
 
 export { Approval } from "./approvals/approval.js";
-export type { ApprovalRequest, ApprovalJson, Approver } from "./approvals/approval.js";
+export type {
+  ApprovalRequest,
+  CallApprovalRequest,
+  LimitApprovalRequest,
+  ApprovalJson,
+  Approver,
+} from "./approvals/approval.js";
 export { approvalDigest, historyDigest } from "./approvals/approval-digest.js";
 
 export { RunState, RUN_STATE_VERSION } from "./state/run-state.js";

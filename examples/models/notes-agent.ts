@@ -92,7 +92,7 @@ export async function runNotesAgent(model: ModelClient): Promise<void> {
 
   console.log(`task: ${TASK}`);
   let state = await agent.run(TASK);
-  while (state.status === "awaiting_approval" && state.pending !== undefined) {
+  while (state.status === "awaiting_approval" && state.pending?.kind === "call") {
     const { tool: name, args, digest } = state.pending;
     say(`approval asked: ${name}(${JSON.stringify(args)}); granted by this example`);
     const approval = new Approval(digest, { granted: true, approver: "example@notes.test" });

@@ -60,3 +60,31 @@ export function approvalDigest(action: ActionInput): string {
   if (action.definition !== undefined) parts.push(action.definition);
   return digestOfJson(parts);
 }
+
+/** The limit request a raise is bound to. */
+interface LimitInput {
+  runId: string;
+  step: number;
+  limit: string;
+  used: number;
+  allowed: number;
+  historyDigest: string;
+}
+
+/**
+ * The digest a raise of a limit is bound to: SHA-256 over the RFC 8785 canonical JSON of the limit,
+ * what was used, what was allowed, where the run stood and its history, so a raise answers that
+ * request only, and never a call's.
+ */
+export function limitDigest(request: LimitInput): string {
+  // Its own domain tag: a limit request's digest can never be taken for an action's.
+  return digestOfJson([
+    "leash.limit/1",
+    request.runId,
+    request.step,
+    request.limit,
+    request.used,
+    request.allowed,
+    request.historyDigest,
+  ]);
+}

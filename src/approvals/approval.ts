@@ -2,12 +2,17 @@ import { LeashError, checkOptionKeys } from "../errors/index.js";
 import { snapshotFields } from "../decisions/decision.js";
 import { isDigest } from "../json/index.js";
 import type { Json } from "../json/index.js";
+import type { RaisableLimit } from "../limits/limits.js";
 import type { Effect } from "../tools/tool.js";
+
+/** The fields of an approval's options. */
+const ANSWER_FIELDS = ["granted", "approver", "note", "raiseTo"] as const;
 
 /** The longest `note` of an approval, in characters. */
 const MAX_NOTE_LENGTH = 10_000;
-/** What a paused run asks a person, and why. */
-export interface ApprovalRequest {
+/** What a paused run asks a person about a call: may this exact action run. */
+export interface CallApprovalRequest {
+  kind: "call";
   runId: string;
   /** The index of the step in `state.steps`. */
   step: number;
@@ -22,12 +27,37 @@ export interface ApprovalRequest {
   requestedAt: string;
 }
 
+/**
+ * What a paused run asks a person about a limit named in `limits.askToRaise`: may the run go on past
+ * it, and up to what (`Approval.raise`).
+ */
+export interface LimitApprovalRequest {
+  kind: "limit";
+  runId: string;
+  /** The index of the step the limit stopped, or of the next decision for a limit met before the planner. */
+  step: number;
+  limit: RaisableLimit;
+  /** What was spent (or counted) so far. */
+  used: number;
+  /** The limit as it is. */
+  allowed: number;
+  /** SHA-256 over the canonical JSON of the limit, what was used, what is allowed, and the run's history. */
+  digest: string;
+  /** ISO 8601 time of the request. */
+  requestedAt: string;
+}
+
+/** What a paused run asks a person: about a call (`kind: "call"`) or a limit (`kind: "limit"`). */
+export type ApprovalRequest = CallApprovalRequest | LimitApprovalRequest;
+
 /** The saved form of an {@link Approval}. */
 export interface ApprovalJson {
   digest: string;
   granted: boolean;
   approver: string;
   note?: string;
+  /** A raise of a limit request: the limit, for this run, from now on. */
+  raiseTo?: number;
 }
 
 /**
@@ -42,18 +72,20 @@ export class Approval {
   readonly granted: boolean;
   readonly approver: string;
   readonly note: string | undefined;
+  /** A raise of a limit request (`Approval.raise`): the limit, for this run, from now on. */
+  readonly raiseTo: number | undefined;
 
-  constructor(digest: string, given: { granted: boolean; approver: string; note?: string }) {
+  constructor(digest: string, given: { granted: boolean; approver: string; note?: string; raiseTo?: number }) {
     // Each option is read exactly once: a getter cannot answer one thing to the check and another to use.
     // A misspelt `note` (`notes`) would drop what the approver wrote.
     if (typeof given === "object" && given !== null) {
-      checkOptionKeys(given, ["granted", "approver", "note"], "new Approval(digest, options)");
+      checkOptionKeys(given, ANSWER_FIELDS, "new Approval(digest, options)");
     }
     const options =
       typeof given === "object" && given !== null
-        ? (snapshotFields(given, ["granted", "approver", "note"], (message) => {
+        ? (snapshotFields(given, ANSWER_FIELDS, (message) => {
             throw new LeashError("invalid_option", `Expected an approval's options to be readable, but ${message}.`);
-          }) as { granted: boolean; approver: string; note?: string })
+          }) as { granted: boolean; approver: string; note?: string; raiseTo?: number })
         : given;
     if (!isDigest(digest)) {
       throw new LeashError("invalid_option", "Expected the approval's `digest` to be 64 lowercase hex digits.");
@@ -77,10 +109,19 @@ export class Approval {
     if (options.note !== undefined && options.note.length > MAX_NOTE_LENGTH) {
       throw new LeashError("not_json", `Expected the approval's \`note\` to be at most ${MAX_NOTE_LENGTH} characters.`);
     }
+    // Whether the raise fits the limit is judged against the request at resume (`invalid_answer`);
+    // here only its type: a raise is a grant, of a number.
+    if (options.raiseTo !== undefined && typeof options.raiseTo !== "number") {
+      throw new LeashError("invalid_option", "Expected `raiseTo` to be a number.");
+    }
+    if (options.raiseTo !== undefined && !options.granted) {
+      throw new LeashError("invalid_option", "Expected `raiseTo` only on a grant: a denial raises nothing.");
+    }
     this.digest = digest;
     this.granted = options.granted;
     this.approver = options.approver;
     this.note = options.note;
+    this.raiseTo = options.raiseTo;
     // An answer is checked once and used as checked: nothing may change it afterwards.
     Object.freeze(this);
   }
@@ -96,6 +137,20 @@ export class Approval {
   }
 
   /**
+   * A grant of a limit request that raises the limit to `to` for this run. At resume `to` must be a
+   * finite number above what was used (an integer for `max_tokens`, `max_tool_calls`, `max_steps`).
+   *
+   * @example
+   * await agent.resume(paused.runId, { approvals: [Approval.raise(paused.pending!.digest, "noor", 0.2)] });
+   */
+  static raise(digest: string, approver: string, to: number, note?: string): Approval {
+    return new Approval(
+      digest,
+      note === undefined ? { granted: true, approver, raiseTo: to } : { granted: true, approver, note, raiseTo: to },
+    );
+  }
+
+  /**
    * Rebuilds an approval from its saved form, or from any object with its fields (an `Approval` given
    * by an approver included): each field is read exactly once, then checked; never cast.
    */
@@ -103,22 +158,29 @@ export class Approval {
     if (typeof value !== "object" || value === null) {
       throw new LeashError("invalid_option", "Expected an approval object.");
     }
-    const raw = snapshotFields(value, ["digest", "granted", "approver", "note"], (message) => {
+    const raw = snapshotFields(value, ["digest", ...ANSWER_FIELDS], (message) => {
       throw new LeashError("invalid_option", `Expected an approval object that can be read, but ${message}.`);
     });
     return new Approval(raw.digest as string, {
       granted: raw.granted as boolean,
       approver: raw.approver as string,
       ...(raw.note === undefined ? {} : { note: raw.note as string }),
+      ...(raw.raiseTo === undefined ? {} : { raiseTo: raw.raiseTo as number }),
     });
   }
 
   toJSON(): ApprovalJson {
     const json: ApprovalJson = { digest: this.digest, granted: this.granted, approver: this.approver };
     if (this.note !== undefined) json.note = this.note;
+    if (this.raiseTo !== undefined) json.raiseTo = this.raiseTo;
     return json;
   }
 }
 
-/** Whatever answers approval requests at once: an automated policy, or a prompt to a person. */
-export type Approver = (request: ApprovalRequest) => Approval | null | undefined | Promise<Approval | null | undefined>;
+/**
+ * Whatever answers call requests at once: an automated policy, or a prompt to a person. A limit
+ * request (`limits.askToRaise`) is never put to it: the run pauses for a person.
+ */
+export type Approver = (
+  request: CallApprovalRequest,
+) => Approval | null | undefined | Promise<Approval | null | undefined>;

@@ -80,6 +80,10 @@ export function everyRunPausedBeforeWrite(
   writeTool: string,
 ): boolean {
   return states.every(
-    (state) => state.status === "awaiting_approval" && state.pending?.tool === writeTool && noToolStarted(byRun, state),
+    (state) =>
+      state.status === "awaiting_approval" &&
+      state.pending?.kind === "call" &&
+      state.pending.tool === writeTool &&
+      noToolStarted(byRun, state),
   );
 }

@@ -36,6 +36,8 @@ export const ERROR_CODES = [
   "audit_truncated",
   "approver_not_allowed",
   "approver_check_failed",
+  // An answer that does not fit its request (a raise not above what was used, a raise of a call).
+  "invalid_answer",
   "invalid_state",
   "unsupported_version",
   // A gate's session: a call id given again with another tool or other arguments.

@@ -1,4 +1,4 @@
-import type { ApprovalRequest } from "../approvals/approval.js";
+import type { CallApprovalRequest } from "../approvals/approval.js";
 import { StateError } from "../errors/index.js";
 import type { Json } from "../json/index.js";
 import { copyJson } from "../json/index.js";
@@ -13,7 +13,7 @@ export type RefusedOutcome = Exclude<Outcome, "executed" | "finished" | "stopped
 export type GateCallAnswer =
   | { status: "executed"; result: Json }
   | { status: "refused"; outcome: RefusedOutcome; message: string }
-  | { status: "awaiting_approval"; request: ApprovalRequest }
+  | { status: "awaiting_approval"; request: CallApprovalRequest }
   | { status: "stopped"; reason: StopReason }
   | { status: "failed"; failure: Failure };
 

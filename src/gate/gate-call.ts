@@ -1,4 +1,4 @@
-import type { ApprovalRequest } from "../approvals/approval.js";
+import type { CallApprovalRequest } from "../approvals/approval.js";
 import type { ActDecision } from "../decisions/decision.js";
 import { isLeashError, StateError } from "../errors/index.js";
 import type { Json } from "../json/index.js";
@@ -69,7 +69,7 @@ async function take(run: ActiveRun, step: Step, options: Parameters<typeof actSt
 }
 
 /** A call that waits for a person: taken now when a recorded answer decides it, else still waiting. */
-async function answerWaiting(run: ActiveRun, step: Step, request: ApprovalRequest): Promise<GateCallAnswer> {
+async function answerWaiting(run: ActiveRun, step: Step, request: CallApprovalRequest): Promise<GateCallAnswer> {
   const { state } = run;
   let decided: ReturnType<typeof decideAnswers>;
   try {

@@ -65,6 +65,12 @@ export function buildGateCore(options: GateOptions): AgentCore {
   if (typeof options !== "object" || options === null) fail("Expected the gate options to be an object.");
   checkOptionKeys(options, GATE_OPTIONS, "new Gate(options)");
   const shared = checkSharedOptions(options, "gate");
+  // A session's limits stop it: the app's loop, not leash, would have to wait for a person's raise,
+  // and a call that waits for a raise would hold up every other call of the session.
+  if ((shared.limits.askToRaise?.length ?? 0) > 0)
+    fail(
+      "The `limits.askToRaise` option is not supported by a Gate: a session's limits stop it (`stopped`); raise them in the gate's `limits` instead.",
+    );
   const store: unknown = options.store;
   if (!isRunStore(store) || !isAuditSink(store))
     fail(

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { escapeJsonText, escapeText } from "../operate/escape-text.js";
 import { Approval } from "../index.js";
-import type { ApprovalRequest, Json, RunState, RunStore } from "../index.js";
+import type { CallApprovalRequest, Json, RunState, RunStore } from "../index.js";
 import { ELICITATION_VIA } from "./gateway-approvers.js";
 import type { CallContext } from "./gateway-shared.js";
 
@@ -46,7 +46,7 @@ function quoted(text: string): string {
  * Nothing a model or an upstream wrote can draw a line the question did not: every newline, control,
  * bidirectional or invisible character in a value is shown as an escape.
  */
-export function elicitationQuestion(request: ApprovalRequest, runId: string, server?: string): string | undefined {
+export function elicitationQuestion(request: CallApprovalRequest, runId: string, server?: string): string | undefined {
   const lines = [
     "leash asks: may this call run once?",
     `Tool: ${escapeText(request.tool)}`,
@@ -85,7 +85,8 @@ export function askAtClient(
   signal: AbortSignal,
 ): "asked" | "not_asked" | "too_long" {
   const pending = state.pending;
-  if (context.ask === undefined || pending === undefined) return "not_asked";
+  // A limit's raise is a spend decision, answered with `leash approve --raise-to`, not at the client.
+  if (context.ask === undefined || pending?.kind !== "call") return "not_asked";
   const question = elicitationQuestion(pending, state.runId, asker.server);
   if (question === undefined) return "too_long";
   void context

@@ -267,7 +267,7 @@ export class Gateway {
     const tooLongToAsk =
       this.#config.elicitAs !== undefined &&
       context.ask !== undefined &&
-      pending !== undefined &&
+      pending?.kind === "call" &&
       elicitationQuestion(pending, state?.runId ?? "", this.#serverOf(pending.tool).server) === undefined;
     return stillWaiting(state, this.#view, { tooLongToAsk, outputSchema: context.outputSchema === true });
   }

@@ -55,6 +55,20 @@ interface InboxAnswer {
   digest: unknown;
   decision: unknown;
   note?: unknown;
+  /** A limit request's raise (`raise_to`): a number, or its text from a form; empty when not given. */
+  raiseTo?: unknown;
+}
+
+/** `raise_to` as given: a number, or a form's text of one; left out when empty. */
+function readRaise(value: unknown): number | undefined {
+  if (value === undefined || value === null || (typeof value === "string" && value.trim() === "")) return undefined;
+  const parsed = typeof value === "string" ? Number(value.trim()) : value;
+  if (typeof parsed !== "number" || !Number.isFinite(parsed))
+    throw new LeashError(
+      "invalid_option",
+      "Expected raise_to to be a number, the limit to raise to. Nothing was recorded.",
+    );
+  return parsed;
 }
 
 /** Where the inbox records answers, and whose policy it applies. */
@@ -109,6 +123,8 @@ export async function answerFromInbox(
   if (text !== undefined && text.length > MAX_NOTE_LENGTH)
     throw new LeashError("invalid_option", `Expected note to be at most ${MAX_NOTE_LENGTH} characters.`);
   const granted = decision === "approve";
+  // A denial raises nothing: a raise typed before pressing Deny is not kept.
+  const raiseTo = granted ? readRaise(answer.raiseTo) : undefined;
   return context.answerQueue.run(runId, async () => {
     // A run that cannot be loaded here is refused by the recording below, with its own message.
     const current = await context.store.load(runId).catch(() => null);
@@ -118,7 +134,7 @@ export async function answerFromInbox(
         ? answerEffect(answersToPending(current, digest), approver, granted)
         : { type: "record" };
     if (effect.type === "repeat" && current !== null) return { state: current, recorded: false, notice: effect.notice };
-    const state = await record(context, runId, approver, { granted, digest, text }, host);
+    const state = await record(context, runId, approver, { granted, digest, text, raiseTo }, host);
     return { state, recorded: true, ...(effect.notice === undefined ? {} : { notice: effect.notice }) };
   });
 }
@@ -127,15 +143,21 @@ async function record(
   context: AnswerContext,
   runId: string,
   approver: string,
-  answer: { granted: boolean; digest: string; text: string | undefined },
+  answer: { granted: boolean; digest: string; text: string | undefined; raiseTo: number | undefined },
   host: string,
 ): Promise<RunState> {
-  const { granted, digest, text } = answer;
+  const { granted, digest, text, raiseTo } = answer;
   const { policy } = context;
   const recorded = await answerRun(
     context.store,
     runId,
-    { granted, approver, digest, ...(text === undefined ? {} : { note: text }) },
+    {
+      granted,
+      approver,
+      digest,
+      ...(text === undefined ? {} : { note: text }),
+      ...(raiseTo === undefined ? {} : { raiseTo }),
+    },
     context.location,
     {
       origin: { via: "leash-serve", user: approver, host },

@@ -48,7 +48,8 @@ export function givenBy(answer: StandingAnswer, approver: string): boolean {
 }
 
 /** `approved` or `denied`. */
-export function verdictText(answer: { granted: boolean }): string {
+export function verdictText(answer: { granted: boolean; raiseTo?: number | undefined }): string {
+  if (answer.raiseTo !== undefined) return `raised to ${answer.raiseTo}`;
   return answer.granted ? "approved" : "denied";
 }
 

@@ -13,12 +13,41 @@ export interface Limits {
   maxDurationMs?: number;
   /** Refused answers the planner may follow with another (default 2). */
   maxRejections?: number;
+  /**
+   * The limits that pause the run for a person's raise (`Approval.raise`) instead of stopping it, by
+   * their stop reason.
+   */
+  askToRaise?: RaisableLimit[];
+}
+
+/** The limits a person may be asked to raise, by their stop reason. */
+export type RaisableLimit = "max_cost" | "max_tokens" | "max_tool_calls" | "max_steps";
+
+/** Each raisable limit, by its stop reason, with its key in {@link Limits}. */
+export const RAISABLE_LIMITS: Readonly<Record<RaisableLimit, "maxCost" | "maxTokens" | "maxToolCalls" | "maxSteps">> = {
+  max_cost: "maxCost",
+  max_tokens: "maxTokens",
+  max_tool_calls: "maxToolCalls",
+  max_steps: "maxSteps",
+};
+
+/** Whether a stop reason names a limit a person may be asked to raise. */
+export function isRaisableLimit(reason: string): reason is RaisableLimit {
+  return Object.hasOwn(RAISABLE_LIMITS, reason);
 }
 
 /** Why a run stopped. */
 export type StopReason = "max_steps" | "max_tool_calls" | "max_cost" | "max_tokens" | "max_duration" | "cancelled";
 
-const KEYS = ["maxSteps", "maxToolCalls", "maxCost", "maxTokens", "maxDurationMs", "maxRejections"] as const;
+const KEYS = [
+  "maxSteps",
+  "maxToolCalls",
+  "maxCost",
+  "maxTokens",
+  "maxDurationMs",
+  "maxRejections",
+  "askToRaise",
+] as const;
 const INTEGERS: ReadonlySet<string> = new Set([
   "maxSteps",
   "maxToolCalls",
@@ -45,6 +74,10 @@ export function checkLimits(value: unknown, where = "limits"): Limits {
       throw new LeashError("invalid_option", `Unknown limit \`${key}\` in \`${where}\`; known: ${KEYS.join(", ")}.`);
     }
     if (item === undefined) continue;
+    if (key === "askToRaise") {
+      out.askToRaise = checkAskToRaise(item, where);
+      continue;
+    }
     const integer = INTEGERS.has(key);
     const ok = typeof item === "number" && item >= 0 && (integer ? Number.isInteger(item) : Number.isFinite(item));
     if (!ok) {
@@ -53,9 +86,31 @@ export function checkLimits(value: unknown, where = "limits"): Limits {
         `Expected \`${key}\` to be ${integer ? "a non-negative integer" : "a finite number of at least 0"}.`,
       );
     }
-    out[key as (typeof KEYS)[number]] = item;
+    out[key as Exclude<(typeof KEYS)[number], "askToRaise">] = item;
   }
   return out;
+}
+
+/** `askToRaise`, checked: an array of distinct names of raisable limits, copied. */
+function checkAskToRaise(value: unknown, where: string): RaisableLimit[] {
+  const known = Object.keys(RAISABLE_LIMITS).join(", ");
+  if (!Array.isArray(value))
+    throw new LeashError("invalid_option", `Expected \`${where}.askToRaise\` to be an array of: ${known}.`);
+  const out: RaisableLimit[] = [];
+  for (const item of value as unknown[]) {
+    if (typeof item !== "string" || !isRaisableLimit(item))
+      throw new LeashError(
+        "invalid_option",
+        `Unknown limit ${JSON.stringify(item) ?? String(item)} in \`${where}.askToRaise\`; known: ${known}.`,
+      );
+    if (!out.includes(item)) out.push(item);
+  }
+  return out;
+}
+
+/** Whether the run's limits ask a person to raise this limit rather than stop. */
+export function asksToRaise(limits: Limits, reason: string): reason is RaisableLimit {
+  return isRaisableLimit(reason) && limits.askToRaise?.includes(reason) === true;
 }
 
 /** The agent's limits overridden, key by key, by a run's. */

@@ -5,6 +5,7 @@ import type { AnswerOrigin } from "./answer-origin.js";
 import type { StoreLocation } from "./store-location.js";
 import { findRun } from "./find-run.js";
 import { fullJsonLines, shortJson } from "./short-json.js";
+import { limitAmountText, limitRequestText } from "./limit-request-text.js";
 import { isGatewayRunId } from "./gateway-run-prefix.js";
 import { requestName, selectRequest, waitingRequests } from "./waiting-requests.js";
 import type { WaitingRequest } from "./waiting-requests.js";
@@ -18,6 +19,8 @@ export interface AnswerInput {
   granted: boolean;
   approver: string;
   note?: string;
+  /** A limit request's raise (`--raise-to`): the limit, for the run, from then on. */
+  raiseTo?: number;
   /** The digest the person reviewed (`--digest`): whole, or a prefix of at least 12 hex digits. */
   digest?: string;
   /**
@@ -119,19 +122,48 @@ export async function answerRun(
   const selected = pickRequest(found, input.select, pinned);
   const { request, callId } = selected;
   if (pinned !== undefined && !request.digest.startsWith(pinned)) {
+    const asks =
+      request.kind === "limit"
+        ? limitRequestText(request)
+        : `asks to run ${request.tool} ${shortJson(request.args, 60)}`;
     throw new LeashError(
       "stale_state",
-      `Run ${runId} no longer waits on the request you reviewed (${pinned.slice(0, 16)}…): at ${requestName(selected)} it now asks to run ${request.tool} ${shortJson(request.args, 60)}, digest ${request.digest}. Nothing was recorded; review it with leash show ${runId}.`,
+      `Run ${runId} no longer waits on the request you reviewed (${pinned.slice(0, 16)}…): at ${requestName(selected)} it now ${asks}, digest ${request.digest}. Nothing was recorded; review it with leash show ${runId}.`,
     );
   }
+  checkRaiseFits(request, input);
   channel.check?.(request);
-  const approval = input.granted
-    ? Approval.grant(request.digest, input.approver, input.note)
-    : Approval.deny(request.digest, input.approver, input.note);
+  const approval = answerOf(request, input);
   const origin = channel.origin ?? cliOrigin();
   const state = await store.answer(runId, approval, { origin });
   const notCounted = await channel.notCounted?.(runId, approval.approver, origin);
   return { request, callId, approval, origin, state, ...(notCounted === undefined ? {} : { notCounted }) };
+}
+
+/**
+ * A limit request is approved with a raise, and only a limit request takes one: refused
+ * (`invalid_option`, naming `--raise-to`) before anything is recorded. Whether the raise is above
+ * what was used is `store.answer`'s to check (`invalid_answer`).
+ */
+function checkRaiseFits(request: ApprovalRequest, input: AnswerInput): void {
+  if (request.kind === "call" && input.raiseTo !== undefined)
+    throw new LeashError(
+      "invalid_option",
+      `--raise-to answers a request to raise a limit; step ${request.step} asks to run ${request.tool}. Nothing was recorded.`,
+    );
+  if (request.kind === "limit" && input.granted && input.raiseTo === undefined)
+    throw new LeashError(
+      "invalid_option",
+      `Expected --raise-to N: the run ${limitRequestText(request)}, and approving it says to what. Nothing was recorded.`,
+    );
+}
+
+/** The answer as given: a grant (a raise, for a limit request) or a denial. */
+function answerOf(request: ApprovalRequest, input: AnswerInput): Approval {
+  if (!input.granted) return Approval.deny(request.digest, input.approver, input.note);
+  if (request.kind === "limit" && input.raiseTo !== undefined)
+    return Approval.raise(request.digest, input.approver, input.raiseTo, input.note);
+  return Approval.grant(request.digest, input.approver, input.note);
 }
 
 /** `origin: via cli, os user "mia", host "build-3"` (`via mcp_elicitation, client "desk", host "h"`): where an answer came from, each part labelled and quoted. */
@@ -167,9 +199,17 @@ export function answerLines(recorded: RecordedAnswer, location: StoreLocation): 
   const { request, approval, origin, state } = recorded;
   const verb = approval.granted ? "Approved" : "Denied";
   const call = recorded.callId === undefined ? "" : ` (call ${JSON.stringify(recorded.callId)})`;
+  const what =
+    request.kind === "limit"
+      ? [
+          `${verb} the raise of ${request.limit} at step ${request.step} of run ${state.runId}: used ${limitAmountText(request.limit, request.used)} of ${limitAmountText(request.limit, request.allowed)}${approval.raiseTo === undefined ? "" : `, raised to ${approval.raiseTo}`}.`,
+        ]
+      : [
+          `${verb} step ${request.step}${call} of run ${state.runId}: ${request.tool} (effect ${request.effect}) with these arguments, in full:`,
+          ...fullJsonLines(request.args, "  "),
+        ];
   return [
-    `${verb} step ${request.step}${call} of run ${state.runId}: ${request.tool} (effect ${request.effect}) with these arguments, in full:`,
-    ...fullJsonLines(request.args, "  "),
+    ...what,
     `Recorded as ${JSON.stringify(approval.approver)}; ${originText(origin)}${approval.note === undefined ? "" : `; note ${JSON.stringify(approval.note)}`}; for request digest ${request.digest}.`,
     ...(typeof recorded.notCounted === "string"
       ? [`The answer was recorded but will not count: ${recorded.notCounted}.`]

@@ -1,11 +1,12 @@
 import { trace } from "../index.js";
-import type { RunState, Step } from "../index.js";
+import type { LimitApprovalRequest, RunState, Step } from "../index.js";
 import type { TrailCheck } from "./check-trail.js";
 import { coverageText, problemLines } from "./check-trail.js";
 import { originText } from "./answer-run.js";
 import { isGatewayRunId } from "./gateway-run-prefix.js";
 import type { AnswerOrigin } from "./answer-origin.js";
 import { costText } from "./cost-text.js";
+import { limitRequestText } from "./limit-request-text.js";
 import { interruptedSteps, interruptedText } from "./interrupted-steps.js";
 import { fullJsonLines, shortJson } from "./short-json.js";
 import { selectorText, waitingRequests } from "./waiting-requests.js";
@@ -30,11 +31,13 @@ export function answeredBy(answer: {
   approver: string;
   note?: string | undefined;
   origin?: unknown;
+  raiseTo?: number | undefined;
 }): string {
   const origin = originOf(answer);
   const from = origin === undefined ? "origin: none recorded" : originText(origin);
   const note = answer.note === undefined ? "" : `; note ${JSON.stringify(answer.note)}`;
-  return `${answer.granted ? "approved" : "denied"} by ${JSON.stringify(answer.approver)}; ${from}${note}`;
+  const verdict = answer.raiseTo !== undefined ? `raised to ${answer.raiseTo}` : answer.granted ? "approved" : "denied";
+  return `${verdict} by ${JSON.stringify(answer.approver)}; ${from}${note}`;
 }
 
 /**
@@ -66,10 +69,29 @@ export function stepLines(step: Step, origins: Map<number, unknown>): string[] {
   return lines;
 }
 
+/** The lines of a limit request, with the raises recorded for it and how to answer. */
+function limitLines(state: RunState, request: LimitApprovalRequest): string[] {
+  const lines = [
+    `  the run ${limitRequestText(request)}`,
+    `  digest: ${request.digest}`,
+    `  asked at: ${request.requestedAt}`,
+  ];
+  const answers = state.answers.filter((answer) => answer.digest === request.digest);
+  for (const answer of answers) lines.push(`  answer recorded: ${answeredBy(answer)}`);
+  const pin = ` --digest ${request.digest.slice(0, 16)}`;
+  lines.push(
+    answers.length === 0
+      ? `  answer with: leash approve ${state.runId} --as NAME${pin} --raise-to N (or leash deny ${state.runId} --as NAME${pin})`
+      : `  the next resume acts on it: leash resume ${state.runId} --agent PATH (or the app's worker)`,
+  );
+  return lines;
+}
+
 /** The lines of one request waiting for a person, with the answers recorded for it and how to answer. */
 function requestLines(state: RunState, waiting: WaitingRequest, several: boolean): string[] {
   const { request, callId } = waiting;
   const call = callId === undefined ? "" : ` (call ${JSON.stringify(callId)})`;
+  if (request.kind === "limit") return limitLines(state, request);
   const lines = [
     `  step ${request.step}${call} asks to run ${request.tool} with these arguments, in full:`,
     ...fullJsonLines(request.args, "    "),

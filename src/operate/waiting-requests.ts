@@ -36,7 +36,9 @@ export function waitingRequests(state: RunState): WaitingRequest[] {
 /** `step 3, call "call_9", tool pay`: how a waiting request is named where a person must pick one. */
 export function requestName(waiting: WaitingRequest): string {
   const call = waiting.callId === undefined ? "" : `, call ${JSON.stringify(waiting.callId)}`;
-  return escapeText(`step ${waiting.request.step}${call}, tool ${waiting.request.tool}`);
+  const { request } = waiting;
+  const what = request.kind === "limit" ? `limit ${request.limit}` : `tool ${request.tool}`;
+  return escapeText(`step ${request.step}${call}, ${what}`);
 }
 
 /** The option that picks a waiting request, as a person would type it: its call id, or its step when it has none. */

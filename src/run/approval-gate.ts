@@ -1,4 +1,4 @@
-import type { ApprovalJson, ApprovalRequest } from "../approvals/approval.js";
+import type { ApprovalJson, CallApprovalRequest } from "../approvals/approval.js";
 import { Approval } from "../approvals/approval.js";
 import { approvalDigest, historyDigest } from "../approvals/approval-digest.js";
 import type { ActDecision } from "../decisions/decision.js";
@@ -12,7 +12,7 @@ import { raceAbort } from "./race-abort.js";
 type ApprovalResult =
   | { type: "go"; approval: ApprovalJson | undefined }
   | { type: "deny"; outcome: "approval_denied" | "approval_stale"; message: string; approval: ApprovalJson }
-  | { type: "pause"; request: ApprovalRequest; history: string };
+  | { type: "pause"; request: CallApprovalRequest; history: string };
 
 /**
  * The digest of the history a step's request is bound to: every earlier step's decision, outcome,
@@ -22,7 +22,7 @@ type ApprovalResult =
  * recomputed at answer time is the one asked, while a change to anything that was settled then (an
  * edited argument, result or outcome), or to the list itself, gives another digest.
  */
-export function requestHistory(state: RunState, step: Step): string {
+export function requestHistory(state: RunState, step: Pick<Step, "index" | "openAtRequest">): string {
   const open = new Set(step.openAtRequest ?? []);
   return historyDigest({
     runId: state.runId,
@@ -114,7 +114,8 @@ export async function approvalGate(
   // the tools as they are now gives the same digest.
   if (answer !== undefined) return judge(answer, digest);
   const decision = step.decision as ActDecision;
-  const request: ApprovalRequest = {
+  const request: CallApprovalRequest = {
+    kind: "call",
     runId: run.state.runId,
     step: step.index,
     tool: tool.name,
@@ -176,6 +177,15 @@ export async function approvalGate(
       accepted: false,
       reason: "invalid_answer",
       message: messageOf(error),
+    });
+    return { type: "pause", request, history };
+  }
+  if (approval.raiseTo !== undefined) {
+    run.record("approval_answered", {
+      step: step.index,
+      accepted: false,
+      reason: "invalid_answer",
+      message: "A raise answers a limit request, not a call's.",
     });
     return { type: "pause", request, history };
   }

@@ -29,7 +29,7 @@ export function decideAnswers(
   pending: ApprovalRequest,
   approvals: readonly Approval[],
   unaudited: ReadonlySet<number>,
-): { answer: Approval; heard: HeardAnswer[] } | null {
+): { answer: Approval; heard: HeardAnswer[]; grants: Approval[] } | null {
   const given = approvals.filter((item) => item.digest === pending.digest);
   const recorded = state.answers
     .map((json, index) => ({ json, index }))
@@ -70,7 +70,9 @@ export function decideAnswers(
   const heard = judged
     .filter((item) => item.index === undefined || unaudited.has(item.index))
     .map(({ json, allowed: ok, index }) => ({ json, allowed: ok, index }));
-  return { answer, heard };
+  // Every allowed grant, in order: a limit request takes the smallest raise among them.
+  const grants = allowed.filter((item) => item.approval.granted).map((item) => item.approval);
+  return { answer, heard, grants };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ApprovalJson } from "../approvals/approval.js";
+import type { ApprovalJson, ApprovalRequest } from "../approvals/approval.js";
 import type { Json } from "../json/index.js";
 import { digestOfJson } from "../json/index.js";
 import type { StopReason } from "../limits/limits.js";
@@ -13,6 +13,7 @@ import { askPlanner } from "./ask-planner.js";
 import { passGates } from "./gates.js";
 import { invokeTool } from "./invoke-tool.js";
 import { judgeAnswer } from "./judge-answer.js";
+import { limitRequest, limitToAsk } from "./limit-request.js";
 import { callLimitReached, plannerLimitReached, runLimitReached } from "./limit-checks.js";
 import { withdrawUnsavedStart } from "./withdrawn-call.js";
 import { recordWaiting, settleRequest } from "./waiting-requests.js";
@@ -110,6 +111,40 @@ function stopStep(run: ActiveRun, step: Step, reason: StopReason): Promise<RunSt
   return end(run, { status: "stopped", reason });
 }
 
+/**
+ * Pauses the run for a person: the request and the history it is bound to become `pending`, with
+ * `approval_requested` and `run_paused`, in one durable checkpoint. `step` is the step left open
+ * (a call asked about, or kept from starting by a limit); none for a limit met before the planner.
+ */
+async function pause(run: ActiveRun, request: ApprovalRequest, history: string, step?: Step): Promise<RunState> {
+  const { state } = run;
+  state.status = "awaiting_approval";
+  state.pending = request;
+  state.pendingHistory = history;
+  run.record("approval_requested", { ...request, history });
+  // A limit request's records say so, so that they are read as the run's, not as its step's.
+  const kind = request.kind === "limit" ? { kind: "limit" } : {};
+  run.record("run_paused", { step: request.step, digest: request.digest, ...kind });
+  await run.checkpoint();
+  // A cancel that landed while the pause was saved ends the paused run here, as a cancel of a
+  // stored paused run does: the pending step is stopped and no later answer can run it.
+  const late = runLimitReached(run);
+  if (late !== undefined && run.controller.signal.aborted)
+    return step === undefined ? end(run, { status: "stopped", reason: late }) : stopStep(run, step, late);
+  // The pause is durable and the next driver is a resume: this one writes nothing more.
+  const paused = detachedCopy(state);
+  run.letGo();
+  return paused;
+}
+
+/** Ends the run on a limit, or pauses it for a person's raise when `askToRaise` names the limit. */
+function limitReached(run: ActiveRun, reason: StopReason): Promise<RunState> {
+  const ask = limitToAsk(run.state, reason);
+  if (ask === undefined) return end(run, { status: "stopped", reason });
+  const asked = limitRequest(run, ask, run.state.steps.length);
+  return pause(run, asked.request, asked.history);
+}
+
 /** How an act step is taken: `restart` for a call already charged, `unsaved` for a start the trail holds and the state never saved. */
 export interface ActOptions {
   restart: boolean;
@@ -134,9 +169,16 @@ export async function actStep(run: ActiveRun, step: Step, options: ActOptions): 
       withdraw();
       deny(run, step, gates.outcome, gates.code, gates.message);
       return undefined;
-    case "stop":
+    case "stop": {
+      // A limit the run asks a person to raise pauses it at this step, which starts only once raised.
+      const ask = options.unsaved === true ? undefined : limitToAsk(state, gates.reason);
+      if (ask !== undefined) {
+        const asked = limitRequest(run, ask, step.index);
+        return pause(run, asked.request, asked.history, step);
+      }
       withdraw();
       return stopStep(run, step, gates.reason);
+    }
     case "fail":
       withdraw();
       step.outcome = "blocked";
@@ -159,20 +201,7 @@ export async function actStep(run: ActiveRun, step: Step, options: ActOptions): 
       await recordWaiting(run, approval.request, approval.history);
       return undefined;
     }
-    state.status = "awaiting_approval";
-    state.pending = approval.request;
-    state.pendingHistory = approval.history;
-    run.record("approval_requested", { ...approval.request, history: approval.history });
-    run.record("run_paused", { step: step.index, digest: approval.request.digest });
-    await run.checkpoint();
-    // A cancel that landed while the pause was saved ends the paused run here, as a cancel of a
-    // stored paused run does: the pending step is stopped and no later answer can run it.
-    const late = runLimitReached(run);
-    if (late !== undefined && run.controller.signal.aborted) return stopStep(run, step, late);
-    // The pause is durable and the next driver is a resume: this one writes nothing more.
-    const paused = detachedCopy(state);
-    run.letGo();
-    return paused;
+    return pause(run, approval.request, approval.history, step);
   }
   settleRequest(state, step);
   if (approval.type === "deny") {
@@ -211,16 +240,15 @@ export async function runLoop(run: ActiveRun): Promise<RunState> {
   const { state } = run;
   for (;;) {
     const reached = plannerLimitReached(run);
-    if (reached !== undefined) return end(run, { status: "stopped", reason: reached });
+    if (reached !== undefined) return limitReached(run, reached);
     const asked = await askPlanner(run);
     if (asked.type === "forced") {
       const forced = asked.end;
-      return end(
-        run,
-        forced.type === "stop"
-          ? { status: "stopped", reason: forced.reason }
-          : { status: "failed", failure: forced.failure },
-      );
+      // A limit met inside callModel is asked here, at the planner check, not inside the call: the
+      // planner's answer is dropped, and after a raise it is asked again.
+      return forced.type === "stop"
+        ? limitReached(run, forced.reason)
+        : end(run, { status: "failed", failure: forced.failure });
     }
     if (asked.type === "fail") return end(run, { status: "failed", failure: asked.failure });
     const { decision } = asked;

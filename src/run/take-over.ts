@@ -1,4 +1,4 @@
-import type { Approval } from "../approvals/approval.js";
+import type { Approval, LimitApprovalRequest } from "../approvals/approval.js";
 import { assertNever, isLeashError, StateError } from "../errors/index.js";
 import { MAX_RECORD_DEPTH, toJson } from "../json/index.js";
 import { ENDED_STATUSES } from "../state/outcomes.js";
@@ -10,6 +10,7 @@ import { answerClaimRecords, auditRefused, decideAnswers } from "./decide-answer
 import { findResumable, headOf, readResumeOptions, skillOf } from "./resume-target.js";
 import type { ResumeOptions } from "./resume-target.js";
 import type { Ending } from "./run-loop.js";
+import { applyRaise, applyRaisesAhead, decideRaise, raiseClaimRecords, refuseUnfitAnswers } from "./raise-limit.js";
 import { endedByCancel, unsavedStart, withdrawCall, withdrawUnsavedStart } from "./withdrawn-call.js";
 
 export type { ResumeOptions } from "./resume-target.js";
@@ -119,6 +120,7 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
     const pending = state.pending;
     if (pending === undefined)
       throw new StateError("invalid_state", `Run \`${runId}\` awaits approval but has no pending request.`);
+    refuseUnfitAnswers(state, pending, approvals);
     const unaudited = new Set(unauditedAnswers(state, trail).map((item) => item.index));
     let decided: ReturnType<typeof decideAnswers>;
     try {
@@ -129,6 +131,20 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
       throw error;
     }
     if (decided === null) return { type: "unchanged", reason: "no_matching_answer", state };
+    if (pending.kind === "limit") {
+      const raise = decideRaise(decided);
+      const records = raiseClaimRecords(state, pending, raise.decided, raise.to);
+      refuseLost(lease, runId);
+      const run = new ActiveRun(core, state, { head, stored, skill });
+      state.status = "running";
+      // The raise is saved with the records that say it (with a separate sink, in the save after them).
+      await run.claim(records, () => {
+        state.answers = [];
+        if (raise.to !== undefined) applyRaise(state, pending, raise.to);
+      });
+      holdWhile(run, lease);
+      return { type: "claimed", run, next: afterRaise(state, pending, raise.to) };
+    }
     const step = state.steps[pending.step];
     if (step === undefined) throw new StateError("invalid_state", `Run \`${runId}\` has no step ${pending.step}.`);
     const records = answerClaimRecords(pending, decided);
@@ -159,6 +175,7 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
   const withdrawn = withdrawCall(run, later);
   const unsaved = withdrawn === undefined ? unsavedStart(run, later) : undefined;
   const leftover = leftoverAnswerRecords(core, state, trail);
+  applyRaisesAhead(state, later);
   refuseLost(lease, runId);
   await run.claim(
     [
@@ -172,6 +189,17 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
   );
   holdWhile(run, lease);
   return { type: "claimed", run, next: recoveryStage(run, inFlight, unsaved !== undefined) };
+}
+
+/**
+ * Where a run paused on a limit goes on: denied, it ends `stopped` with that limit's reason (a step
+ * the limit kept from starting is closed as stopped); raised, at the step the limit kept from
+ * starting, through every gate again, or at the planner.
+ */
+function afterRaise(state: RunState, pending: LimitApprovalRequest, to: number | undefined): NextStage {
+  const step = state.steps[pending.step];
+  if (to === undefined) return { type: "end", ending: { status: "stopped", reason: pending.limit } };
+  return step !== undefined && step.outcome === null ? { type: "act", step, start: "first" } : { type: "loop" };
 }
 
 /**

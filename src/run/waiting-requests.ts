@@ -1,4 +1,4 @@
-import type { ApprovalRequest } from "../approvals/approval.js";
+import type { CallApprovalRequest } from "../approvals/approval.js";
 import type { RunState, Step } from "../state/run-state.js";
 import type { ActiveRun } from "./active-run.js";
 import { requestHistory } from "./approval-gate.js";
@@ -25,7 +25,7 @@ function pendOldest(state: RunState): void {
  * (oldest first; `pending` is the oldest), with its `approval_requested` record. The session's run
  * stays `running`: its other calls go on while this one waits.
  */
-export async function recordWaiting(run: ActiveRun, request: ApprovalRequest, history: string): Promise<void> {
+export async function recordWaiting(run: ActiveRun, request: CallApprovalRequest, history: string): Promise<void> {
   const { state } = run;
   state.waiting = [...(state.waiting ?? []).filter((item) => item.step !== request.step), request];
   pendOldest(state);
@@ -49,6 +49,6 @@ export function settleRequest(state: RunState, step: Step): void {
 }
 
 /** The request of a gate session's step that waits for a person, if it does. */
-export function waitingRequest(state: RunState, step: Step): ApprovalRequest | undefined {
+export function waitingRequest(state: RunState, step: Step): CallApprovalRequest | undefined {
   return state.waiting?.find((item) => item.step === step.index);
 }

@@ -1,7 +1,7 @@
 import type { RecordedAnswer, RunState } from "./run-state.js";
 import type { Fact, Mismatch, TrailFacts } from "./trail-facts.js";
 import { takeAnsweredFact } from "./answered-fact.js";
-import { sameJson, shown } from "./trail-facts.js";
+import { requestAsRecorded, sameJson, shown } from "./trail-facts.js";
 
 /** The pending request, and the paused status, against the last `approval_requested` and `run_paused`. */
 export function checkPending(state: RunState, facts: TrailFacts, mismatch: Mismatch): void {
@@ -39,7 +39,9 @@ export function checkPending(state: RunState, facts: TrailFacts, mismatch: Misma
     );
     return;
   }
-  const { history, ...asked } = requested.data;
+  const { history, ...recorded } = requested.data;
+  // A request recorded before requests had kinds (a version-1 trail) was a call's.
+  const asked = requestAsRecorded(recorded);
   const saved: Record<string, unknown> = { ...pending };
   for (const key of new Set([...Object.keys(saved), ...Object.keys(asked)])) {
     if (!sameJson(saved[key], asked[key])) {

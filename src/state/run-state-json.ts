@@ -3,7 +3,7 @@ import { isDigest, isJson, isJsonObject, MAX_RECORD_DEPTH, toJson } from "../jso
 import type { Json } from "../json/index.js";
 import { turnProblem } from "../decisions/decision.js";
 import { EFFECTS } from "../tools/tool.js";
-import { checkLimits } from "../limits/limits.js";
+import { checkLimits, RAISABLE_LIMITS } from "../limits/limits.js";
 import { FAILURE_CODES } from "../errors/index.js";
 import { OUTCOMES, RUN_STATUSES } from "./outcomes.js";
 import type { RunStateJson } from "./saved-run-state.js";
@@ -66,11 +66,14 @@ function shape(fields: Record<string, Check>): Check {
 
 const usage = shape({ tokens: amount, cost: amount });
 const boolean: Check = (value, path) => (typeof value === "boolean" ? undefined : fail(path, "a boolean"));
+const finite: Check = (value, path) =>
+  typeof value === "number" && Number.isFinite(value) ? undefined : fail(path, "a finite number");
 const approval = shape({
   digest,
   granted: boolean,
   approver: string,
   "note?": string,
+  "raiseTo?": finite,
 });
 // Where an answer came from: `via`, and more string fields (the channel's own: user, host, client...).
 const origin: Check = (value, path) => {
@@ -87,6 +90,7 @@ const recordedAnswer = shape({
   granted: boolean,
   approver: string,
   "note?": string,
+  "raiseTo?": finite,
   "origin?": origin,
   "audited?": boolean,
 });
@@ -123,7 +127,8 @@ const step = shape({
   "idempotencyKey?": string,
   "openAtRequest?": arrayOf(count),
 });
-const request = shape({
+const callRequest = shape({
+  kind: (value, path) => (value === "call" ? undefined : fail(path, '"call"')),
   runId: string,
   step: count,
   tool: string,
@@ -134,6 +139,19 @@ const request = shape({
   digest,
   requestedAt: string,
 });
+const limitRequest = shape({
+  kind: string,
+  runId: string,
+  step: count,
+  limit: oneOf(Object.keys(RAISABLE_LIMITS)),
+  used: amount,
+  allowed: amount,
+  digest,
+  requestedAt: string,
+});
+// A request of either kind; a version-1 form's requests were all calls, and are given their kind first.
+const request: Check = (value, path) =>
+  isJsonObject(value) && value.kind === "limit" ? limitRequest(value, path) : callRequest(value, path);
 const limits: Check = (value, path) => {
   try {
     checkLimits(value, path);
@@ -156,7 +174,7 @@ const state = shape({
   "pending?": request,
   "pendingHistory?": digest,
   "gate?": (value, path) => (value === true ? undefined : fail(path, "true")),
-  "waiting?": arrayOf(request),
+  "waiting?": arrayOf(callRequest),
   answers: arrayOf(recordedAnswer),
   usage,
   toolCalls: count,
@@ -191,7 +209,7 @@ export function parseRunState(input: unknown): RunStateJson {
   }
   if (!isJsonObject(value)) throw new StateError("invalid_state", "The saved run state must be a JSON object.");
   const version = (value as Record<string, unknown>).version;
-  if (version !== 1) {
+  if (version !== 1 && version !== 2) {
     throw new StateError(
       "unsupported_version",
       `The saved run state has format version ${JSON.stringify(version) ?? "undefined"}; this leash reads version 1. ` +
@@ -199,12 +217,28 @@ export function parseRunState(input: unknown): RunStateJson {
       { details: { version: isJson(version) ? version : null } },
     );
   }
+  // A version-1 form is upgraded on a copy, then checked as version 2 is.
+  const subject = version === 1 ? upgradeFromVersion1(structuredClone(value)) : value;
   try {
-    state(value, "state");
+    state(subject, "state");
   } catch (error) {
     if (error instanceof Invalid)
       throw new StateError("invalid_state", `The saved run state is invalid: ${error.message}.`);
     throw error;
   }
-  return structuredClone(value) as unknown as RunStateJson;
+  return structuredClone(subject) as unknown as RunStateJson;
+}
+
+/**
+ * Reads a version-1 form as version 2: every request it holds (the pending one, a gate's waiting ones)
+ * is a call's, which version 2 says with `kind: "call"`. A request that is not an object is left for
+ * the check to refuse.
+ */
+function upgradeFromVersion1(value: Record<string, unknown>): Record<string, unknown> {
+  const withKind = (item: unknown): unknown =>
+    isJsonObject(item) && !Object.hasOwn(item, "kind") ? { kind: "call", ...item } : item;
+  if (value.pending !== undefined) value.pending = withKind(value.pending);
+  if (Array.isArray(value.waiting)) value.waiting = value.waiting.map(withKind);
+  value.version = 2;
+  return value;
 }

@@ -1,4 +1,4 @@
-import type { ApprovalRequest } from "../approvals/approval.js";
+import type { ApprovalRequest, CallApprovalRequest } from "../approvals/approval.js";
 import type { AuditHead } from "../audit/audit-record.js";
 import type { Usage } from "../decisions/decision.js";
 import type { Json } from "../json/index.js";
@@ -14,7 +14,7 @@ import { StateError } from "../errors/index.js";
 export type { Failure, RecordedAnswer, RunStateJson, Step, StepError } from "./saved-run-state.js";
 
 /** The version of the saved form of a {@link RunState}. */
-export const RUN_STATE_VERSION = 1;
+export const RUN_STATE_VERSION = 2;
 
 const same = <T>(value: T): T => value;
 
@@ -69,7 +69,7 @@ export class RunState {
   /** Whether the run is a gate's session, driven by another framework's loop (see `Gate`). */
   gate: true | undefined;
   /** A gate session's requests waiting for a person, oldest first; `pending` is the first of them. */
-  waiting: ApprovalRequest[] | undefined;
+  waiting: CallApprovalRequest[] | undefined;
   /**
    * Every answer to the pending request recorded out of process (`store.answer`), in the order
    * recorded, none replaced or dropped; the next resume acts on them and moves them to the trail.

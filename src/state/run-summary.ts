@@ -109,7 +109,7 @@ export function summaryOf(state: RunState, change: number): RunSummary {
     steps: state.steps.length,
     toolCalls: state.toolCalls,
     interruptedSteps: state.steps.filter((step) => step.outcome === "interrupted").length,
-    pendingTool: oldest?.tool,
+    pendingTool: oldest?.kind === "call" ? oldest.tool : undefined,
     pendingDigest: oldest?.digest,
     gate: state.gate === true,
     waiting: waitingCount(state),

@@ -1,4 +1,4 @@
-import type { ApprovalJson, ApprovalRequest } from "../approvals/approval.js";
+import type { ApprovalJson, ApprovalRequest, CallApprovalRequest } from "../approvals/approval.js";
 import type { AuditHead } from "../audit/audit-record.js";
 import type { Decision, Usage } from "../decisions/decision.js";
 import type { Json } from "../json/index.js";
@@ -56,10 +56,14 @@ export interface Failure {
   message: string;
 }
 
-/** The saved form of a `RunState`: plain JSON with a format tag and version. */
+/**
+ * The saved form of a `RunState`: plain JSON with a format tag and version. Version 2 gave each
+ * request its `kind` (`"call"` or `"limit"`); a version-1 form is read as version 2, its requests
+ * all calls.
+ */
 export interface RunStateJson {
   format: "leash.run-state";
-  version: 1;
+  version: 2;
   runId: string;
   agent: string;
   goal: string;
@@ -79,7 +83,7 @@ export interface RunStateJson {
    * A gate session's requests waiting for a person, oldest first (`pending` is the first); each is
    * answered on its own by `store.answer`, the command line or the inbox.
    */
-  waiting?: ApprovalRequest[];
+  waiting?: CallApprovalRequest[];
   answers: RecordedAnswer[];
   usage: Usage;
   toolCalls: number;

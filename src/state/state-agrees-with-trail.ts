@@ -1,6 +1,7 @@
 import type { AuditRecord } from "../audit/audit-record.js";
 import { digestOfJson } from "../json/index.js";
 import { messageOf } from "../errors/index.js";
+import { isRaisableLimit, RAISABLE_LIMITS } from "../limits/limits.js";
 import type { RunState } from "./run-state.js";
 import { checkStep } from "./step-agrees-with-trail.js";
 import type { TrailFacts } from "./trail-facts.js";
@@ -125,6 +126,20 @@ export function stateAgreesWithTrail(state: RunState, records: readonly AuditRec
   return { problems, unchecked: [...unchecked] };
 }
 
+/**
+ * The limits the trail says the run has now: those it started with, each `limit_raised` applied in
+ * order (a raise a person gave to a limit request).
+ */
+function limitsAsRaised(started: unknown, facts: TrailFacts): unknown {
+  const raises = facts.all.filter((fact) => fact.event === "limit_raised");
+  if (raises.length === 0 || typeof started !== "object" || started === null) return started;
+  const limits: Record<string, unknown> = { ...(started as Record<string, unknown>) };
+  for (const { data } of raises) {
+    if (typeof data.limit === "string" && isRaisableLimit(data.limit)) limits[RAISABLE_LIMITS[data.limit]] = data.to;
+  }
+  return limits;
+}
+
 function checkStart(state: RunState, facts: TrailFacts, mismatch: Mismatch): void {
   const started = facts.started;
   if (started === undefined) {
@@ -140,7 +155,7 @@ function checkStart(state: RunState, facts: TrailFacts, mismatch: Mismatch): voi
     ["skill", state.skill ?? null, data.skill],
     ["attempt", state.attempt, data.attempt],
     ["retryOf", state.retryOf ?? null, data.retryOf],
-    ["limits", state.limits, data.limits],
+    ["limits", state.limits, limitsAsRaised(data.limits, facts)],
     ["gate", state.gate ?? null, data.gate ?? null],
   ];
   for (const [field, saved, recorded] of fields) {

@@ -20,7 +20,10 @@ export interface Fact {
  */
 export interface TrailFacts {
   all: Fact[];
-  /** The records that name a step (`data.step`), by step index, in seq order. */
+  /**
+   * The records that name a step (`data.step`), by step index, in seq order; the records of a limit
+   * request (`data.kind: "limit"`) are left out: they are the run's, not the step's.
+   */
   byStep: Map<number, Fact[]>;
   /** The first `run_started` record. */
   started: Fact | undefined;
@@ -48,7 +51,7 @@ export function trailFacts(runId: string, records: readonly unknown[]): TrailFac
   const byStep = new Map<number, Fact[]>();
   for (const fact of all) {
     const step = fact.data.step;
-    if (typeof step !== "number") continue;
+    if (typeof step !== "number" || fact.data.kind === "limit") continue;
     const list = byStep.get(step);
     if (list === undefined) byStep.set(step, [fact]);
     else list.push(fact);
@@ -84,4 +87,12 @@ export function shown(value: unknown): string {
     text = "a value that is not JSON";
   }
   return text.length > 120 ? `${text.slice(0, 120)}… (cut from ${text.length} characters)` : text;
+}
+
+/**
+ * The fields of an `approval_requested` record as a request: one recorded before requests had kinds
+ * (a version-1 trail) was a call's, which the saved form now says with `kind: "call"`.
+ */
+export function requestAsRecorded(data: Record<string, unknown>): Record<string, unknown> {
+  return data.kind === undefined ? { kind: "call", ...data } : data;
 }

@@ -2,7 +2,7 @@ import type { ApprovalRequest } from "../approvals/approval.js";
 import type { RecordedAnswer, RunState } from "./run-state.js";
 import type { Fact, Mismatch, TrailFacts } from "./trail-facts.js";
 import { takeAnsweredFact } from "./answered-fact.js";
-import { sameJson, shown } from "./trail-facts.js";
+import { requestAsRecorded, sameJson, shown } from "./trail-facts.js";
 
 /** The last `approval_requested` record of a step. */
 function lastRequest(facts: TrailFacts, step: number): Fact | undefined {
@@ -22,7 +22,9 @@ function checkRequest(state: RunState, request: ApprovalRequest, facts: TrailFac
     );
     return;
   }
-  const { history: _history, ...asked } = requested.data;
+  const { history: _history, ...recorded } = requested.data;
+  // A request recorded before requests had kinds (a version-1 trail) was a call's.
+  const asked = requestAsRecorded(recorded);
   const saved: Record<string, unknown> = { ...request };
   for (const key of new Set([...Object.keys(saved), ...Object.keys(asked)])) {
     if (!sameJson(saved[key], asked[key])) {

@@ -1,5 +1,6 @@
 import { Approval } from "../approvals/approval.js";
 import type { ApprovalRequest } from "../approvals/approval.js";
+import { raiseProblem } from "../approvals/raise-problem.js";
 import type { AuditRecord } from "../audit/audit-record.js";
 import { makeRecord } from "../audit/audit-record.js";
 import type { AuditSink } from "../audit/audit-sink.js";
@@ -134,12 +135,18 @@ async function recordOnce(
   if (state === null)
     throw new StateError("run_not_found", `No run \`${runId}\` in the store.`, { details: { runId } });
   const pending = answeredRequest(state, approval);
+  const problem = raiseProblem(pending, approval);
+  if (problem !== undefined)
+    throw new StateError("invalid_answer", `${problem} Nothing was recorded.`, {
+      details: { runId, digest: pending.digest },
+    });
   const answer: RecordedAnswer = approval.toJSON();
   if (origin !== undefined) answer.origin = origin;
   // Whichever writes its record (this store now, or the resume later), the answer must be one that
   // can be recorded: refused here (`not_json`) before anything is written, never at the claim.
   const data = toJson(
-    { step: pending.step, recorded: true, ...answer },
+    // A limit request's answer is the run's, not its step's: its record says so.
+    { step: pending.step, recorded: true, ...answer, ...(pending.kind === "limit" ? { kind: "limit" } : {}) },
     "the data of audit event `approval_answered`",
     {
       maxDepth: MAX_RECORD_DEPTH,

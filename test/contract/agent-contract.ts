@@ -16,6 +16,7 @@ import type { RunState } from "../../src/index.js";
 import { agentDrivingContract } from "./agent-driving-contract.js";
 import { answersTrailContract } from "./answers-trail-contract.js";
 import { claimRaceContract } from "./claim-race-contract.js";
+import { raiseLimitContract } from "./raise-limit-contract.js";
 import { startFixture } from "../stores/fixture-process.js";
 import { refusedWith, withStore, writerAgent } from "./contract-fixtures.js";
 import type { MakeStore } from "./contract-fixtures.js";
@@ -25,6 +26,7 @@ export function agentContract(makeStore: MakeStore): void {
   agentDrivingContract(makeStore);
   answersTrailContract(makeStore);
   claimRaceContract(makeStore);
+  raiseLimitContract(makeStore);
 
   test("an agent run on the store leaves a state and a trail that agree", () =>
     withStore(makeStore, async (store) => {

@@ -11,7 +11,7 @@ import {
   tool,
   verifyAudit,
 } from "../../src/index.js";
-import type { ApprovalRequest } from "../../src/index.js";
+import type { CallApprovalRequest } from "../../src/index.js";
 import { saveTool, writerPlanner } from "./helpers.js";
 
 const writePolicy = () => new Policy({ allowEffects: ["read", "write"] });
@@ -23,7 +23,8 @@ test("the approval round trip: a write pauses, the approval runs it once, read b
   const paused = await agent.run("save the report");
   assert.equal(paused.status, "awaiting_approval");
   assert.deepEqual(written, []);
-  const request = paused.pending as ApprovalRequest;
+  const request = paused.pending as CallApprovalRequest;
+  assert.equal(request.kind, "call");
   assert.equal(request.tool, "save");
   assert.deepEqual(request.args, { text: "the report" });
   assert.equal(request.effect, "write");

@@ -5,12 +5,22 @@ import { Agent, Approval, Decision, MemoryStore, Policy, RunState, isLeashError,
 
 const fixture = (name: string): string => readFileSync(new URL(`../fixtures/states/${name}`, import.meta.url), "utf8");
 
-test("saved states of format version 1 still load, field for field", () => {
+/** A version-1 saved form as version 2 writes it: the same fields, its requests marked as calls'. */
+function asVersion2(json: Record<string, unknown>): Record<string, unknown> {
+  const call = (request: unknown) => ({ kind: "call", ...(request as Record<string, unknown>) });
+  const out: Record<string, unknown> = { ...json, version: 2 };
+  if (json.pending !== undefined) out.pending = call(json.pending);
+  if (Array.isArray(json.waiting)) out.waiting = json.waiting.map(call);
+  return out;
+}
+
+test("saved states of format version 1 still load, field for field, and are written as version 2", () => {
   for (const name of ["v1-awaiting-approval.json", "v1-completed.json"]) {
     const text = fixture(name);
     const state = RunState.fromJSON(text);
-    assert.deepEqual(state.toJSON(), JSON.parse(text));
+    assert.deepEqual(state.toJSON(), asVersion2(JSON.parse(text)));
   }
+  assert.equal(RunState.fromJSON(fixture("v1-awaiting-approval.json")).pending?.kind, "call");
   const completed = RunState.fromJSON(fixture("v1-completed.json"));
   assert.equal(completed.status, "completed");
   assert.equal(({} as Record<string, unknown>).polluted, undefined, "a __proto__ key in data pollutes nothing");
@@ -40,9 +50,34 @@ test("a saved paused state resumes after a round trip through JSON text", async 
   assert.deepEqual(written, ["x"]);
 });
 
+test("a saved state of format version 2 paused on a limit loads field for field and resumes with a raise", async () => {
+  const text = fixture("v2-awaiting-raise.json");
+  const state = RunState.fromJSON(text);
+  assert.deepEqual(state.toJSON(), JSON.parse(text));
+  const pending = state.pending;
+  assert.equal(pending?.kind, "limit");
+  if (pending?.kind !== "limit") return;
+  assert.deepEqual([pending.limit, pending.used, pending.allowed, pending.step], ["max_cost", 0.04, 0.05, 2]);
+  const agent = new Agent({
+    tools: [tool({ name: "tick", cost: 0.02, execute: () => "ticked" })],
+    planner: (seen) => (seen.steps.length >= 4 ? Decision.finish("done") : Decision.act("tick", {})),
+  });
+  const done = await agent.resume(state, { approvals: [Approval.raise(pending.digest, "noor", 0.1)] });
+  assert.equal(done.status, "completed");
+  assert.equal(done.toolCalls, 4);
+  assert.equal(done.limits.maxCost, 0.1);
+  // A limit request's fields are checked like a call's: a limit leash cannot raise is refused.
+  const json = JSON.parse(text);
+  json.pending.limit = "max_duration";
+  assert.throws(
+    () => RunState.fromJSON(json),
+    (error) => isLeashError(error, "invalid_state"),
+  );
+});
+
 test("a state from a future format version is refused (unsupported_version)", () => {
   const json = JSON.parse(fixture("v1-completed.json"));
-  json.version = 2;
+  json.version = 3;
   assert.throws(
     () => RunState.fromJSON(json),
     (error) => isLeashError(error, "unsupported_version"),
@@ -104,7 +139,7 @@ test("a gate session's mark and its waiting requests survive the saved form, and
     state.waiting?.map((request) => request.tool),
     [pending.tool, "other"],
   );
-  assert.deepEqual(state.toJSON(), gate);
+  assert.deepEqual(state.toJSON(), asVersion2(gate));
   assert.deepEqual(state.copy().waiting, state.waiting);
   for (const bad of [
     { gate: false },

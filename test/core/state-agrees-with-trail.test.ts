@@ -8,7 +8,7 @@ import {
   stateAgreesWithTrail,
   verifyCheckpoint,
 } from "../../src/index.js";
-import type { AuditRecord, RunStateJson, StateMismatch } from "../../src/index.js";
+import type { AuditRecord, CallApprovalRequest, RunStateJson, StateMismatch } from "../../src/index.js";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
 import { tempFolder } from "../cli/cli-helpers.js";
 import { RUN_KINDS, fillRunKinds } from "../helpers/run-kinds.js";
@@ -99,12 +99,12 @@ test("each field a person is shown, changed in the saved state alone, is named b
     },
     {
       run: "paused",
-      change: (json) => void (json.pending!.args = { amount: 10000 }),
+      change: (json) => void ((json.pending as CallApprovalRequest).args = { amount: 10000 }),
       expected: [{ step: 0, field: "pending.arguments" }],
     },
     {
       run: "paused",
-      change: (json) => void (json.pending!.scopes = []),
+      change: (json) => void ((json.pending as CallApprovalRequest).scopes = []),
       expected: [{ step: 0, field: "pending.scopes" }],
     },
     {

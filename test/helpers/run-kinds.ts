@@ -70,6 +70,8 @@ export const RUN_KINDS = [
   "model",
   "interrupted",
   "in-flight",
+  "raised-limit",
+  "paused-on-limit",
 ] as const;
 
 /**
@@ -150,4 +152,29 @@ export async function fillRunKinds(store: Store): Promise<void> {
     await inFlight;
   }
   await agentOn(store, payPlanner(3), { tools: [later] }).resume("interrupted");
+
+  // A run that asked to raise its tool calls and was raised (a recorded raise and one given), and one
+  // still paused on its limit with a raise recorded.
+  const ticks = new Agent({
+    tools: [lookup],
+    planner: (state) =>
+      state.toolCalls >= 3 ? Decision.finish(state.toolCalls) : Decision.act("lookup", { topic: "t" }),
+    policy,
+    store,
+    audit: store,
+    limits: { maxToolCalls: 1, maxSteps: 4, askToRaise: ["max_tool_calls", "max_steps"] },
+  });
+  const onLimit = await ticks.run("look three times", { runId: "raised-limit" });
+  await store.answer("raised-limit", Approval.raise(onLimit.pending!.digest, "finance", 2), {
+    origin: { via: "cli", user: "finance", host: "desk" },
+  });
+  const again = await ticks.resume("raised-limit", {
+    approvals: [Approval.raise(onLimit.pending!.digest, "noor", 5)],
+  });
+  const raised = await ticks.resume("raised-limit", {
+    approvals: [Approval.raise(again.pending!.digest, "finance", 9)],
+  });
+  if (raised.status !== "completed") throw new Error(`not completed: ${JSON.stringify(raised.toJSON())}`);
+  const waiting = await ticks.run("look three times", { runId: "paused-on-limit" });
+  await store.answer("paused-on-limit", Approval.raise(waiting.pending!.digest, "finance", 4));
 }

@@ -172,7 +172,7 @@ export async function addApprover(target: InboxStore, name: string): Promise<str
 /** The pending request of a run, as the store holds it. */
 export async function pendingOf(target: InboxStore, runId: string) {
   const state = await target.store.load(runId);
-  assert.ok(state?.pending !== undefined, `run ${runId} awaits approval`);
+  assert.ok(state?.pending?.kind === "call", `run ${runId} awaits approval of a call`);
   return state.pending;
 }
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { ApprovalRequest } from "../../src/index.js";
+import type { CallApprovalRequest } from "../../src/index.js";
 import { MAX_ELICITATION_CHARS, elicitationQuestion } from "../../src/gateway/gateway-elicitation.js";
 import { connectGateway, setup, textOf } from "./support.js";
 
@@ -26,7 +26,8 @@ const hostile = [
 
 test("the question at the client shows every value escaped on its own line, keys in canonical order, nothing drawn by a value", () => {
   for (const text of hostile) {
-    const request: ApprovalRequest = {
+    const request: CallApprovalRequest = {
+      kind: "call",
       runId: "mcp_x",
       step: 0,
       tool: `fs__write${text}`,
@@ -62,7 +63,8 @@ test("the question at the client shows every value escaped on its own line, keys
 });
 
 test("a request too long to show whole is not asked at the client: undefined past the bound, whole under it", () => {
-  const request = (content: string): ApprovalRequest => ({
+  const request = (content: string): CallApprovalRequest => ({
+    kind: "call",
     runId: "mcp_x",
     step: 0,
     tool: "fs__write_file",

@@ -38,7 +38,7 @@ test("an untrusted server that labels a destructive tool read-only: the tool is 
     });
     const state = await agent.run("look at the orders");
     assert.equal(state.status, "awaiting_approval");
-    assert.equal(state.pending?.effect, "external");
+    assert.equal(state.pending?.kind === "call" ? state.pending.effect : undefined, "external");
     assert.deepEqual(dropped, []);
   } finally {
     await shop.close();

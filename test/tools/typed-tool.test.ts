@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import { z } from "zod";
 import { Agent, Decision, Policy, Toolset, isLeashError, modelPlanner, tool } from "../../src/index.js";
 import { says, scriptedModel } from "../../src/testing/index.js";
-import type { ApprovalRequest, Json, Planner } from "../../src/index.js";
+import type { CallApprovalRequest, Json, Planner } from "../../src/index.js";
 
 const NOTE = z.object({
   topic: z.string().min(1),
@@ -204,7 +204,7 @@ describe("typed tools: in a run", () => {
   });
 
   test("gives the same approval digest for the same call on two constructions of the tool", async () => {
-    async function pendingDigest(): Promise<ApprovalRequest> {
+    async function pendingDigest(): Promise<CallApprovalRequest> {
       let id = 0;
       const agent = new Agent({
         tools: [noteTool()],
@@ -215,7 +215,7 @@ describe("typed tools: in a run", () => {
       });
       const paused = await agent.run("note the saddle");
       assert.equal(paused.status, "awaiting_approval");
-      return paused.pending as ApprovalRequest;
+      return paused.pending as CallApprovalRequest;
     }
     const first = await pendingDigest();
     const second = await pendingDigest();

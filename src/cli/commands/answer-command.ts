@@ -1,4 +1,4 @@
-import { Command } from "commander";
+import { Command, InvalidArgumentError } from "commander";
 import { answerJson, answerLines, answerRun, checkAnswerInput } from "../../operate/answer-run.js";
 import type { AnswerInput } from "../../operate/answer-run.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
@@ -15,6 +15,15 @@ interface AnswerOptions extends CommonOptions {
   digest?: string;
   step?: number;
   call?: string;
+  raiseTo?: number;
+}
+
+/** `--raise-to N`: a number as written (`0.2`, `500`); whether it fits the limit is the store's to check. */
+function raiseOption(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === "" || !Number.isFinite(parsed))
+    throw new InvalidArgumentError("Expected a number, the limit to raise to (as `0.2` or `500`).");
+  return parsed;
 }
 
 /** Builds `leash approve` or `leash deny`: the two differ only in the answer they record. */
@@ -40,10 +49,17 @@ export function answerCommand(name: "approve" | "deny"): Command {
       "--call <call-id>",
       "which waiting request: the call id of a gate session's call (as leash show prints it)",
     );
+  if (granted)
+    command.option(
+      "--raise-to <n>",
+      "for a run paused on a limit (askToRaise): the limit, for this run, from now on (more than what was used)",
+      raiseOption,
+    );
   return withCommonOptions(command).action(async (runId: string, options: AnswerOptions) => {
     const input: AnswerInput = {
       granted,
       approver: options.as,
+      ...(options.raiseTo === undefined ? {} : { raiseTo: options.raiseTo }),
       ...(options.note === undefined ? {} : { note: options.note }),
       ...(options.digest === undefined ? {} : { digest: options.digest }),
       ...(options.step === undefined && options.call === undefined

@@ -8,6 +8,7 @@ import { loadAgent } from "../../operate/load-agent.js";
 import { withExistingStore } from "../../operate/open-store.js";
 import { printJson, printLines } from "../print.js";
 import { shortJson } from "../../operate/short-json.js";
+import { limitRequestText } from "../../operate/limit-request-text.js";
 
 interface ResumeOptions extends CommonOptions {
   agent: string;
@@ -21,9 +22,12 @@ function resumedLines(state: RunState, from: number, dbArgs: string): string[] {
       `  step ${step.index}: ${asked} -> ${step.outcome ?? "waiting"}${step.error === undefined ? "" : ` (${step.error.message})`}`,
     );
   }
-  if (state.pending !== undefined)
+  const pending = state.pending;
+  if (pending !== undefined)
     lines.push(
-      `It waits again, for ${state.pending.tool} ${shortJson(state.pending.args, 60)}: leash approve ${state.runId} --as NAME --digest ${state.pending.digest.slice(0, 16)} ${dbArgs}`,
+      pending.kind === "limit"
+        ? `It waits again: the run ${limitRequestText(pending)}: leash approve ${state.runId} --as NAME --digest ${pending.digest.slice(0, 16)} --raise-to N ${dbArgs}`
+        : `It waits again, for ${pending.tool} ${shortJson(pending.args, 60)}: leash approve ${state.runId} --as NAME --digest ${pending.digest.slice(0, 16)} ${dbArgs}`,
     );
   if (state.answer !== undefined) lines.push(`Answer: ${shortJson(state.answer, 100)}`);
   if (state.failure !== undefined) lines.push(`Failed: ${state.failure.code}: ${state.failure.message}`);

@@ -26,13 +26,20 @@ export async function gateRequests(store: RunStore, runs: readonly RunRow[]): Pr
     if (state === null) continue;
     found.set(
       run.runId,
-      waitingRequests(state).map(({ request, callId }) => ({
-        step: request.step,
-        callId: callId ?? null,
-        tool: request.tool,
-        args: request.args,
-        digest: request.digest,
-      })),
+      // A gate's session asks about calls only: its limits stop it rather than ask.
+      waitingRequests(state).flatMap(({ request, callId }) =>
+        request.kind === "call"
+          ? [
+              {
+                step: request.step,
+                callId: callId ?? null,
+                tool: request.tool,
+                args: request.args,
+                digest: request.digest,
+              },
+            ]
+          : [],
+      ),
     );
   }
   return found;

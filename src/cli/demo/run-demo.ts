@@ -88,7 +88,7 @@ export async function runDemo(db: string, tell: Tell): Promise<DemoResult> {
     return (await estimator.do(estimateRepair, repair, { principal: MIA })).state;
   });
   const request = paused.pending;
-  if (paused.status !== "awaiting_approval" || request === undefined)
+  if (paused.status !== "awaiting_approval" || request?.kind !== "call")
     throw failed(`The run should wait for approval, but it is ${paused.status}.`);
   const { runId } = paused;
   tell(`   ${request.tool} writes, and the policy asks a person to approve every write:`);

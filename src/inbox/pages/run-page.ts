@@ -1,5 +1,6 @@
 import { trace } from "../../index.js";
-import type { ApprovalRequest, RunState, Step } from "../../index.js";
+import type { ApprovalRequest, CallApprovalRequest, RunState, Step } from "../../index.js";
+import { limitRequestFacts, raiseField } from "./limit-request-facts.js";
 import { answeredBy, stepLines } from "../../operate/describe-run.js";
 import { problemLines } from "../../operate/check-trail.js";
 import { answerAction, html, joinHtml, jsonLineHtml } from "../html.js";
@@ -69,6 +70,26 @@ function historyOf(state: RunState, request: ApprovalRequest): Html {
   </ol>`;
 }
 
+/** What a call request asks: the tool, its arguments whole, effect, scopes, reason, time and digest. */
+function callFacts(request: CallApprovalRequest): Html {
+  return html`<p class="ask">
+      Step ${request.step} asks to run <strong data-field="tool">${request.tool}</strong> with these arguments, in full:
+    </p>
+    ${jsonBlock(request.args, "args")}
+    <dl class="facts">
+      <dt>Effect</dt>
+      <dd data-field="effect">${statusBadge(request.effect)}</dd>
+      <dt>Scopes</dt>
+      <dd data-field="scopes">${request.scopes.length === 0 ? "none" : request.scopes.join(", ")}</dd>
+      <dt>Model's reason</dt>
+      <dd data-field="reason">${request.reason ?? "none given"}</dd>
+      <dt>Asked at</dt>
+      <dd>${request.requestedAt}</dd>
+      <dt>Digest</dt>
+      <dd><code data-field="digest" class="digest">${request.digest}</code></dd>
+    </dl>`;
+}
+
 /** `answered by you: approved, waiting for the app to act`, or `answered by noor: denied`, then where from and the note. */
 function answerItem(answer: StandingAnswer, viewer: Viewer): Html {
   const mine = givenBy(answer, viewer.name);
@@ -109,6 +130,7 @@ function answerForm(state: RunState, request: ApprovalRequest, viewer: Viewer, s
     <form id="answer${suffix}" method="post" action="${answerAction(state.runId)}" class="answer">
       <input type="hidden" name="_csrf" value="${viewer.csrf}" />
       <input type="hidden" name="digest" value="${request.digest}" />
+      ${raiseField(request, suffix)}
       <label for="note${suffix}">Note (kept with your answer)</label>
       <textarea id="note${suffix}" name="note" rows="3" maxlength="2000"></textarea>
       <div class="decide">
@@ -150,22 +172,7 @@ function pendingSection(state: RunState, waiting: WaitingRequest, viewer: Viewer
           </p>`
         : null
     }
-    <p class="ask">
-      Step ${request.step} asks to run <strong data-field="tool">${request.tool}</strong> with these arguments, in full:
-    </p>
-    ${jsonBlock(request.args, "args")}
-    <dl class="facts">
-      <dt>Effect</dt>
-      <dd data-field="effect">${statusBadge(request.effect)}</dd>
-      <dt>Scopes</dt>
-      <dd data-field="scopes">${request.scopes.length === 0 ? "none" : request.scopes.join(", ")}</dd>
-      <dt>Model's reason</dt>
-      <dd data-field="reason">${request.reason ?? "none given"}</dd>
-      <dt>Asked at</dt>
-      <dd>${request.requestedAt}</dd>
-      <dt>Digest</dt>
-      <dd><code data-field="digest" class="digest">${request.digest}</code></dd>
-    </dl>
+    ${request.kind === "limit" ? limitRequestFacts(request) : callFacts(request)}
     <h3>Asked after these steps</h3>
     <div data-field="history">${historyOf(state, request)}</div>
     ${

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ApprovalRequest } from "../../../src/index.js";
+import type { CallApprovalRequest } from "../../../src/index.js";
 import { verifyAudit } from "../../../src/index.js";
 import { SqliteStore } from "../../../src/stores/sqlite/index.js";
 import { runLeash, runTypeScript, root } from "./node-process.js";
@@ -47,7 +47,7 @@ export async function approvalCase({ harness, server, stream, client, reads }: C
       const paused = await agent.run("Note the fix for T-7 and count the notebook.");
       runId = paused.runId;
       assert.equal(paused.status, "awaiting_approval", JSON.stringify(paused.failure));
-      assert.equal((paused.pending as ApprovalRequest).tool, "save");
+      assert.equal((paused.pending as CallApprovalRequest).tool, "save");
       assert.deepEqual(outcomesOf(paused), ["executed", null]);
     } finally {
       await store.close();
