@@ -1,6 +1,6 @@
 import { LeashError, checkOptionKeys } from "../errors/index.js";
 import { snapshotFields } from "../decisions/decision.js";
-import { isDigest } from "../json/index.js";
+import { copyJson, isDigest, isJsonObject, toJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
 import type { Effect } from "../tools/tool.js";
 
@@ -20,6 +20,10 @@ export interface ApprovalRequest {
   digest: string;
   /** ISO 8601 time of the request. */
   requestedAt: string;
+  /** How many distinct allowed approvers must grant the call (`policy.quorum`); present when the policy has one. */
+  quorum?: number;
+  /** Under a quorum: the allowed approvers who granted so far, in order, as the last resume worked it out. */
+  grantedBy?: string[];
 }
 
 /** The saved form of an {@link Approval}. */
@@ -28,7 +32,19 @@ export interface ApprovalJson {
   granted: boolean;
   approver: string;
   note?: string;
+  /** An edit: the arguments the approver lets the call run with instead of the proposed ones. */
+  args?: Json;
 }
+
+/** The options of `new Approval(digest, options)`. */
+interface ApprovalOptions {
+  granted: boolean;
+  approver: string;
+  note?: string;
+  args?: Json;
+}
+
+const APPROVAL_FIELDS = ["granted", "approver", "note", "args"] as const;
 
 /**
  * A person's answer to an approval request, bound to the request's digest: it authorises that exact
@@ -42,18 +58,20 @@ export class Approval {
   readonly granted: boolean;
   readonly approver: string;
   readonly note: string | undefined;
+  /** The edited arguments a grant lets the call run with, if the approver changed them. */
+  readonly args: Json | undefined;
 
-  constructor(digest: string, given: { granted: boolean; approver: string; note?: string }) {
+  constructor(digest: string, given: ApprovalOptions) {
     // Each option is read exactly once: a getter cannot answer one thing to the check and another to use.
     // A misspelt `note` (`notes`) would drop what the approver wrote.
     if (typeof given === "object" && given !== null) {
-      checkOptionKeys(given, ["granted", "approver", "note"], "new Approval(digest, options)");
+      checkOptionKeys(given, APPROVAL_FIELDS, "new Approval(digest, options)");
     }
     const options =
       typeof given === "object" && given !== null
-        ? (snapshotFields(given, ["granted", "approver", "note"], (message) => {
+        ? (snapshotFields(given, [...APPROVAL_FIELDS], (message) => {
             throw new LeashError("invalid_option", `Expected an approval's options to be readable, but ${message}.`);
-          }) as { granted: boolean; approver: string; note?: string })
+          }) as unknown as ApprovalOptions)
         : given;
     if (!isDigest(digest)) {
       throw new LeashError("invalid_option", "Expected the approval's `digest` to be 64 lowercase hex digits.");
@@ -81,6 +99,7 @@ export class Approval {
     this.granted = options.granted;
     this.approver = options.approver;
     this.note = options.note;
+    this.args = editedArgs(options);
     // An answer is checked once and used as checked: nothing may change it afterwards.
     Object.freeze(this);
   }
@@ -88,6 +107,17 @@ export class Approval {
   /** An approval of the request with this digest. */
   static grant(digest: string, approver: string, note?: string): Approval {
     return new Approval(digest, note === undefined ? { granted: true, approver } : { granted: true, approver, note });
+  }
+
+  /**
+   * An approval of the request with this digest that lets the call run with `args` instead of the
+   * proposed arguments: every gate runs again on the edited call before it runs.
+   *
+   * @example
+   * Approval.edit(paused.pending!.digest, "noor", { amount: 40, memo: "INV-2041" }, "capped at 40");
+   */
+  static edit(digest: string, approver: string, args: Json, note?: string): Approval {
+    return new Approval(digest, { granted: true, approver, args, ...(note === undefined ? {} : { note }) });
   }
 
   /** A refusal of the request with this digest. */
@@ -103,21 +133,41 @@ export class Approval {
     if (typeof value !== "object" || value === null) {
       throw new LeashError("invalid_option", "Expected an approval object.");
     }
-    const raw = snapshotFields(value, ["digest", "granted", "approver", "note"], (message) => {
+    const raw = snapshotFields(value, ["digest", "granted", "approver", "note", "args"], (message) => {
       throw new LeashError("invalid_option", `Expected an approval object that can be read, but ${message}.`);
     });
     return new Approval(raw.digest as string, {
       granted: raw.granted as boolean,
       approver: raw.approver as string,
       ...(raw.note === undefined ? {} : { note: raw.note as string }),
+      ...(raw.args === undefined ? {} : { args: raw.args as Json }),
     });
   }
 
   toJSON(): ApprovalJson {
     const json: ApprovalJson = { digest: this.digest, granted: this.granted, approver: this.approver };
     if (this.note !== undefined) json.note = this.note;
+    if (this.args !== undefined) json.args = copyJson(this.args);
     return json;
   }
+}
+
+/**
+ * The edited arguments of an approval's options, checked and copied: a JSON object, given only
+ * with a grant (a refusal runs nothing, so it edits nothing).
+ */
+function editedArgs(options: ApprovalOptions): Json | undefined {
+  if (options.args === undefined) return undefined;
+  if (!options.granted) {
+    throw new LeashError(
+      "invalid_option",
+      "Expected `args` only on a grant: a refusal runs nothing, so it edits nothing.",
+    );
+  }
+  const args = toJson(options.args, "the approval's `args`");
+  if (!isJsonObject(args))
+    throw new LeashError("invalid_option", "Expected the approval's `args` to be a JSON object.");
+  return Object.freeze(args);
 }
 
 /** Whatever answers approval requests at once: an automated policy, or a prompt to a person. */

@@ -11,6 +11,7 @@ export const FAILURE_CODES = [
   "model_blocked",
   "model_failed",
   "guard_failed",
+  "policy_failed",
   "internal_error",
 ] as const;
 

@@ -8,7 +8,9 @@ import { detachedCopy } from "../state/run-state.js";
 import type { Failure, Step } from "../state/run-state.js";
 import { assertNever } from "../errors/index.js";
 import type { ActiveRun } from "./active-run.js";
+import { applyEdit } from "./apply-edit.js";
 import { approvalGate } from "./approval-gate.js";
+import { answeredData } from "./audit-answers.js";
 import { askPlanner } from "./ask-planner.js";
 import { passGates } from "./gates.js";
 import { invokeTool } from "./invoke-tool.js";
@@ -128,6 +130,9 @@ export async function actStep(run: ActiveRun, step: Step, options: ActOptions): 
   const withdraw = (): void => {
     if (options.unsaved === true) withdrawUnsavedStart(run, step);
   };
+  // The edit of the answer that approves the call (given now, or kept on the step across a crash)
+  // takes the place of the proposed arguments before any gate, so every gate checks the call that runs.
+  applyEdit(run, step, options.answer ?? step.approval);
   const gates = await passGates(run, step, options.restart);
   switch (gates.type) {
     case "deny":
@@ -162,8 +167,19 @@ export async function actStep(run: ActiveRun, step: Step, options: ActOptions): 
     state.status = "awaiting_approval";
     state.pending = approval.request;
     state.pendingHistory = approval.history;
-    run.record("approval_requested", { ...approval.request, history: approval.history });
+    const { grantedBy: _grantedBy, ...asked } = approval.request;
+    run.record("approval_requested", {
+      ...asked,
+      ...(asked.quorum === undefined ? {} : { grantedBy: [] }),
+      history: approval.history,
+    });
     run.record("run_paused", { step: step.index, digest: approval.request.digest });
+    // The approver's grant short of a quorum is the first recorded answer of the paused request.
+    if (approval.answered !== undefined) {
+      const index = state.answers.length;
+      run.record("approval_answered", answeredData(step.index, { index, json: approval.answered }, true));
+      state.answers = [...state.answers, { ...approval.answered, audited: true }];
+    }
     await run.checkpoint();
     // A cancel that landed while the pause was saved ends the paused run here, as a cancel of a
     // stored paused run does: the pending step is stopped and no later answer can run it.
@@ -174,6 +190,12 @@ export async function actStep(run: ActiveRun, step: Step, options: ActOptions): 
     run.letGo();
     return paused;
   }
+  if (approval.type === "fail") {
+    withdraw();
+    step.outcome = "blocked";
+    step.error = { code: approval.failure.code, message: approval.failure.message };
+    return end(run, { status: "failed", failure: approval.failure });
+  }
   settleRequest(state, step);
   if (approval.type === "deny") {
     withdraw();
@@ -182,6 +204,9 @@ export async function actStep(run: ActiveRun, step: Step, options: ActOptions): 
     return undefined;
   }
   if (approval.approval !== undefined) step.approval = approval.approval;
+  // An approver that answered with an edit: every gate again, on the edited call, before it runs.
+  if (options.answer === undefined && approval.approval !== undefined && applyEdit(run, step, approval.approval))
+    return actStep(run, step, { ...options, answer: approval.approval });
   // With a sink separate from the store, the trail takes a call's start before the state does.
   // Saving everything else first leaves the start alone between the two writes: a crash there leaves
   // a state that holds the step and a trail one `tool_started` ahead, which recovery continues from

@@ -7,6 +7,7 @@ import type { AgentCore } from "./agent-core.js";
 import { ActiveRun } from "./active-run.js";
 import { leftoverAnswerRecords, lostApprovalRecords, unauditedAnswers } from "./audit-answers.js";
 import { answerClaimRecords, auditRefused, decideAnswers } from "./decide-answers.js";
+import { recordShort } from "./record-short.js";
 import { findResumable, headOf, readResumeOptions, skillOf } from "./resume-target.js";
 import type { ResumeOptions } from "./resume-target.js";
 import type { Ending } from "./run-loop.js";
@@ -36,8 +37,11 @@ export type NextStage =
   | { type: "end"; ending: Ending }
   | { type: "note"; event: string; data: unknown };
 
-/** Why a take-over changed nothing: no answer matches the pending request, or the run has ended. */
-export type UnchangedReason = "no_matching_answer" | "ended";
+/**
+ * Why a take-over went no further: no answer matches the pending request, the answers fall short of
+ * its quorum (they are recorded, and the run stays paused), or the run has ended.
+ */
+export type UnchangedReason = "no_matching_answer" | "short_of_quorum" | "ended";
 
 /** What a take-over gave: the run unchanged and why, or the claimed run and its next stage. */
 export type TakeOver =
@@ -129,6 +133,11 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
       throw error;
     }
     if (decided === null) return { type: "unchanged", reason: "no_matching_answer", state };
+    if (decided.type === "short") {
+      const run = new ActiveRun(core, state, { head, stored, skill });
+      refuseLost(lease, runId);
+      return { type: "unchanged", reason: "short_of_quorum", state: await recordShort(run, pending, decided) };
+    }
     const step = state.steps[pending.step];
     if (step === undefined) throw new StateError("invalid_state", `Run \`${runId}\` has no step ${pending.step}.`);
     const records = answerClaimRecords(pending, decided);

@@ -39,8 +39,16 @@ export function checkPending(state: RunState, facts: TrailFacts, mismatch: Misma
     );
     return;
   }
-  const { history, ...asked } = requested.data;
-  const saved: Record<string, unknown> = { ...pending };
+  const { history, grantedBy: _asked, ...asked } = requested.data;
+  // Who granted so far is worked out after the request, by the resumes that recorded the answers.
+  const { grantedBy, ...saved }: Record<string, unknown> = { ...pending };
+  checkGrantedBy(
+    grantedBy,
+    pending.digest,
+    step,
+    facts.all.filter((fact) => fact.seq > requested.seq),
+    mismatch,
+  );
   for (const key of new Set([...Object.keys(saved), ...Object.keys(asked)])) {
     if (!sameJson(saved[key], asked[key])) {
       const field = key === "args" ? "arguments" : key;
@@ -56,6 +64,39 @@ export function checkPending(state: RunState, facts: TrailFacts, mismatch: Misma
       step,
       "pending.history",
       `The history the pending request is bound to differs from the trail's (seq ${requested.seq}).`,
+    );
+}
+
+/**
+ * `pending.grantedBy` against the answers the trail recorded since the request: each name once, each
+ * one an approver whose grant of the request the trail records as accepted.
+ */
+function checkGrantedBy(
+  grantedBy: unknown,
+  digest: string,
+  step: number,
+  later: readonly Fact[],
+  mismatch: Mismatch,
+): void {
+  if (grantedBy === undefined) return;
+  const granters = new Set(
+    later
+      .filter(
+        (fact) =>
+          fact.event === "approval_answered" &&
+          fact.data.accepted === true &&
+          fact.data.granted === true &&
+          fact.data.digest === digest,
+      )
+      .map((fact) => fact.data.approver),
+  );
+  const names = Array.isArray(grantedBy) ? (grantedBy as unknown[]) : [];
+  const unknown = names.filter((name, at) => !granters.has(name) || names.indexOf(name) !== at);
+  if (!Array.isArray(grantedBy) || unknown.length > 0)
+    mismatch(
+      step,
+      "pending.grantedBy",
+      `The pending request's grantedBy is ${shown(grantedBy)} in the saved state, but the trail records no accepted grant of it by ${shown(unknown)} (or names one twice).`,
     );
 }
 

@@ -71,6 +71,7 @@ const approval = shape({
   granted: boolean,
   approver: string,
   "note?": string,
+  "args?": json,
 });
 // Where an answer came from: `via`, and more string fields (the channel's own: user, host, client...).
 const origin: Check = (value, path) => {
@@ -87,6 +88,7 @@ const recordedAnswer = shape({
   granted: boolean,
   approver: string,
   "note?": string,
+  "args?": json,
   "origin?": origin,
   "audited?": boolean,
 });
@@ -122,6 +124,7 @@ const step = shape({
   "starts?": count,
   "idempotencyKey?": string,
   "openAtRequest?": arrayOf(count),
+  "edited?": shape({ args: json, by: string }),
 });
 const request = shape({
   runId: string,
@@ -133,6 +136,8 @@ const request = shape({
   "reason?": string,
   digest,
   requestedAt: string,
+  "quorum?": count,
+  "grantedBy?": arrayOf(string),
 });
 const limits: Check = (value, path) => {
   try {
