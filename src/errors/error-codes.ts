@@ -41,6 +41,8 @@ export const ERROR_CODES = [
   "unsupported_version",
   // A gate's session: a call id given again with another tool or other arguments.
   "call_mismatch",
+  // An approval's edit whose arguments the tool refuses (given to a resume, or on the command line).
+  "invalid_arguments",
   // The audit trail.
   "audit_torn",
   "audit_corrupt",

@@ -8,6 +8,7 @@ import { ActiveRun } from "./active-run.js";
 import { leftoverAnswerRecords, lostApprovalRecords, unauditedAnswers } from "./audit-answers.js";
 import { answerClaimRecords, auditRefused, decideAnswers } from "./decide-answers.js";
 import { recordShort } from "./record-short.js";
+import { checkEdits } from "./check-edits.js";
 import { findResumable, headOf, readResumeOptions, skillOf } from "./resume-target.js";
 import type { ResumeOptions } from "./resume-target.js";
 import type { Ending } from "./run-loop.js";
@@ -123,6 +124,8 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
     const pending = state.pending;
     if (pending === undefined)
       throw new StateError("invalid_state", `Run \`${runId}\` awaits approval but has no pending request.`);
+    // An edit the tool's schema refuses is refused here, while nothing has been recorded.
+    checkEdits(skill?.tools ?? core.tools, pending, approvals);
     const unaudited = new Set(unauditedAnswers(state, trail).map((item) => item.index));
     let decided: ReturnType<typeof decideAnswers>;
     try {

@@ -69,7 +69,7 @@ export function checkPending(state: RunState, facts: TrailFacts, mismatch: Misma
 
 /**
  * `pending.grantedBy` against the answers the trail recorded since the request: each name once, each
- * one an approver whose grant of the request the trail records as accepted.
+ * one an approver whose grant of the request the trail records and does not say was refused.
  */
 function checkGrantedBy(
   grantedBy: unknown,
@@ -84,7 +84,8 @@ function checkGrantedBy(
       .filter(
         (fact) =>
           fact.event === "approval_answered" &&
-          fact.data.accepted === true &&
+          // An answer the store recorded with its record says nothing of the policy (it cannot judge it).
+          fact.data.accepted !== false &&
           fact.data.granted === true &&
           fact.data.digest === digest,
       )
