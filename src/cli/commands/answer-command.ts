@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { answerJson, answerLines, answerRun, checkAnswerInput } from "../../operate/answer-run.js";
+import { answerJson, answerLines, answerRun, checkAnswerInput, editedArguments } from "../../operate/answer-run.js";
 import type { AnswerInput } from "../../operate/answer-run.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
@@ -15,6 +15,7 @@ interface AnswerOptions extends CommonOptions {
   digest?: string;
   step?: number;
   call?: string;
+  args?: string;
 }
 
 /** Builds `leash approve` or `leash deny`: the two differ only in the answer they record. */
@@ -40,12 +41,18 @@ export function answerCommand(name: "approve" | "deny"): Command {
       "--call <call-id>",
       "which waiting request: the call id of a gate session's call (as leash show prints it)",
     );
+  if (granted)
+    command.option(
+      "--args <json>",
+      "approve with these arguments instead (a JSON object): the call runs with them, after every gate again",
+    );
   return withCommonOptions(command).action(async (runId: string, options: AnswerOptions) => {
     const input: AnswerInput = {
       granted,
       approver: options.as,
       ...(options.note === undefined ? {} : { note: options.note }),
       ...(options.digest === undefined ? {} : { digest: options.digest }),
+      ...(options.args === undefined ? {} : { args: options.args }),
       ...(options.step === undefined && options.call === undefined
         ? {}
         : {
@@ -57,6 +64,7 @@ export function answerCommand(name: "approve" | "deny"): Command {
     };
     // Checked before the store is opened: a typo in --as or --digest is a usage error wherever the store is.
     checkAnswerInput(input);
+    editedArguments(input);
     const location = storeLocation(options);
     const recorded = await withExistingStore(location, (store) =>
       answerRun(store, runId, input, location, {
