@@ -36,7 +36,7 @@ export function answeredBy(answer: {
   const origin = originOf(answer);
   const from = origin === undefined ? "origin: none recorded" : originText(origin);
   const note = answer.note === undefined ? "" : `; note ${JSON.stringify(answer.note)}`;
-  const edit = answer.args === undefined ? "" : `; with the arguments edited to ${shortJson(answer.args as Json, 200)}`;
+  const edit = answer.args === undefined ? "" : `; with the arguments edited to ${shortJson(answer.args, 200)}`;
   return `${answer.granted ? "approved" : "denied"} by ${JSON.stringify(answer.approver)}; ${from}${note}${edit}`;
 }
 
