@@ -1,5 +1,5 @@
 import { trace } from "../index.js";
-import type { Json, RunState, Step } from "../index.js";
+import type { RunState, Step } from "../index.js";
 import { approvalCount } from "./approval-count.js";
 import type { TrailCheck } from "./check-trail.js";
 import { coverageText, problemLines } from "./check-trail.js";
