@@ -1,6 +1,6 @@
 import { LeashError } from "../index.js";
 import type { ApprovalRequest, RunState } from "../index.js";
-import { answerRun } from "../operate/answer-run.js";
+import { answerRun, editedArguments } from "../operate/answer-run.js";
 import type { StoreLocation } from "../operate/store-location.js";
 import type { CliStore } from "../operate/open-store.js";
 import { whyGatewayWillNotCount } from "../gateway/gateway-run-approval.js";
@@ -49,12 +49,27 @@ function checkWellFormed(field: string, value: unknown): void {
   );
 }
 
+/**
+ * The edit of an answer as JSON text, checked as `leash approve --args` checks it (a JSON object,
+ * on an approval only: `invalid_arguments` or `invalid_option`, a 400, before anything is looked
+ * up); `undefined` for no edit (the field left empty).
+ */
+function editText(args: unknown, granted: boolean): string | undefined {
+  if (args === undefined || args === null || (typeof args === "string" && args.trim() === "")) return undefined;
+  checkWellFormed("args", args);
+  const text = typeof args === "string" ? args : JSON.stringify(args);
+  editedArguments({ granted, approver: "inbox", args: text });
+  return text;
+}
+
 /** An answer as a signed-in approver gives it on the run's page or through the API. */
 interface InboxAnswer {
   /** The full digest of the request the page showed. */
   digest: unknown;
   decision: unknown;
   note?: unknown;
+  /** An edit: the arguments to approve the call with instead, as JSON text (the form) or a JSON object (the API). */
+  args?: unknown;
 }
 
 /** Where the inbox records answers, and whose policy it applies. */
@@ -109,6 +124,7 @@ export async function answerFromInbox(
   if (text !== undefined && text.length > MAX_NOTE_LENGTH)
     throw new LeashError("invalid_option", `Expected note to be at most ${MAX_NOTE_LENGTH} characters.`);
   const granted = decision === "approve";
+  const edit = editText(answer.args, granted);
   return context.answerQueue.run(runId, async () => {
     // A run that cannot be loaded here is refused by the recording below, with its own message.
     const current = await context.store.load(runId).catch(() => null);
@@ -118,7 +134,7 @@ export async function answerFromInbox(
         ? answerEffect(answersToPending(current, digest), approver, granted)
         : { type: "record" };
     if (effect.type === "repeat" && current !== null) return { state: current, recorded: false, notice: effect.notice };
-    const state = await record(context, runId, approver, { granted, digest, text }, host);
+    const state = await record(context, runId, approver, { granted, digest, text, edit }, host);
     return { state, recorded: true, ...(effect.notice === undefined ? {} : { notice: effect.notice }) };
   });
 }
@@ -127,15 +143,21 @@ async function record(
   context: AnswerContext,
   runId: string,
   approver: string,
-  answer: { granted: boolean; digest: string; text: string | undefined },
+  answer: { granted: boolean; digest: string; text: string | undefined; edit: string | undefined },
   host: string,
 ): Promise<RunState> {
-  const { granted, digest, text } = answer;
+  const { granted, digest, text, edit } = answer;
   const { policy } = context;
   const recorded = await answerRun(
     context.store,
     runId,
-    { granted, approver, digest, ...(text === undefined ? {} : { note: text }) },
+    {
+      granted,
+      approver,
+      digest,
+      ...(text === undefined ? {} : { note: text }),
+      ...(edit === undefined ? {} : { args: edit }),
+    },
     context.location,
     {
       origin: { via: "leash-serve", user: approver, host },

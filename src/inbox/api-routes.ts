@@ -46,17 +46,17 @@ export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     try {
       body = await c.req.json();
     } catch {
-      throw new LeashError("invalid_option", "Expected a JSON body { digest, decision, note? }.");
+      throw new LeashError("invalid_option", "Expected a JSON body { digest, decision, note?, args? }.");
     }
     if (typeof body !== "object" || body === null || Array.isArray(body))
-      throw new LeashError("invalid_option", "Expected a JSON body { digest, decision, note? }.");
+      throw new LeashError("invalid_option", "Expected a JSON body { digest, decision, note?, args? }.");
     // Only these fields are read: an `approver` in the body is ignored, the signed-in name is recorded.
-    const { digest, decision, note } = body as Record<string, unknown>;
+    const { digest, decision, note, args } = body as Record<string, unknown>;
     const answered = await answerFromInbox(
       parts,
       c.req.param("id"),
       c.get("approver"),
-      { digest, decision, note },
+      { digest, decision, note, args },
       c.get("address"),
     );
     // A cookie session's token is spent by an answer: the next one is in this header.

@@ -131,7 +131,7 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
         parts,
         runId,
         c.get("approver"),
-        { digest: form.digest, decision: form.decision, note: form.note },
+        { digest: form.digest, decision: form.decision, note: form.note, args: form.args },
         c.get("address"),
       );
     } catch (error) {

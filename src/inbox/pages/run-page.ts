@@ -14,6 +14,7 @@ import type { AnswerNotice } from "../session-store.js";
 import { answerEffect, answersToPending, givenBy, nameText, verdictText } from "../standing-answers.js";
 import type { StandingAnswer } from "../standing-answers.js";
 import { waitingRequests } from "../../operate/waiting-requests.js";
+import { approvalCount } from "../../operate/approval-count.js";
 import type { WaitingRequest } from "../../operate/waiting-requests.js";
 
 /** A notice shown once on a run's page, after the viewer answered it. */
@@ -111,6 +112,8 @@ function answerForm(state: RunState, request: ApprovalRequest, viewer: Viewer, s
       <input type="hidden" name="digest" value="${request.digest}" />
       <label for="note${suffix}">Note (kept with your answer)</label>
       <textarea id="note${suffix}" name="note" rows="3" maxlength="2000"></textarea>
+      <label for="args${suffix}">Edit the arguments (JSON; leave empty to approve them as asked)</label>
+      <textarea id="args${suffix}" name="args" rows="4" data-field="edit-args" spellcheck="false"></textarea>
       <div class="decide">
         <button type="submit" name="decision" value="approve" class="approve">Approve as ${viewer.name}</button>
         <button type="submit" name="decision" value="deny" class="deny">Deny</button>
@@ -139,6 +142,7 @@ function pendingSection(state: RunState, waiting: WaitingRequest, viewer: Viewer
   const answers = standing.map((answer) => answerItem(answer, viewer));
   const form = answerForm(state, request, viewer, suffix);
   const answeredByViewer = standing.some((answer) => givenBy(answer, viewer.name));
+  const count = approvalCount(state, request);
   return html`<section data-field="pending" data-digest="${request.digest}" class="pending">
     <h2>${answeredByViewer ? "Answered by you: waiting for the app to act" : "Waiting for your answer"}</h2>
     ${
@@ -165,6 +169,12 @@ function pendingSection(state: RunState, waiting: WaitingRequest, viewer: Viewer
       <dd>${request.requestedAt}</dd>
       <dt>Digest</dt>
       <dd><code data-field="digest" class="digest">${request.digest}</code></dd>
+      ${
+        count === undefined
+          ? null
+          : html`<dt>Approvals</dt>
+              <dd data-field="approvals">${count}</dd>`
+      }
     </dl>
     <h3>Asked after these steps</h3>
     <div data-field="history">${historyOf(state, request)}</div>
