@@ -62,6 +62,10 @@ test("leash approve --args records an edit, show says k of n approvals, a bad ed
   assert.equal((await store.load("edit-me"))?.answers.length, 1);
   await store.close();
 
+  const listed = leash(["runs", "--status", "awaiting_approval", "--db", db], { cwd });
+  assert.match(listed.stdout, /edit-me\s+awaiting_approval \(1 of 2 approvals\)/);
+  const rows = JSON.parse(leash(["runs", "--db", db, "--json"], { cwd }).stdout) as { runs: { approvals: string }[] };
+  assert.equal(rows.runs[0]?.approvals, "1 of 2 approvals");
   const shown = leash(["show", "edit-me", "--db", db], { cwd });
   assert.match(shown.stdout, /1 of 2 approvals/);
   assert.match(shown.stdout, /with the arguments edited to \{"amount":40\}/);
