@@ -81,6 +81,11 @@ async function quorumCases(open: () => Promise<{ store: RunStore & AuditSink; cl
       assert.equal(again.status, "awaiting_approval");
       assert.deepEqual(again.pending?.grantedBy, ["noor"]);
       assert.deepEqual(paid, []);
+      // A resume with nothing new writes nothing.
+      const revision = (await store.load("twice"))?.revision;
+      const quiet = await agent.resume("twice");
+      assert.equal(quiet.status, "awaiting_approval");
+      assert.equal((await store.load("twice"))?.revision, revision);
       // grantedBy is saved, and each answer is audited.
       assert.deepEqual((await store.load("twice"))?.pending?.grantedBy, ["noor"]);
       const answered = (await store.read("twice")).filter((record) => record.event === "approval_answered");
