@@ -235,3 +235,34 @@ test("an edit on a denial, or an edit that is not a JSON object, is invalid_opti
     args: { amount: 1 },
   });
 });
+
+test("an edit kept on a step by a claim runs edited after a crash before the call", async () => {
+  const store = new MemoryStore();
+  const { agent, paid } = payAgent(store);
+  const paused = await agent.run("pay", { runId: "crashed" });
+  const json = paused.toJSON();
+  const digest = json.pending!.digest;
+  // The state a claim saves before the call: running, the edited grant kept on the step.
+  json.status = "running";
+  delete json.pending;
+  delete json.pendingHistory;
+  json.steps[0]!.approval = { digest, granted: true, approver: "noor", args: { amount: 20 } };
+  // Resumed from the copy, by an agent with no store, as a caller that holds every copy itself.
+  const ran: Json[] = [];
+  const pay = tool({
+    name: "pay",
+    effect: "write",
+    parameters: { type: "object", properties: { amount: { type: "number" } } },
+    execute: (args) => ran.push(args),
+  });
+  const alone = new Agent({
+    tools: [pay],
+    policy: new Policy({ allowEffects: ["read", "write"] }),
+    planner: (state) => (state.steps.length === 0 ? Decision.act("pay", PROPOSED) : Decision.finish("done")),
+  });
+  const resumed = await alone.resume(RunState.fromJSON(json));
+  assert.equal(resumed.steps[0]?.outcome, "executed");
+  assert.deepEqual(resumed.steps[0]?.edited, { args: { amount: 20 }, by: "noor" });
+  assert.deepEqual(ran, [{ amount: 20 }]);
+  assert.deepEqual(paid, []);
+});
