@@ -1,12 +1,12 @@
 import { LeashError, checkOptionKeys } from "../errors/index.js";
 import { snapshotFields } from "../decisions/decision.js";
-import { isDigest } from "../json/index.js";
+import { copyJson, isDigest, isJsonObject, toJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
 import type { RaisableLimit } from "../limits/limits.js";
 import type { Effect } from "../tools/tool.js";
 
 /** The fields of an approval's options. */
-const ANSWER_FIELDS = ["granted", "approver", "note", "raiseTo"] as const;
+const ANSWER_FIELDS = ["granted", "approver", "note", "raiseTo", "args"] as const;
 
 /** The longest `note` of an approval, in characters. */
 const MAX_NOTE_LENGTH = 10_000;
@@ -25,6 +25,10 @@ export interface CallApprovalRequest {
   digest: string;
   /** ISO 8601 time of the request. */
   requestedAt: string;
+  /** How many distinct allowed approvers must grant the call (`policy.quorum`); present when the policy has one. */
+  quorum?: number;
+  /** Under a quorum: the allowed approvers who granted so far, in order, as the last resume worked it out. */
+  grantedBy?: string[];
 }
 
 /**
@@ -58,6 +62,17 @@ export interface ApprovalJson {
   note?: string;
   /** A raise of a limit request: the limit, for this run, from now on. */
   raiseTo?: number;
+  /** An edit: the arguments the approver lets the call run with instead of the proposed ones. */
+  args?: Json;
+}
+
+/** The options of `new Approval(digest, options)`. */
+interface ApprovalOptions {
+  granted: boolean;
+  approver: string;
+  note?: string;
+  raiseTo?: number;
+  args?: Json;
 }
 
 /**
@@ -74,8 +89,10 @@ export class Approval {
   readonly note: string | undefined;
   /** A raise of a limit request (`Approval.raise`): the limit, for this run, from now on. */
   readonly raiseTo: number | undefined;
+  /** The edited arguments a grant lets the call run with, if the approver changed them. */
+  readonly args: Json | undefined;
 
-  constructor(digest: string, given: { granted: boolean; approver: string; note?: string; raiseTo?: number }) {
+  constructor(digest: string, given: ApprovalOptions) {
     // Each option is read exactly once: a getter cannot answer one thing to the check and another to use.
     // A misspelt `note` (`notes`) would drop what the approver wrote.
     if (typeof given === "object" && given !== null) {
@@ -85,7 +102,7 @@ export class Approval {
       typeof given === "object" && given !== null
         ? (snapshotFields(given, ANSWER_FIELDS, (message) => {
             throw new LeashError("invalid_option", `Expected an approval's options to be readable, but ${message}.`);
-          }) as { granted: boolean; approver: string; note?: string; raiseTo?: number })
+          }) as unknown as ApprovalOptions)
         : given;
     if (!isDigest(digest)) {
       throw new LeashError("invalid_option", "Expected the approval's `digest` to be 64 lowercase hex digits.");
@@ -122,6 +139,7 @@ export class Approval {
     this.approver = options.approver;
     this.note = options.note;
     this.raiseTo = options.raiseTo;
+    this.args = editedArgs(options);
     // An answer is checked once and used as checked: nothing may change it afterwards.
     Object.freeze(this);
   }
@@ -129,6 +147,17 @@ export class Approval {
   /** An approval of the request with this digest. */
   static grant(digest: string, approver: string, note?: string): Approval {
     return new Approval(digest, note === undefined ? { granted: true, approver } : { granted: true, approver, note });
+  }
+
+  /**
+   * An approval of the request with this digest that lets the call run with `args` instead of the
+   * proposed arguments: every gate runs again on the edited call before it runs.
+   *
+   * @example
+   * Approval.edit(paused.pending!.digest, "noor", { amount: 40, memo: "INV-2041" }, "capped at 40");
+   */
+  static edit(digest: string, approver: string, args: Json, note?: string): Approval {
+    return new Approval(digest, { granted: true, approver, args, ...(note === undefined ? {} : { note }) });
   }
 
   /** A refusal of the request with this digest. */
@@ -166,6 +195,7 @@ export class Approval {
       approver: raw.approver as string,
       ...(raw.note === undefined ? {} : { note: raw.note as string }),
       ...(raw.raiseTo === undefined ? {} : { raiseTo: raw.raiseTo as number }),
+      ...(raw.args === undefined ? {} : { args: raw.args as Json }),
     });
   }
 
@@ -173,8 +203,33 @@ export class Approval {
     const json: ApprovalJson = { digest: this.digest, granted: this.granted, approver: this.approver };
     if (this.note !== undefined) json.note = this.note;
     if (this.raiseTo !== undefined) json.raiseTo = this.raiseTo;
+    if (this.args !== undefined) json.args = copyJson(this.args);
     return json;
   }
+}
+
+/**
+ * The edited arguments of an approval's options, checked and copied: a JSON object, given only
+ * with a grant (a refusal runs nothing, so it edits nothing).
+ */
+function editedArgs(options: ApprovalOptions): Json | undefined {
+  if (options.args === undefined) return undefined;
+  if (!options.granted) {
+    throw new LeashError(
+      "invalid_option",
+      "Expected `args` only on a grant: a refusal runs nothing, so it edits nothing.",
+    );
+  }
+  if (options.raiseTo !== undefined) {
+    throw new LeashError(
+      "invalid_option",
+      "Expected either `args` (an edit of a call) or `raiseTo` (a raise of a limit), not both.",
+    );
+  }
+  const args = toJson(options.args, "the approval's `args`");
+  if (!isJsonObject(args))
+    throw new LeashError("invalid_option", "Expected the approval's `args` to be a JSON object.");
+  return Object.freeze(args);
 }
 
 /**

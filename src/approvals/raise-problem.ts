@@ -11,9 +11,11 @@ const COUNTED: ReadonlySet<string> = new Set(["max_tokens", "max_tool_calls", "m
  */
 export function raiseProblem(
   request: ApprovalRequest,
-  answer: { granted: boolean; raiseTo?: number | undefined },
+  answer: { granted: boolean; raiseTo?: number | undefined; args?: unknown },
 ): string | undefined {
   const { raiseTo } = answer;
+  if (request.kind === "limit" && answer.args !== undefined)
+    return `An edit of the arguments answers a call; run \`${request.runId}\` asks to raise ${request.limit}.`;
   if (request.kind === "call")
     return raiseTo === undefined
       ? undefined

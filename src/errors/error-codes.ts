@@ -11,6 +11,7 @@ export const FAILURE_CODES = [
   "model_blocked",
   "model_failed",
   "guard_failed",
+  "policy_failed",
   "internal_error",
 ] as const;
 
@@ -42,6 +43,8 @@ export const ERROR_CODES = [
   "unsupported_version",
   // A gate's session: a call id given again with another tool or other arguments.
   "call_mismatch",
+  // An approval's edit whose arguments the tool refuses (given to a resume, or on the command line).
+  "invalid_arguments",
   // The audit trail.
   "audit_torn",
   "audit_corrupt",

@@ -11,7 +11,7 @@ export type RefusedOutcome = Exclude<Outcome, "executed" | "finished" | "stopped
 
 /** What `session.call` answers: the call ran, was refused, waits for a person, or ended the session. */
 export type GateCallAnswer =
-  | { status: "executed"; result: Json }
+  | { status: "executed"; result: Json; edited?: { args: Json; by: string } }
   | { status: "refused"; outcome: RefusedOutcome; message: string }
   | { status: "awaiting_approval"; request: CallApprovalRequest }
   | { status: "stopped"; reason: StopReason }
@@ -38,7 +38,12 @@ export function settledAnswer(state: RunState, step: Step): GateCallAnswer {
   const outcome = step.outcome;
   // A call whose guard threw failed the session: its answer is the session's failure.
   if (step.error?.code === "guard_failed" && state.status === "failed") return endedAnswer(state);
-  if (outcome === "executed") return { status: "executed", result: copyJson(step.result) };
+  if (outcome === "executed") {
+    // A call a person edited when approving says so: the app's loop learns what ran, and by whose word.
+    const edited =
+      step.edited === undefined ? {} : { edited: { args: copyJson(step.edited.args), by: step.edited.by } };
+    return { status: "executed", result: copyJson(step.result), ...edited };
+  }
   if (outcome === null || outcome === "stopped" || outcome === "finished" || outcome === "answer_rejected")
     return endedAnswer(state);
   return { status: "refused", outcome, message: step.error?.message ?? `The call was refused (${outcome}).` };

@@ -80,7 +80,9 @@ async function answerWaiting(run: ActiveRun, step: Step, request: CallApprovalRe
     if (isLeashError(error, "approver_not_allowed")) return { status: "awaiting_approval", request };
     throw error;
   }
-  if (decided === null) return { status: "awaiting_approval", request: structuredClone(request) };
+  // Short of a quorum, the call still waits: its answers are recorded in the trail already.
+  if (decided === null || decided.type === "short")
+    return { status: "awaiting_approval", request: structuredClone(request) };
   // The answers to this request leave the state with the checkpoint that takes the call on.
   state.answers = state.answers.filter((answer) => answer.digest !== request.digest);
   return take(run, step, { restart: false, answer: decided.answer.toJSON() });

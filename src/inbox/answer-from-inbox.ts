@@ -1,6 +1,6 @@
 import { LeashError } from "../index.js";
 import type { ApprovalRequest, RunState } from "../index.js";
-import { answerRun } from "../operate/answer-run.js";
+import { answerRun, editedArguments } from "../operate/answer-run.js";
 import type { StoreLocation } from "../operate/store-location.js";
 import type { CliStore } from "../operate/open-store.js";
 import { whyGatewayWillNotCount } from "../gateway/gateway-run-approval.js";
@@ -49,6 +49,19 @@ function checkWellFormed(field: string, value: unknown): void {
   );
 }
 
+/**
+ * The edit of an answer as JSON text, checked as `leash approve --args` checks it (a JSON object,
+ * on an approval only: `invalid_arguments` or `invalid_option`, a 400, before anything is looked
+ * up); `undefined` for no edit (the field left empty).
+ */
+function editText(args: unknown, granted: boolean): string | undefined {
+  if (args === undefined || args === null || (typeof args === "string" && args.trim() === "")) return undefined;
+  checkWellFormed("args", args);
+  const text = typeof args === "string" ? args : JSON.stringify(args);
+  editedArguments({ granted, approver: "inbox", args: text });
+  return text;
+}
+
 /** An answer as a signed-in approver gives it on the run's page or through the API. */
 interface InboxAnswer {
   /** The full digest of the request the page showed. */
@@ -57,6 +70,8 @@ interface InboxAnswer {
   note?: unknown;
   /** A limit request's raise (`raise_to`): a number, or its text from a form; empty when not given. */
   raiseTo?: unknown;
+  /** An edit: the arguments to approve the call with instead, as JSON text (the form) or a JSON object (the API). */
+  args?: unknown;
 }
 
 /** `raise_to` as given: a number, or a form's text of one; left out when empty. */
@@ -125,6 +140,7 @@ export async function answerFromInbox(
   const granted = decision === "approve";
   // A denial raises nothing: a raise typed before pressing Deny is not kept.
   const raiseTo = granted ? readRaise(answer.raiseTo) : undefined;
+  const edit = editText(answer.args, granted);
   return context.answerQueue.run(runId, async () => {
     // A run that cannot be loaded here is refused by the recording below, with its own message.
     const current = await context.store.load(runId).catch(() => null);
@@ -134,7 +150,7 @@ export async function answerFromInbox(
         ? answerEffect(answersToPending(current, digest), approver, granted)
         : { type: "record" };
     if (effect.type === "repeat" && current !== null) return { state: current, recorded: false, notice: effect.notice };
-    const state = await record(context, runId, approver, { granted, digest, text, raiseTo }, host);
+    const state = await record(context, runId, approver, { granted, digest, text, raiseTo, edit }, host);
     return { state, recorded: true, ...(effect.notice === undefined ? {} : { notice: effect.notice }) };
   });
 }
@@ -143,10 +159,16 @@ async function record(
   context: AnswerContext,
   runId: string,
   approver: string,
-  answer: { granted: boolean; digest: string; text: string | undefined; raiseTo: number | undefined },
+  answer: {
+    granted: boolean;
+    digest: string;
+    text: string | undefined;
+    raiseTo: number | undefined;
+    edit: string | undefined;
+  },
   host: string,
 ): Promise<RunState> {
-  const { granted, digest, text, raiseTo } = answer;
+  const { granted, digest, text, raiseTo, edit } = answer;
   const { policy } = context;
   const recorded = await answerRun(
     context.store,
@@ -157,6 +179,7 @@ async function record(
       digest,
       ...(text === undefined ? {} : { note: text }),
       ...(raiseTo === undefined ? {} : { raiseTo }),
+      ...(edit === undefined ? {} : { args: edit }),
     },
     context.location,
     {

@@ -46,17 +46,17 @@ export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     try {
       body = await c.req.json();
     } catch {
-      throw new LeashError("invalid_option", "Expected a JSON body { digest, decision, note?, raise_to? }.");
+      throw new LeashError("invalid_option", "Expected a JSON body { digest, decision, note?, raise_to?, args? }.");
     }
     if (typeof body !== "object" || body === null || Array.isArray(body))
-      throw new LeashError("invalid_option", "Expected a JSON body { digest, decision, note?, raise_to? }.");
+      throw new LeashError("invalid_option", "Expected a JSON body { digest, decision, note?, raise_to?, args? }.");
     // Only these fields are read: an `approver` in the body is ignored, the signed-in name is recorded.
-    const { digest, decision, note, raise_to: raiseTo } = body as Record<string, unknown>;
+    const { digest, decision, note, raise_to: raiseTo, args } = body as Record<string, unknown>;
     const answered = await answerFromInbox(
       parts,
       c.req.param("id"),
       c.get("approver"),
-      { digest, decision, note, raiseTo },
+      { digest, decision, note, raiseTo, args },
       c.get("address"),
     );
     // A cookie session's token is spent by an answer: the next one is in this header.

@@ -11,6 +11,7 @@ export interface InboxProblem {
 const STATUS_OF: Readonly<Record<string, InboxProblem["status"]>> = {
   invalid_option: 400,
   invalid_answer: 400,
+  invalid_arguments: 400,
   not_json: 400,
   unauthorized: 401,
   csrf_refused: 403,

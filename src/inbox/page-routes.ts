@@ -131,7 +131,13 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
         parts,
         runId,
         c.get("approver"),
-        { digest: form.digest, decision: form.decision, note: form.note, raiseTo: form.raise_to },
+        {
+          digest: form.digest,
+          decision: form.decision,
+          note: form.note,
+          raiseTo: form.raise_to,
+          args: form.args,
+        },
         c.get("address"),
       );
     } catch (error) {

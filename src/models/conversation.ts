@@ -77,11 +77,26 @@ class Conversation {
       return;
     }
     this.open?.answered.add(id);
-    const content: Json = outcome === "executed" ? copyJson(step.result) : outcome === "finished" ? null : refusal;
+    const told: Json = outcome === "executed" ? copyJson(step.result) : outcome === "finished" ? null : refusal;
+    const content = step.edited === undefined ? told : editedContent(step.edited, outcome, told);
     const tool = decision.type === "act" ? decision.tool : HAND_BACK_TOOL;
     const message: ModelToolMessage = { callId: id, content, outcome, role: "tool", tool };
     this.messages.push(trustMessage(message));
   }
+}
+
+/** What the model is told of a call a person edited when approving it. */
+const EDITED_NOTE =
+  "A person changed the arguments of this call when approving it: it was taken with the arguments below, not the ones you proposed.";
+
+/**
+ * A tool message's content for a call a person edited: the model is told that the arguments were
+ * changed, by whom and to what, beside the result (or the refusal) of the edited call. Every
+ * adapter sends a tool message's content as it is, so each provider's model reads the same.
+ */
+function editedContent(edited: { args: Json; by: string }, outcome: string, told: Json): Json {
+  const note = { args: copyJson(edited.args), by: edited.by, note: EDITED_NOTE };
+  return outcome === "executed" ? { arguments_edited: note, result: told } : { arguments_edited: note, refused: told };
 }
 
 /** The id a step that no model asked for (a rule planner's, mixed in) is given in the conversation. */

@@ -1,5 +1,6 @@
 import { Approval, LeashError } from "../index.js";
-import type { ApprovalRequest, RunState, RunStore } from "../index.js";
+import type { ApprovalRequest, Json, RunState, RunStore } from "../index.js";
+import { approvalCount } from "./approval-count.js";
 import { cliOrigin } from "./answer-origin.js";
 import type { AnswerOrigin } from "./answer-origin.js";
 import type { StoreLocation } from "./store-location.js";
@@ -23,6 +24,8 @@ export interface AnswerInput {
   raiseTo?: number;
   /** The digest the person reviewed (`--digest`): whole, or a prefix of at least 12 hex digits. */
   digest?: string;
+  /** An edit (`--args`): the arguments the approver lets the call run with, as JSON text. */
+  args?: string;
   /**
    * Which waiting request the answer is for (`--step`, `--call`), needed when a gate's session has
    * several waiting; with one waiting, it may be left out.
@@ -60,6 +63,29 @@ export interface AnswerChannel {
    * layer, below the gateway, never imports it.
    */
   notCounted?: (runId: string, approver: string, origin: AnswerOrigin) => Promise<string | null | undefined>;
+}
+
+/**
+ * The edited arguments of `--args`, parsed: a JSON object, or `invalid_arguments` naming the problem.
+ * Only a grant edits; the tool's schema is not in the store, so the resume that acts on the answer
+ * checks the edited call against it with every other gate before it runs.
+ */
+export function editedArguments(input: AnswerInput): Json | undefined {
+  if (input.args === undefined) return undefined;
+  if (!input.granted)
+    throw new LeashError("invalid_option", "Expected --args only when approving: a denial runs nothing.");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input.args);
+  } catch (error) {
+    throw new LeashError(
+      "invalid_arguments",
+      `Expected --args to be the edited arguments as JSON: ${(error as Error).message}.`,
+    );
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new LeashError("invalid_arguments", "Expected --args to be a JSON object: the arguments of the call.");
+  return parsed as Json;
 }
 
 /** Checks `--as`, `--step`, `--call` and `--digest` before anything is opened; returns the digest prefix in lowercase. */
@@ -118,6 +144,7 @@ export async function answerRun(
   channel: AnswerChannel = {},
 ): Promise<RecordedAnswer> {
   const pinned = checkAnswerInput(input);
+  const args = editedArguments(input);
   const found = await findRun(store, runId, location);
   const selected = pickRequest(found, input.select, pinned);
   const { request, callId } = selected;
@@ -133,7 +160,7 @@ export async function answerRun(
   }
   checkRaiseFits(request, input);
   channel.check?.(request);
-  const approval = answerOf(request, input);
+  const approval = answerOf(request, input, args);
   const origin = channel.origin ?? cliOrigin();
   const state = await store.answer(runId, approval, { origin });
   const notCounted = await channel.notCounted?.(runId, approval.approver, origin);
@@ -159,8 +186,10 @@ function checkRaiseFits(request: ApprovalRequest, input: AnswerInput): void {
 }
 
 /** The answer as given: a grant (a raise, for a limit request) or a denial. */
-function answerOf(request: ApprovalRequest, input: AnswerInput): Approval {
+function answerOf(request: ApprovalRequest, input: AnswerInput, args: Json | undefined): Approval {
   if (!input.granted) return Approval.deny(request.digest, input.approver, input.note);
+  // An edit of a limit request is refused by the store (`invalid_answer`), before anything is recorded.
+  if (args !== undefined) return Approval.edit(request.digest, input.approver, args, input.note);
   if (request.kind === "limit" && input.raiseTo !== undefined)
     return Approval.raise(request.digest, input.approver, input.raiseTo, input.note);
   return Approval.grant(request.digest, input.approver, input.note);
@@ -211,10 +240,21 @@ export function answerLines(recorded: RecordedAnswer, location: StoreLocation): 
   return [
     ...what,
     `Recorded as ${JSON.stringify(approval.approver)}; ${originText(origin)}${approval.note === undefined ? "" : `; note ${JSON.stringify(approval.note)}`}; for request digest ${request.digest}.`,
+    ...(approval.args === undefined
+      ? []
+      : ["With the arguments edited to, in full:", ...fullJsonLines(approval.args, "  ")]),
+    ...countLines(state, request),
     ...(typeof recorded.notCounted === "string"
       ? [`The answer was recorded but will not count: ${recorded.notCounted}.`]
       : nextLines(state, location)),
   ];
+}
+
+/** "k of n approvals recorded" for a request under a quorum, as a line. */
+function countLines(state: RunState, request: ApprovalRequest): string[] {
+  const stored = waitingRequests(state).find((item) => item.request.digest === request.digest)?.request ?? request;
+  const count = approvalCount(state, stored);
+  return count === undefined ? [] : [`${count} recorded so far.`];
 }
 
 /** The JSON `leash approve --json` and `leash deny --json` print. */

@@ -1,5 +1,6 @@
 import { trace } from "../index.js";
 import type { LimitApprovalRequest, RunState, Step } from "../index.js";
+import { approvalCount } from "./approval-count.js";
 import type { TrailCheck } from "./check-trail.js";
 import { coverageText, problemLines } from "./check-trail.js";
 import { originText } from "./answer-run.js";
@@ -30,14 +31,16 @@ export function answeredBy(answer: {
   granted: boolean;
   approver: string;
   note?: string | undefined;
+  args?: unknown;
   origin?: unknown;
   raiseTo?: number | undefined;
 }): string {
   const origin = originOf(answer);
   const from = origin === undefined ? "origin: none recorded" : originText(origin);
   const note = answer.note === undefined ? "" : `; note ${JSON.stringify(answer.note)}`;
+  const edit = answer.args === undefined ? "" : `; with the arguments edited to ${shortJson(answer.args, 200)}`;
   const verdict = answer.raiseTo !== undefined ? `raised to ${answer.raiseTo}` : answer.granted ? "approved" : "denied";
-  return `${verdict} by ${JSON.stringify(answer.approver)}; ${from}${note}`;
+  return `${verdict} by ${JSON.stringify(answer.approver)}; ${from}${note}${edit}`;
 }
 
 /**
@@ -52,6 +55,10 @@ export function stepLines(step: Step, origins: Map<number, unknown>): string[] {
       : `finish ${shortJson(decision.answer, 90, "see leash show --json")}`;
   const lines = [`  ${String(step.index).padStart(2)}  ${asked}`];
   if (decision.type === "act" && decision.reason !== undefined) lines.push(`      because: ${decision.reason}`);
+  if (step.edited !== undefined)
+    lines.push(
+      `      edited by ${JSON.stringify(step.edited.by)} when approving; ran with ${JSON.stringify(step.edited.args)}`,
+    );
   // An interrupted call is not among what ran: its start is known, its outcome is not.
   const outcome =
     step.outcome === "interrupted"
@@ -102,6 +109,8 @@ function requestLines(state: RunState, waiting: WaitingRequest, several: boolean
   if (request.reason !== undefined) lines.push(`  because: ${request.reason}`);
   const answers = state.answers.filter((answer) => answer.digest === request.digest);
   for (const answer of answers) lines.push(`  answer recorded: ${answeredBy(answer)}`);
+  const count = approvalCount(state, request);
+  if (count !== undefined) lines.push(`  ${count}`);
   // With several waiting, the selector is part of the command: an answer without it is refused.
   const pick = several ? ` ${selectorText(request.step, callId)}` : "";
   const pin = `${pick} --digest ${request.digest.slice(0, 16)}`;

@@ -20,6 +20,8 @@ export interface RunRow {
   waiting: number;
   /** The tool of the oldest request waiting, when one waits. */
   pendingTool: string | null;
+  /** "k of n approvals" when the oldest waiting request needs more than one approver, else `null`. */
+  approvals: string | null;
   updatedAt: string;
 }
 
@@ -37,6 +39,7 @@ export function runRowOf(run: RunSummary): RunRow {
     gate: run.gate,
     waiting: run.waiting,
     pendingTool: run.pendingTool ?? null,
+    approvals: run.pendingQuorum === undefined ? null : `${run.pendingGranted ?? 0} of ${run.pendingQuorum} approvals`,
     updatedAt: run.updatedAt,
   };
 }

@@ -1,7 +1,7 @@
-import { LeashError, checkOptionKeys } from "../errors/index.js";
+import { LeashError, checkOptionKeys, messageOf } from "../errors/index.js";
 import type { Effect } from "../tools/tool.js";
 import { EFFECTS } from "../tools/tool.js";
-import type { ApprovalRequest } from "../approvals/approval.js";
+import type { ApprovalRequest, CallApprovalRequest } from "../approvals/approval.js";
 import type { AnswerOrigin } from "../approvals/answer-origin.js";
 
 /** Options of {@link Policy}; every one defaults to least privilege. */
@@ -18,9 +18,21 @@ export interface PolicyOptions {
    * answers from a channel it does not trust; it is `undefined` for an answer given in process.
    */
   mayApprove?: (approver: string, request: ApprovalRequest, origin?: AnswerOrigin) => boolean;
+  /**
+   * How many distinct allowed approvers must grant a call, asked once when its request is made
+   * (default 1): an integer from 1 to {@link MAX_QUORUM}. Any other result, or a throw, fails the run
+   * (`policy_failed`).
+   */
+  quorum?: (request: CallApprovalRequest) => number;
 }
 
-const POLICY_OPTIONS = ["grantedScopes", "allowEffects", "approvalFor", "mayApprove"] as const;
+/** The largest quorum a policy may ask for. */
+export const MAX_QUORUM = 100;
+
+/** What a policy's quorum says of a request: how many grants it needs, or why the policy failed. */
+export type QuorumVerdict = { type: "quorum"; quorum: number | undefined } | { type: "failed"; message: string };
+
+const POLICY_OPTIONS = ["grantedScopes", "allowEffects", "approvalFor", "mayApprove", "quorum"] as const;
 
 function effects(value: unknown, option: string, fallback: Effect[]): ReadonlySet<Effect> {
   if (value === undefined) return new Set(fallback);
@@ -42,6 +54,7 @@ export class Policy {
   readonly allowEffects: ReadonlySet<Effect>;
   readonly approvalFor: ReadonlySet<Effect>;
   readonly #mayApprove: ((approver: string, request: ApprovalRequest, origin?: AnswerOrigin) => boolean) | undefined;
+  readonly #quorum: ((request: CallApprovalRequest) => number) | undefined;
 
   constructor(options: PolicyOptions = {}) {
     if (typeof options !== "object" || options === null) {
@@ -56,10 +69,36 @@ export class Policy {
     if (options.mayApprove !== undefined && typeof options.mayApprove !== "function") {
       throw new LeashError("invalid_option", "Expected `mayApprove` to be a function.");
     }
+    if (options.quorum !== undefined && typeof options.quorum !== "function") {
+      throw new LeashError("invalid_option", "Expected `quorum` to be a function.");
+    }
     this.grantedScopes = new Set(scopes);
     this.allowEffects = effects(options.allowEffects, "allowEffects", ["read"]);
     this.approvalFor = effects(options.approvalFor, "approvalFor", ["write", "external"]);
     this.#mayApprove = options.mayApprove;
+    this.#quorum = options.quorum;
+  }
+
+  /**
+   * How many distinct allowed approvers this request needs: `undefined` when the policy has no
+   * quorum (one approver, as always), else the callable's answer, or why it is not one.
+   */
+  quorumOf(request: CallApprovalRequest): QuorumVerdict {
+    if (this.#quorum === undefined) return { type: "quorum", quorum: undefined };
+    let value: unknown;
+    try {
+      value = this.#quorum(structuredClone(request));
+    } catch (error) {
+      return { type: "failed", message: `The policy's quorum threw: ${messageOf(error)}` };
+    }
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_QUORUM) {
+      const shown = typeof value === "number" ? String(value) : typeof value;
+      return {
+        type: "failed",
+        message: `The policy's quorum returned ${shown}; expected an integer from 1 to ${MAX_QUORUM}.`,
+      };
+    }
+    return { type: "quorum", quorum: value };
   }
 
   /** Whether tools of this effect may run at all. */

@@ -3,7 +3,7 @@ import { Approval } from "../approvals/approval.js";
 import { approvalDigest, historyDigest } from "../approvals/approval-digest.js";
 import type { ActDecision } from "../decisions/decision.js";
 import { messageOf } from "../errors/index.js";
-import type { RunState, Step } from "../state/run-state.js";
+import type { Failure, RecordedAnswer, RunState, Step } from "../state/run-state.js";
 import type { Tool } from "../tools/tool.js";
 import type { ActiveRun } from "./active-run.js";
 import { raceAbort } from "./race-abort.js";
@@ -12,7 +12,8 @@ import { raceAbort } from "./race-abort.js";
 type ApprovalResult =
   | { type: "go"; approval: ApprovalJson | undefined }
   | { type: "deny"; outcome: "approval_denied" | "approval_stale"; message: string; approval: ApprovalJson }
-  | { type: "pause"; request: CallApprovalRequest; history: string };
+  | { type: "pause"; request: CallApprovalRequest; history: string; answered?: RecordedAnswer }
+  | { type: "fail"; failure: Failure };
 
 /**
  * The digest of the history a step's request is bound to: every earlier step's decision, outcome,
@@ -144,6 +145,13 @@ export async function approvalGate(
     }
     return judge(step.approval, digest);
   }
+  // The quorum is asked once, when the request is made; the request carries it from then on.
+  const quorum = policy.quorumOf(structuredClone(request));
+  if (quorum.type === "failed") return { type: "fail", failure: { code: "policy_failed", message: quorum.message } };
+  if (quorum.quorum !== undefined) {
+    request.quorum = quorum.quorum;
+    request.grantedBy = [];
+  }
   if (approver === undefined) return { type: "pause", request, history };
   let given: unknown;
   // Raced against the run's signal: a cancel while the approver decides ends the run (the pause the
@@ -206,6 +214,12 @@ export async function approvalGate(
       approver: approval.approver,
     });
     return { type: "pause", request, history };
+  }
+  // The approver counts as one answer: a grant short of the quorum is kept as a recorded answer,
+  // written after the pause's records like any answer to the paused request.
+  if (approval.granted && (request.quorum ?? 1) > 1) {
+    request.grantedBy = [approval.approver];
+    return { type: "pause", request, history, answered: approval.toJSON() };
   }
   run.record("approval_answered", { step: step.index, accepted: true, ...approval.toJSON() });
   return judge(approval.toJSON(), digest);

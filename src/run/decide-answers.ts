@@ -2,18 +2,29 @@ import { Approval } from "../approvals/approval.js";
 import type { ApprovalRequest } from "../approvals/approval.js";
 import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
 import { StateError } from "../errors/index.js";
+import type { Json } from "../json/index.js";
+import { canonicalOfJson } from "../json/index.js";
 import type { RecordedAnswer, RunState } from "../state/run-state.js";
 import type { AgentCore, CompiledSkill } from "./agent-core.js";
 import { ActiveRun } from "./active-run.js";
 import { answeredData, leftoverAnswerRecords } from "./audit-answers.js";
 
 /** An answer a resume heard, and whether the policy lets its approver answer. */
-interface HeardAnswer {
+export interface HeardAnswer {
   json: RecordedAnswer;
   allowed: boolean;
   /** Its place in `state.answers` when it was recorded in the store (`store.answer`), not given to this resume. */
   index: number | undefined;
 }
+
+/**
+ * What the answers to a pending request decide: the answer that decides it (an allowed denial, or
+ * the grant that met the quorum), or, short of the quorum, who granted so far; with the answers to
+ * audit either way.
+ */
+export type DecidedAnswers =
+  | { type: "decided"; answer: Approval; heard: HeardAnswer[]; grants: Approval[] }
+  | { type: "short"; grantedBy: string[]; heard: HeardAnswer[] };
 
 /**
  * Decides a pending request from every answer to it: those given to this resume and those recorded
@@ -29,7 +40,7 @@ export function decideAnswers(
   pending: ApprovalRequest,
   approvals: readonly Approval[],
   unaudited: ReadonlySet<number>,
-): { answer: Approval; heard: HeardAnswer[]; grants: Approval[] } | null {
+): DecidedAnswers | null {
   const given = approvals.filter((item) => item.digest === pending.digest);
   const recorded = state.answers
     .map((json, index) => ({ json, index }))
@@ -54,8 +65,7 @@ export function decideAnswers(
   }
   const judged = checked.map((item) => ({ ...item, allowed: item.check === "allowed" }));
   const allowed = judged.filter((item) => item.allowed);
-  const answer = (allowed.find((item) => !item.approval.granted) ?? allowed[0])?.approval;
-  if (answer === undefined) {
+  if (allowed.length === 0) {
     const who = [...new Set(judged.map((item) => item.approval.approver))].join(", ");
     throw new StateError(
       "approver_not_allowed",
@@ -72,7 +82,56 @@ export function decideAnswers(
     .map(({ json, allowed: ok, index }) => ({ json, allowed: ok, index }));
   // Every allowed grant, in order: a limit request takes the smallest raise among them.
   const grants = allowed.filter((item) => item.approval.granted).map((item) => item.approval);
-  return { answer, heard, grants };
+  const denial = allowed.find((item) => !item.approval.granted);
+  if (denial !== undefined) return { type: "decided", answer: denial.approval, heard, grants };
+  // A limit request is not put to a quorum (the policy's quorum is asked of calls): an allowed grant decides.
+  if (pending.kind === "limit") return { type: "decided", answer: allowed[0]!.approval, heard, grants };
+  const quorum = pending.quorum ?? 1;
+  // Under a quorum the grants count in the order they came: those recorded before, then those given now.
+  const ordered =
+    quorum === 1
+      ? allowed
+      : [...allowed.filter((item) => item.index !== undefined), ...allowed.filter((item) => item.index === undefined)];
+  const counted = countGrants(
+    ordered.map((item) => item.approval),
+    pending.args,
+    quorum,
+  );
+  if (counted.decides !== undefined) return { type: "decided", answer: counted.decides, heard, grants };
+  return { type: "short", grantedBy: counted.grantedBy, heard };
+}
+
+/**
+ * Counts grants towards a quorum: grants count together only when they carry the same edit (an edit
+ * equal to the proposed arguments is no edit), each approver once per group; the first group to
+ * reach the quorum decides, by the grant that completed it. `grantedBy` is every approver who
+ * granted, once, in order.
+ */
+export function countGrants(
+  grants: readonly Approval[],
+  proposed: Json,
+  quorum: number,
+): { decides: Approval | undefined; grantedBy: string[] } {
+  const groups = new Map<string, Set<string>>();
+  const grantedBy: string[] = [];
+  let decides: Approval | undefined;
+  for (const grant of grants) {
+    if (!grantedBy.includes(grant.approver)) grantedBy.push(grant.approver);
+    if (decides !== undefined) continue;
+    const key = editKey(grant.args, proposed);
+    const group = groups.get(key) ?? new Set<string>();
+    groups.set(key, group);
+    group.add(grant.approver);
+    if (group.size >= quorum) decides = grant;
+  }
+  return { decides, grantedBy };
+}
+
+/** What groups a grant under a quorum: its edit's canonical JSON, or `""` for no edit. */
+function editKey(args: Json | undefined, proposed: Json): string {
+  if (args === undefined) return "";
+  const edit = canonicalOfJson(args);
+  return edit === canonicalOfJson(proposed) ? "" : edit;
 }
 
 /**
@@ -101,7 +160,7 @@ export async function auditRefused(
  */
 export function answerClaimRecords(
   pending: ApprovalRequest,
-  decided: { answer: Approval; heard: HeardAnswer[] },
+  decided: Extract<DecidedAnswers, { type: "decided" }>,
 ): [string, unknown][] {
   const { answer, heard } = decided;
   const decision = { approver: answer.approver, granted: answer.granted };

@@ -10,6 +10,7 @@ import type { ActDecision } from "../decisions/decision.js";
 import { argumentsRefusal } from "../decisions/decision.js";
 import { askGuards } from "./ask-guards.js";
 import { saidLine } from "../state/said-line.js";
+import { callArgs } from "../state/call-args.js";
 import type { ActiveRun } from "./active-run.js";
 import { callLimitReached } from "./limit-checks.js";
 
@@ -30,10 +31,12 @@ type GateResult =
  */
 export async function passGates(run: ActiveRun, step: Step, restart: boolean): Promise<GateResult> {
   const decision = step.decision as ActDecision;
+  // An edited call is checked as it will run: the approver's arguments, not the proposed ones.
+  const args = callArgs(step);
   const { policy, guards, maxArgumentsSize } = run.core;
   // Argument text that is not JSON is refused first, whatever it names: a model that garbled its
   // hand-back (a tool only the adapter offers) is told what was wrong with it, not that no such tool exists.
-  if (decision.invalidJson === true) return refusedText(decision);
+  if (decision.invalidJson === true && step.edited === undefined) return refusedText(decision);
   const found = run.tools.get(decision.tool);
   if (found === undefined) {
     const known = run.tools.names();
@@ -48,7 +51,8 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
   // never run, and a policy never reasons about arguments that are not what the schema says.
   // The canonical form differs from JSON.stringify's only in key order, so their lengths are equal,
   // and JSON.stringify is the cheaper of the two.
-  const refusal = argumentsRefusal(decision);
+  // An edit was checked as JSON when its approval was made; only proposed arguments carry a refusal.
+  const refusal = step.edited === undefined ? argumentsRefusal(decision) : undefined;
   if (refusal !== undefined) {
     return {
       type: "deny",
@@ -57,7 +61,7 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
       message: `The arguments of \`${found.name}\` were refused: ${refusal}`,
     };
   }
-  const size = JSON.stringify(decision.args).length;
+  const size = JSON.stringify(args).length;
   if (size > maxArgumentsSize) {
     return {
       type: "deny",
@@ -66,7 +70,7 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
       message: `The arguments of \`${found.name}\` are ${size} characters of JSON, more than the ${maxArgumentsSize} allowed.`,
     };
   }
-  const validation = found.validator.validate(decision.args);
+  const validation = found.validator.validate(args);
   if (!validation.valid) {
     return {
       type: "deny",
@@ -78,7 +82,7 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
   // Raced against the run's signal: a schema check that never settles cannot keep a cancel out. A
   // tool with no typed schema has no such check, and no promise is awaited for it.
   const checked = hasTypedCheck(found)
-    ? await raceAbort(() => found.typedProblems(decision.args), run.controller.signal)
+    ? await raceAbort(() => found.typedProblems(args), run.controller.signal)
     : run.controller.signal.aborted
       ? ({ type: "aborted" } as const)
       : ({ type: "settled", value: [] } as const);
@@ -113,14 +117,7 @@ export async function passGates(run: ActiveRun, step: Step, restart: boolean): P
   const verdict =
     guards.length === 0
       ? ({ type: "allow" } as const)
-      : await askGuards(
-          guards,
-          "beforeTool",
-          run.work(),
-          run.controller.signal,
-          found.describe(),
-          copyJson(decision.args),
-        );
+      : await askGuards(guards, "beforeTool", run.work(), run.controller.signal, found.describe(), copyJson(args));
   if (verdict.type === "aborted") return { type: "stop", reason: "cancelled" };
   if (verdict.type === "failed") return { type: "fail", failure: { code: "guard_failed", message: verdict.message } };
   if (verdict.type === "block") {

@@ -1,4 +1,3 @@
-import type { ActDecision } from "../decisions/decision.js";
 import { MAX_USAGE } from "../decisions/decision.js";
 import { isErrorCode, isLeashError, messageOf } from "../errors/index.js";
 import type { Json } from "../json/index.js";
@@ -8,6 +7,7 @@ import type { Tool } from "../tools/tool.js";
 import type { ToolContext } from "../tools/tool-context.js";
 import { askGuards } from "./ask-guards.js";
 import { saidLine } from "../state/said-line.js";
+import { callArgs } from "../state/call-args.js";
 import type { StopReason } from "../limits/limits.js";
 import { ranOfSteps } from "../state/ran-of-steps.js";
 import type { ActiveRun } from "./active-run.js";
@@ -111,7 +111,6 @@ export async function invokeTool(
 ): Promise<CallStop | undefined> {
   const { state } = run;
   const { restart, unsaved } = options;
-  const decision = step.decision as ActDecision;
   if (!restart) {
     state.toolCalls += 1;
     state.usage.cost = Math.min(MAX_USAGE, state.usage.cost + tool.cost);
@@ -129,7 +128,7 @@ export async function invokeTool(
     run.record("tool_started", {
       step: step.index,
       tool: tool.name,
-      args: decision.args,
+      args: callArgs(step),
       start: step.starts,
       idempotencyKey: step.idempotencyKey,
       charged: restart ? 0 : tool.cost,
@@ -161,7 +160,7 @@ export async function invokeTool(
   let end: CallEnd;
   try {
     // The arguments are checked JSON: a JSON copy is what structuredClone gives, at a fraction of its cost.
-    end = await callWithTimeout(tool, copyJson(decision.args), context, controller);
+    end = await callWithTimeout(tool, copyJson(callArgs(step)), context, controller);
   } finally {
     if (own) run.controller.signal.removeEventListener("abort", onAbort);
   }

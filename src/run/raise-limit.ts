@@ -7,7 +7,7 @@ import type { RunState } from "../state/run-state.js";
 import { answerClaimRecords } from "./decide-answers.js";
 import type { decideAnswers } from "./decide-answers.js";
 
-type Decided = NonNullable<ReturnType<typeof decideAnswers>>;
+type Decided = Extract<NonNullable<ReturnType<typeof decideAnswers>>, { type: "decided" }>;
 
 /**
  * Refuses, with `invalid_answer` and before anything is written, an answer given to a resume that

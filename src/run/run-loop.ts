@@ -5,10 +5,12 @@ import type { StopReason } from "../limits/limits.js";
 import { DEFAULT_MAX_REJECTIONS } from "../limits/limits.js";
 import type { RunState } from "../state/run-state.js";
 import { detachedCopy } from "../state/run-state.js";
-import type { Failure, Step } from "../state/run-state.js";
+import type { Failure, RecordedAnswer, Step } from "../state/run-state.js";
 import { assertNever } from "../errors/index.js";
 import type { ActiveRun } from "./active-run.js";
+import { applyEdit } from "./apply-edit.js";
 import { approvalGate } from "./approval-gate.js";
+import { answeredData } from "./audit-answers.js";
 import { askPlanner } from "./ask-planner.js";
 import { passGates } from "./gates.js";
 import { invokeTool } from "./invoke-tool.js";
@@ -116,15 +118,32 @@ function stopStep(run: ActiveRun, step: Step, reason: StopReason): Promise<RunSt
  * `approval_requested` and `run_paused`, in one durable checkpoint. `step` is the step left open
  * (a call asked about, or kept from starting by a limit); none for a limit met before the planner.
  */
-async function pause(run: ActiveRun, request: ApprovalRequest, history: string, step?: Step): Promise<RunState> {
+async function pause(
+  run: ActiveRun,
+  request: ApprovalRequest,
+  history: string,
+  step?: Step,
+  answered?: RecordedAnswer,
+): Promise<RunState> {
   const { state } = run;
   state.status = "awaiting_approval";
   state.pending = request;
   state.pendingHistory = history;
-  run.record("approval_requested", { ...request, history });
+  if (request.kind === "call") {
+    const { grantedBy: _grantedBy, ...asked } = request;
+    run.record("approval_requested", { ...asked, ...(asked.quorum === undefined ? {} : { grantedBy: [] }), history });
+  } else {
+    run.record("approval_requested", { ...request, history });
+  }
   // A limit request's records say so, so that they are read as the run's, not as its step's.
   const kind = request.kind === "limit" ? { kind: "limit" } : {};
   run.record("run_paused", { step: request.step, digest: request.digest, ...kind });
+  // The approver's grant short of a quorum is the first recorded answer of the paused request.
+  if (answered !== undefined) {
+    const index = state.answers.length;
+    run.record("approval_answered", answeredData(request.step, { index, json: answered }, true));
+    state.answers = [...state.answers, { ...answered, audited: true }];
+  }
   await run.checkpoint();
   // A cancel that landed while the pause was saved ends the paused run here, as a cancel of a
   // stored paused run does: the pending step is stopped and no later answer can run it.
@@ -163,6 +182,9 @@ export async function actStep(run: ActiveRun, step: Step, options: ActOptions): 
   const withdraw = (): void => {
     if (options.unsaved === true) withdrawUnsavedStart(run, step);
   };
+  // The edit of the answer that approves the call (given now, or kept on the step across a crash)
+  // takes the place of the proposed arguments before any gate, so every gate checks the call that runs.
+  applyEdit(run, step, options.answer ?? step.approval);
   const gates = await passGates(run, step, options.restart);
   switch (gates.type) {
     case "deny":
@@ -201,7 +223,13 @@ export async function actStep(run: ActiveRun, step: Step, options: ActOptions): 
       await recordWaiting(run, approval.request, approval.history);
       return undefined;
     }
-    return pause(run, approval.request, approval.history, step);
+    return pause(run, approval.request, approval.history, step, approval.answered);
+  }
+  if (approval.type === "fail") {
+    withdraw();
+    step.outcome = "blocked";
+    step.error = { code: approval.failure.code, message: approval.failure.message };
+    return end(run, { status: "failed", failure: approval.failure });
   }
   settleRequest(state, step);
   if (approval.type === "deny") {
@@ -211,6 +239,9 @@ export async function actStep(run: ActiveRun, step: Step, options: ActOptions): 
     return undefined;
   }
   if (approval.approval !== undefined) step.approval = approval.approval;
+  // An approver that answered with an edit: every gate again, on the edited call, before it runs.
+  if (options.answer === undefined && approval.approval !== undefined && applyEdit(run, step, approval.approval))
+    return actStep(run, step, { ...options, answer: approval.approval });
   // With a sink separate from the store, the trail takes a call's start before the state does.
   // Saving everything else first leaves the start alone between the two writes: a crash there leaves
   // a state that holds the step and a trail one `tool_started` ahead, which recovery continues from

@@ -7,6 +7,8 @@ import type { AgentCore } from "./agent-core.js";
 import { ActiveRun } from "./active-run.js";
 import { leftoverAnswerRecords, lostApprovalRecords, unauditedAnswers } from "./audit-answers.js";
 import { answerClaimRecords, auditRefused, decideAnswers } from "./decide-answers.js";
+import { recordShort } from "./record-short.js";
+import { checkEdits } from "./check-edits.js";
 import { findResumable, headOf, readResumeOptions, skillOf } from "./resume-target.js";
 import type { ResumeOptions } from "./resume-target.js";
 import type { Ending } from "./run-loop.js";
@@ -37,8 +39,11 @@ export type NextStage =
   | { type: "end"; ending: Ending }
   | { type: "note"; event: string; data: unknown };
 
-/** Why a take-over changed nothing: no answer matches the pending request, or the run has ended. */
-export type UnchangedReason = "no_matching_answer" | "ended";
+/**
+ * Why a take-over went no further: no answer matches the pending request, the answers fall short of
+ * its quorum (they are recorded, and the run stays paused), or the run has ended.
+ */
+export type UnchangedReason = "no_matching_answer" | "short_of_quorum" | "ended";
 
 /** What a take-over gave: the run unchanged and why, or the claimed run and its next stage. */
 export type TakeOver =
@@ -121,6 +126,8 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
     if (pending === undefined)
       throw new StateError("invalid_state", `Run \`${runId}\` awaits approval but has no pending request.`);
     refuseUnfitAnswers(state, pending, approvals);
+    // An edit the tool's schema refuses is refused here, while nothing has been recorded.
+    checkEdits(skill?.tools ?? core.tools, pending, approvals);
     const unaudited = new Set(unauditedAnswers(state, trail).map((item) => item.index));
     let decided: ReturnType<typeof decideAnswers>;
     try {
@@ -131,6 +138,11 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
       throw error;
     }
     if (decided === null) return { type: "unchanged", reason: "no_matching_answer", state };
+    if (decided.type === "short") {
+      const run = new ActiveRun(core, state, { head, stored, skill });
+      refuseLost(lease, runId);
+      return { type: "unchanged", reason: "short_of_quorum", state: await recordShort(run, pending, decided) };
+    }
     if (pending.kind === "limit") {
       const raise = decideRaise(decided);
       const records = raiseClaimRecords(state, pending, raise.decided, raise.to);

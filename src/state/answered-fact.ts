@@ -4,7 +4,7 @@ import { sameJson } from "./trail-facts.js";
 
 /**
  * Takes out of `left` the `approval_answered` fact of a recorded answer (same digest, approver, grant,
- * note and origin), if one is there: each record accounts for one answer only. Whether it did.
+ * note, edit and origin), if one is there: each record accounts for one answer only. Whether it did.
  */
 export function takeAnsweredFact(left: Fact[], answer: RecordedAnswer): boolean {
   const at = left.findIndex(
@@ -13,6 +13,7 @@ export function takeAnsweredFact(left: Fact[], answer: RecordedAnswer): boolean 
       fact.data.approver === answer.approver &&
       fact.data.granted === answer.granted &&
       fact.data.note === answer.note &&
+      sameJson(fact.data.args, answer.args) &&
       sameJson(fact.data.origin, answer.origin),
   );
   if (at < 0) return false;

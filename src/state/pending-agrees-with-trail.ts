@@ -39,10 +39,18 @@ export function checkPending(state: RunState, facts: TrailFacts, mismatch: Misma
     );
     return;
   }
-  const { history, ...recorded } = requested.data;
+  const { history, grantedBy: _asked, ...recorded } = requested.data;
   // A request recorded before requests had kinds (a version-1 trail) was a call's.
   const asked = requestAsRecorded(recorded);
-  const saved: Record<string, unknown> = { ...pending };
+  // Who granted so far is worked out after the request, by the resumes that recorded the answers.
+  const { grantedBy, ...saved }: Record<string, unknown> = { ...pending };
+  checkGrantedBy(
+    grantedBy,
+    pending.digest,
+    step,
+    facts.all.filter((fact) => fact.seq > requested.seq),
+    mismatch,
+  );
   for (const key of new Set([...Object.keys(saved), ...Object.keys(asked)])) {
     if (!sameJson(saved[key], asked[key])) {
       const field = key === "args" ? "arguments" : key;
@@ -58,6 +66,40 @@ export function checkPending(state: RunState, facts: TrailFacts, mismatch: Misma
       step,
       "pending.history",
       `The history the pending request is bound to differs from the trail's (seq ${requested.seq}).`,
+    );
+}
+
+/**
+ * `pending.grantedBy` against the answers the trail recorded since the request: each name once, each
+ * one an approver whose grant of the request the trail records and does not say was refused.
+ */
+function checkGrantedBy(
+  grantedBy: unknown,
+  digest: string,
+  step: number,
+  later: readonly Fact[],
+  mismatch: Mismatch,
+): void {
+  if (grantedBy === undefined) return;
+  const granters = new Set(
+    later
+      .filter(
+        (fact) =>
+          fact.event === "approval_answered" &&
+          // An answer the store recorded with its record says nothing of the policy (it cannot judge it).
+          fact.data.accepted !== false &&
+          fact.data.granted === true &&
+          fact.data.digest === digest,
+      )
+      .map((fact) => fact.data.approver),
+  );
+  const names = Array.isArray(grantedBy) ? (grantedBy as unknown[]) : [];
+  const unknown = names.filter((name, at) => !granters.has(name) || names.indexOf(name) !== at);
+  if (!Array.isArray(grantedBy) || unknown.length > 0)
+    mismatch(
+      step,
+      "pending.grantedBy",
+      `The pending request's grantedBy is ${shown(grantedBy)} in the saved state, but the trail records no accepted grant of it by ${shown(unknown)} (or names one twice).`,
     );
 }
 

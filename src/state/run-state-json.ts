@@ -74,6 +74,7 @@ const approval = shape({
   approver: string,
   "note?": string,
   "raiseTo?": finite,
+  "args?": json,
 });
 // Where an answer came from: `via`, and more string fields (the channel's own: user, host, client...).
 const origin: Check = (value, path) => {
@@ -91,6 +92,7 @@ const recordedAnswer = shape({
   approver: string,
   "note?": string,
   "raiseTo?": finite,
+  "args?": json,
   "origin?": origin,
   "audited?": boolean,
 });
@@ -126,6 +128,7 @@ const step = shape({
   "starts?": count,
   "idempotencyKey?": string,
   "openAtRequest?": arrayOf(count),
+  "edited?": shape({ args: json, by: string }),
 });
 const callRequest = shape({
   kind: (value, path) => (value === "call" ? undefined : fail(path, '"call"')),
@@ -138,6 +141,8 @@ const callRequest = shape({
   "reason?": string,
   digest,
   requestedAt: string,
+  "quorum?": count,
+  "grantedBy?": arrayOf(string),
 });
 const limitRequest = shape({
   kind: string,

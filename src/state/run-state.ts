@@ -24,6 +24,8 @@ function observationOf(step: Step): Json {
   if (step.decision.type === "act") {
     base.tool = step.decision.tool;
     base.args = copyJson(step.decision.args);
+    // What a person changed when approving: the call took these arguments, not the proposed ones.
+    if (step.edited !== undefined) base.edited = { args: copyJson(step.edited.args), by: step.edited.by };
     base.result = copyJson(step.result);
   } else {
     base.answer = copyJson(step.decision.answer);

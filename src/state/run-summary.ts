@@ -31,6 +31,13 @@ export interface RunSummary {
   pendingTool: string | undefined;
   /** The digest of the pending request (a gate session's oldest waiting request), when one waits. */
   pendingDigest: string | undefined;
+  /** The quorum of the pending request, when its policy asks for more than one approver. */
+  pendingQuorum: number | undefined;
+  /**
+   * Under such a quorum, how many distinct approvers' grants of the pending request are recorded so
+   * far (the store cannot judge the policy, so every grant recorded counts here).
+   */
+  pendingGranted: number | undefined;
   /** Whether the run is a gate's session (`Gate`): driven by another framework's loop, `running` between calls. */
   gate: boolean;
   /**
@@ -94,6 +101,20 @@ export function isAwaitingPerson(run: Pick<RunSummary, "status" | "waiting">): b
   return run.status === "awaiting_approval" || (run.status === "running" && run.waiting > 0);
 }
 
+/** The quorum of a waiting request above one, and the distinct granters recorded for it so far. */
+function quorumFields(
+  state: RunState,
+  request: RunState["pending"],
+): { pendingQuorum: number | undefined; pendingGranted: number | undefined } {
+  const quorum = request?.kind === "call" ? request.quorum : undefined;
+  if (request === undefined || request.kind !== "call" || quorum === undefined || quorum <= 1)
+    return { pendingQuorum: undefined, pendingGranted: undefined };
+  const granters = new Set(request.grantedBy ?? []);
+  for (const answer of state.answers)
+    if (answer.digest === request.digest && answer.granted) granters.add(answer.approver);
+  return { pendingQuorum: quorum, pendingGranted: granters.size };
+}
+
 /** The summary of a state, as a store keeps it; `change` is the store's change sequence at this save. */
 export function summaryOf(state: RunState, change: number): RunSummary {
   const oldest = state.gate === true ? (state.waiting?.[0] ?? state.pending) : state.pending;
@@ -111,6 +132,7 @@ export function summaryOf(state: RunState, change: number): RunSummary {
     interruptedSteps: state.steps.filter((step) => step.outcome === "interrupted").length,
     pendingTool: oldest?.kind === "call" ? oldest.tool : undefined,
     pendingDigest: oldest?.digest,
+    ...quorumFields(state, oldest),
     gate: state.gate === true,
     waiting: waitingCount(state),
     answers: state.answers.length,

@@ -48,6 +48,11 @@ export interface Step {
    * this step's approval was asked. Its request's history counts them as open, as the person saw them.
    */
   openAtRequest?: number[];
+  /**
+   * The arguments a person's approval put in place of the proposed ones (`decision.args` keeps what
+   * the planner proposed): the call's gates and the call itself took these, and `by` gave them.
+   */
+  edited?: { args: Json; by: string };
 }
 
 /** Why a run failed. */

@@ -1,4 +1,5 @@
 import type { ActDecision } from "../decisions/decision.js";
+import { callArgs } from "./call-args.js";
 import { digestOfJson } from "../json/index.js";
 import type { Step } from "./run-state.js";
 import type { Fact, Fields, TrailFacts } from "./trail-facts.js";
@@ -144,13 +145,14 @@ function checkActStep(step: Step, index: number, own: readonly Fact[], context: 
         "tool",
         `Step ${index} calls ${shown(decision.tool)} in the saved state, but the trail started ${shown(start.data.tool)} (seq ${start.seq}).`,
       );
-    if (!sameJson(start.data.args, decision.args))
+    if (!sameJson(start.data.args, callArgs(step)))
       mismatch(
         index,
         "arguments",
-        `Step ${index}'s arguments are ${shown(decision.args)} in the saved state, but the trail started the call with ${shown(start.data.args)} (seq ${start.seq}).`,
+        `Step ${index}'s arguments are ${shown(callArgs(step))} in the saved state, but the trail started the call with ${shown(start.data.args)} (seq ${start.seq}).`,
       );
   }
+  checkEdit(step, index, own, context);
   const lastStart = started.at(-1);
   if (
     step.idempotencyKey !== undefined &&
@@ -290,6 +292,43 @@ function checkWithheld(step: Step, index: number, own: readonly Fact[], context:
   );
 }
 
+/**
+ * A step's edit against its `arguments_edited` record: an edited step has one, from the proposed
+ * arguments to the edited ones by its approver, and keeps the approval that carried the edit; a
+ * step with no edit has none.
+ */
+function checkEdit(step: Step, index: number, own: readonly Fact[], context: StepCheckContext): void {
+  const edits = own.filter((fact) => fact.event === "arguments_edited");
+  const { edited } = step;
+  const decision = step.decision as ActDecision;
+  if (edited === undefined) {
+    const first = edits[0];
+    if (first !== undefined)
+      context.mismatch(
+        index,
+        "edited",
+        `Step ${index} has no edit in the saved state, but the trail records one by ${shown(first.data.by)} (seq ${first.seq}).`,
+      );
+    return;
+  }
+  const recorded = edits.find(
+    (fact) =>
+      sameJson(fact.data.to, edited.args) && fact.data.by === edited.by && sameJson(fact.data.from, decision.args),
+  );
+  if (recorded === undefined || edits.length !== 1)
+    context.mismatch(
+      index,
+      "edited",
+      `Step ${index}'s edit (to ${shown(edited.args)} by ${shown(edited.by)}) is not the one edit the trail records for it.`,
+    );
+  if (!sameJson(step.approval?.args, edited.args) || step.approval?.approver !== edited.by)
+    context.mismatch(
+      index,
+      "edited",
+      `Step ${index}'s edit is not the edit of the answer it keeps: the approval that approved it carries other arguments.`,
+    );
+}
+
 /** The answer a step keeps must be one the trail recorded for it, and a decided step must keep one. */
 function checkApproval(step: Step, index: number, own: readonly Fact[], context: StepCheckContext): void {
   const answered = own.filter((fact) => fact.event === "approval_answered" && fact.data.accepted !== false);
@@ -313,7 +352,8 @@ function checkApproval(step: Step, index: number, own: readonly Fact[], context:
       fact.data.digest === approval.digest &&
       fact.data.approver === approval.approver &&
       fact.data.granted === approval.granted &&
-      fact.data.note === approval.note,
+      fact.data.note === approval.note &&
+      sameJson(fact.data.args, approval.args),
   );
   if (!found)
     context.mismatch(

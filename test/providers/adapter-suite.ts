@@ -6,6 +6,7 @@
 // refused nothing: each request is one the real API would take.
 import { describe, test } from "node:test";
 import { approvalCase } from "./support/approval-case.js";
+import { editCase } from "./support/edit-case.js";
 import { abortMidStreamCase, httpErrorCase } from "./support/failure-cases.js";
 import { loadHarness } from "./support/harnesses.js";
 import { MODES, mode } from "./support/loopback-test.js";
@@ -42,6 +43,7 @@ export function adapterSuite(harnessName: string): void {
           : `${harnessName}'s wire cannot carry argument text that is not JSON here`,
       );
       both("answers a call to an unknown tool as unknown_tool, and goes on", unknownToolCase);
+      both("tells the model, on the call's own id, that a person edited its arguments when approving", editCase);
       both("fails the run on a 429 with model_failed, audited, charging nothing", (context) =>
         httpErrorCase(context, 429),
       );

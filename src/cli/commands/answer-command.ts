@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from "commander";
-import { answerJson, answerLines, answerRun, checkAnswerInput } from "../../operate/answer-run.js";
+import { answerJson, answerLines, answerRun, checkAnswerInput, editedArguments } from "../../operate/answer-run.js";
 import type { AnswerInput } from "../../operate/answer-run.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
@@ -16,6 +16,7 @@ interface AnswerOptions extends CommonOptions {
   step?: number;
   call?: string;
   raiseTo?: number;
+  args?: string;
 }
 
 /** `--raise-to N`: a number as written (`0.2`, `500`); whether it fits the limit is the store's to check. */
@@ -55,6 +56,11 @@ export function answerCommand(name: "approve" | "deny"): Command {
       "for a run paused on a limit (askToRaise): the limit, for this run, from now on (more than what was used)",
       raiseOption,
     );
+  if (granted)
+    command.option(
+      "--args <json>",
+      "approve with these arguments instead (a JSON object): the call runs with them, after every gate again",
+    );
   return withCommonOptions(command).action(async (runId: string, options: AnswerOptions) => {
     const input: AnswerInput = {
       granted,
@@ -62,6 +68,7 @@ export function answerCommand(name: "approve" | "deny"): Command {
       ...(options.raiseTo === undefined ? {} : { raiseTo: options.raiseTo }),
       ...(options.note === undefined ? {} : { note: options.note }),
       ...(options.digest === undefined ? {} : { digest: options.digest }),
+      ...(options.args === undefined ? {} : { args: options.args }),
       ...(options.step === undefined && options.call === undefined
         ? {}
         : {
@@ -73,6 +80,7 @@ export function answerCommand(name: "approve" | "deny"): Command {
     };
     // Checked before the store is opened: a typo in --as or --digest is a usage error wherever the store is.
     checkAnswerInput(input);
+    editedArguments(input);
     const location = storeLocation(options);
     const recorded = await withExistingStore(location, (store) =>
       answerRun(store, runId, input, location, {

@@ -97,7 +97,11 @@ export function runsCommand(): Command {
     const rows = runs.map((run) =>
       [
         run.runId,
-        run.gate ? `${run.status} (gate${run.waiting > 0 ? `, ${run.waiting} waiting` : ""})` : run.status,
+        run.gate
+          ? `${run.status} (gate${run.waiting > 0 ? `, ${run.waiting} waiting` : ""})`
+          : run.approvals === null
+            ? run.status
+            : `${run.status} (${run.approvals})`,
         run.skill === null ? shorten(run.goal, 48) : `${run.skill}: ${shorten(run.goal, 36)}`,
         String(run.steps),
         costText(run.cost),

@@ -15,6 +15,7 @@ import type { AnswerNotice } from "../session-store.js";
 import { answerEffect, answersToPending, givenBy, nameText, verdictText } from "../standing-answers.js";
 import type { StandingAnswer } from "../standing-answers.js";
 import { waitingRequests } from "../../operate/waiting-requests.js";
+import { approvalCount } from "../../operate/approval-count.js";
 import type { WaitingRequest } from "../../operate/waiting-requests.js";
 
 /** A notice shown once on a run's page, after the viewer answered it. */
@@ -71,7 +72,7 @@ function historyOf(state: RunState, request: ApprovalRequest): Html {
 }
 
 /** What a call request asks: the tool, its arguments whole, effect, scopes, reason, time and digest. */
-function callFacts(request: CallApprovalRequest): Html {
+function callFacts(request: CallApprovalRequest, count: string | undefined): Html {
   return html`<p class="ask">
       Step ${request.step} asks to run <strong data-field="tool">${request.tool}</strong> with these arguments, in full:
     </p>
@@ -87,6 +88,12 @@ function callFacts(request: CallApprovalRequest): Html {
       <dd>${request.requestedAt}</dd>
       <dt>Digest</dt>
       <dd><code data-field="digest" class="digest">${request.digest}</code></dd>
+      ${
+        count === undefined
+          ? null
+          : html`<dt>Approvals</dt>
+              <dd data-field="approvals">${count}</dd>`
+      }
     </dl>`;
 }
 
@@ -133,6 +140,12 @@ function answerForm(state: RunState, request: ApprovalRequest, viewer: Viewer, s
       ${raiseField(request, suffix)}
       <label for="note${suffix}">Note (kept with your answer)</label>
       <textarea id="note${suffix}" name="note" rows="3" maxlength="2000"></textarea>
+      ${
+        request.kind === "call"
+          ? html`<label for="args${suffix}">Edit the arguments (JSON; leave empty to approve them as asked)</label>
+              <textarea id="args${suffix}" name="args" rows="4" data-field="edit-args" spellcheck="false"></textarea>`
+          : null
+      }
       <div class="decide">
         <button type="submit" name="decision" value="approve" class="approve">Approve as ${viewer.name}</button>
         <button type="submit" name="decision" value="deny" class="deny">Deny</button>
@@ -161,6 +174,7 @@ function pendingSection(state: RunState, waiting: WaitingRequest, viewer: Viewer
   const answers = standing.map((answer) => answerItem(answer, viewer));
   const form = answerForm(state, request, viewer, suffix);
   const answeredByViewer = standing.some((answer) => givenBy(answer, viewer.name));
+  const count = approvalCount(state, request);
   return html`<section data-field="pending" data-digest="${request.digest}" class="pending">
     <h2>${answeredByViewer ? "Answered by you: waiting for the app to act" : "Waiting for your answer"}</h2>
     ${
@@ -172,7 +186,7 @@ function pendingSection(state: RunState, waiting: WaitingRequest, viewer: Viewer
           </p>`
         : null
     }
-    ${request.kind === "limit" ? limitRequestFacts(request) : callFacts(request)}
+    ${request.kind === "limit" ? limitRequestFacts(request) : callFacts(request, count)}
     <h3>Asked after these steps</h3>
     <div data-field="history">${historyOf(state, request)}</div>
     ${

@@ -61,13 +61,18 @@ function gateFlag(run: RunRow): Html | null {
   >`;
 }
 
+/** "k of n approvals", under the status of a run whose request needs more than one approver. */
+function approvalsFlag(run: RunRow): Html | null {
+  return run.approvals === null ? null : html`<span class="flag" data-field="approvals">${run.approvals}</span>`;
+}
+
 /** The run list: newest first, filtered by status, a page at a time. */
 export function runsPage(list: RunPage, viewer: Viewer): Html {
   const rows = list.runs.map(
     (run) =>
       html`<tr data-run-id="${run.runId}" data-status="${run.status}">
         <td class="run-id"><a href="${runHref(run.runId)}">${run.runId}</a></td>
-        <td>${statusBadge(run.status)}${gateFlag(run)}${interruptedFlag(run.interruptedSteps)}</td>
+        <td>${statusBadge(run.status)}${gateFlag(run)}${approvalsFlag(run)}${interruptedFlag(run.interruptedSteps)}</td>
         <td class="goal">${run.skill === null ? null : html`<span class="skill">${run.skill}</span> `}${run.goal}</td>
         <td class="num" data-label="Steps">${run.steps}</td>
         <td class="num" data-label="Cost" data-field="cost">${costText(run.cost)}</td>

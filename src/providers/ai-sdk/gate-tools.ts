@@ -2,7 +2,7 @@ import { LeashError, checkOptionKeys, messageOf } from "../../errors/index.js";
 import type { Json } from "../../json/index.js";
 import type { JsonSchema } from "../../tools/schema-validator.js";
 import { approvedInMessages } from "./approved-in-messages.js";
-import { gateAnswerText } from "../common/gate-answer-text.js";
+import { executedOutput, gateAnswerText } from "../common/gate-answer-text.js";
 import { withCallId } from "../common/gate-call-id.js";
 import type { GateSessionLike, GateToolLike, GateToolsLike } from "../common/gate-session-like.js";
 import { gateToolsOf } from "../common/gate-session-like.js";
@@ -88,7 +88,7 @@ function gateTool(session: GateSessionLike, tool: GateToolLike): AiSdkGateTool {
     execute: async (input, options) => {
       const callId = checkCallId(options?.toolCallId, name);
       const answer = await withCallId(callId, () => session.call(callId, name, input as Json));
-      return answer.status === "executed" ? answer.result : gateAnswerText(answer);
+      return answer.status === "executed" ? executedOutput(answer) : gateAnswerText(answer);
     },
   };
 }

@@ -24,3 +24,20 @@ export function gateAnswerText(answer: Exclude<GateCallAnswerLike, { status: "ex
       return assertNever(answer);
   }
 }
+
+/** What a model is told of a call a person edited when approving it. */
+const EDITED_NOTE =
+  "A person changed the arguments of this call when approving it: it was taken with the arguments below, not the ones you proposed.";
+
+/**
+ * An executed call's output as the adapter hands it to the framework: the result as it is, or, for
+ * a call a person edited when approving it, the result beside what was changed, by whom and to what
+ * (as leash's own conversation tells a model).
+ */
+export function executedOutput(answer: Extract<GateCallAnswerLike, { status: "executed" }>): unknown {
+  if (answer.edited === undefined) return answer.result;
+  return {
+    arguments_edited: { args: answer.edited.args, by: answer.edited.by, note: EDITED_NOTE },
+    result: answer.result,
+  };
+}

@@ -14,7 +14,12 @@ export interface GateToolLike {
 
 /** The answer of `session.call`, as far as the adapter reads it (API.md section 18). */
 export type GateCallAnswerLike =
-  | { readonly status: "executed"; readonly result: unknown }
+  | {
+      readonly status: "executed";
+      readonly result: unknown;
+      /** Present when a person edited the call's arguments when approving it. */
+      readonly edited?: { readonly args: unknown; readonly by: string };
+    }
   | { readonly status: "refused"; readonly outcome: string; readonly message: string }
   | { readonly status: "awaiting_approval"; readonly request: { readonly digest: string; readonly tool: string } }
   | { readonly status: "stopped"; readonly reason: string }

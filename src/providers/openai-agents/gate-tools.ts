@@ -1,6 +1,6 @@
 import { LeashError, messageOf } from "../../errors/index.js";
 import type { Json } from "../../json/index.js";
-import { gateAnswerText } from "../common/gate-answer-text.js";
+import { executedOutput, gateAnswerText } from "../common/gate-answer-text.js";
 import { withCallId } from "../common/gate-call-id.js";
 import type { GateCallAnswerLike, GateSessionLike, GateToolLike } from "../common/gate-session-like.js";
 import { gateToolsOf } from "../common/gate-session-like.js";
@@ -29,7 +29,8 @@ function argumentsOf(input: string): Json {
 /** A tool's output as the SDK sends it to the model: a string as it is, anything else as JSON text. */
 function outputOf(answer: GateCallAnswerLike): string {
   if (answer.status !== "executed") return gateAnswerText(answer);
-  return typeof answer.result === "string" ? answer.result : JSON.stringify(answer.result ?? null);
+  const output = executedOutput(answer);
+  return typeof output === "string" ? output : JSON.stringify(output ?? null);
 }
 
 /**

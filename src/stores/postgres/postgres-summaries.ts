@@ -24,6 +24,8 @@ const FIELD_SET: Record<keyof RunSummary, true> = {
   interruptedSteps: true,
   pendingTool: true,
   pendingDigest: true,
+  pendingQuorum: true,
+  pendingGranted: true,
   gate: true,
   waiting: true,
   answers: true,

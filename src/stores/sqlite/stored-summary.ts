@@ -20,6 +20,9 @@ const count = (fields: Fields, key: string): number => {
   return value;
 };
 
+const optionalCount = (fields: Fields, key: string): number | undefined =>
+  fields[key] === undefined ? undefined : count(fields, key);
+
 /**
  * The waiting-request fields of a stored summary. A summary written before gate sessions existed has
  * neither: such a run is no gate's, and waits on its one pending request when it has one.
@@ -60,6 +63,8 @@ export function storedSummary(summary: string, change: number): RunSummary | nul
       interruptedSteps: count(fields, "interruptedSteps"),
       pendingTool: optionalText(fields, "pendingTool"),
       pendingDigest: optionalText(fields, "pendingDigest"),
+      pendingQuorum: optionalCount(fields, "pendingQuorum"),
+      pendingGranted: optionalCount(fields, "pendingGranted"),
       ...waitingFields(fields),
       answers: count(fields, "answers"),
       stopReason: optionalText(fields, "stopReason") as StopReason | undefined,
