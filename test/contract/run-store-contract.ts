@@ -13,6 +13,7 @@ import { chain, headOf, refusedWith, stateOf, withStore, writerAgent } from "./c
 import { valuesContract } from "./values-contract.js";
 import { saveSizeContract } from "./save-size-contract.js";
 import { listPrefixContract } from "./list-prefix-contract.js";
+import { grantsContract } from "./grants-contract.js";
 import type { MakeStore } from "./contract-fixtures.js";
 
 export type { MakeStore, StoreUnderTest } from "./contract-fixtures.js";
@@ -293,5 +294,6 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     valuesContract(makeStore);
     saveSizeContract(makeStore);
     listPrefixContract(makeStore);
+    grantsContract(makeStore);
   });
 }
