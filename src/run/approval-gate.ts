@@ -7,6 +7,7 @@ import type { RunState, Step } from "../state/run-state.js";
 import type { Tool } from "../tools/tool.js";
 import type { ActiveRun } from "./active-run.js";
 import { raceAbort } from "./race-abort.js";
+import { approveByGrant } from "./standing-grant.js";
 
 /** What the approval gate decided. */
 type ApprovalResult =
@@ -143,6 +144,10 @@ export async function approvalGate(
     }
     return judge(step.approval, digest);
   }
+  // A standing grant approves before anyone is asked and before the run would pause: nobody is
+  // asked, so no `approval_requested` is written, only the use's `approval_answered`.
+  const granted = await approveByGrant(run, step, tool, request);
+  if (granted !== undefined) return { type: "go", approval: granted };
   if (approver === undefined) return { type: "pause", request, history };
   let given: unknown;
   // Raced against the run's signal: a cancel while the approver decides ends the run (the pause the

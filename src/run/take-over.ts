@@ -10,6 +10,7 @@ import { answerClaimRecords, auditRefused, decideAnswers } from "./decide-answer
 import { findResumable, headOf, readResumeOptions, skillOf } from "./resume-target.js";
 import type { ResumeOptions } from "./resume-target.js";
 import type { Ending } from "./run-loop.js";
+import { grantsFor } from "./standing-grant.js";
 import { endedByCancel, unsavedStart, withdrawCall, withdrawUnsavedStart } from "./withdrawn-call.js";
 
 export type { ResumeOptions } from "./resume-target.js";
@@ -128,7 +129,10 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
       if (isLeashError(error, "approver_not_allowed")) await auditRefused(core, state, trail, head, skill);
       throw error;
     }
-    if (decided === null) return { type: "unchanged", reason: "no_matching_answer", state };
+    if (decided === null) {
+      if (approvals.length > 0) return { type: "unchanged", reason: "no_matching_answer", state };
+      return resumeByGrant(core, state, pending, { head, stored, skill, lease });
+    }
     const step = state.steps[pending.step];
     if (step === undefined) throw new StateError("invalid_state", `Run \`${runId}\` has no step ${pending.step}.`);
     const records = answerClaimRecords(pending, decided);
@@ -172,6 +176,38 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
   );
   holdWhile(run, lease);
   return { type: "claimed", run, next: recoveryStage(run, inFlight, unsaved !== undefined) };
+}
+
+/**
+ * A paused run with no answer, resumed with none: a standing grant given since the pause may approve
+ * its call. Only when one matches now is the run claimed (`run_resumed`, reason `grant`), and the
+ * paused step goes through every gate again, where the grant's use is taken as at any call (if
+ * another process took the last use meanwhile, the step asks again and the run pauses again).
+ * Otherwise nothing is written.
+ */
+async function resumeByGrant(
+  core: AgentCore,
+  state: RunState,
+  pending: NonNullable<RunState["pending"]>,
+  options: {
+    head: ConstructorParameters<typeof ActiveRun>[2]["head"];
+    stored: boolean;
+    skill: ReturnType<typeof skillOf>;
+    lease: AbortSignal | undefined;
+  },
+): Promise<TakeOver> {
+  const { head, stored, skill, lease } = options;
+  const step = state.steps[pending.step];
+  const run = new ActiveRun(core, state, { head, stored, skill });
+  if (step === undefined || state.answers.length > 0 || (await grantsFor(run, pending)).length === 0)
+    return { type: "unchanged", reason: "no_matching_answer", state };
+  refuseLost(lease, state.runId);
+  state.status = "running";
+  state.pending = undefined;
+  state.pendingHistory = undefined;
+  await run.claim([["run_resumed", { reason: "grant", step: pending.step }]]);
+  holdWhile(run, lease);
+  return { type: "claimed", run, next: { type: "act", step, start: "first" } };
 }
 
 /**

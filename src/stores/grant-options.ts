@@ -3,7 +3,6 @@ import type { AnswerOrigin } from "../approvals/answer-origin.js";
 import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
 import { makeRecord } from "../audit/audit-record.js";
 import { LeashError, StateError, checkOptionKeys } from "../errors/index.js";
-import type { Json } from "../json/index.js";
 import { toJson } from "../json/index.js";
 import { compileSchema } from "../tools/schema-validator.js";
 import type { JsonSchema } from "../tools/schema-validator.js";
@@ -37,7 +36,10 @@ export function refuseReservedRunId(runId: unknown): void {
 function text(value: unknown, option: string, required: boolean): string | undefined {
   if (value === undefined && !required) return undefined;
   if (typeof value !== "string" || value.trim() === "" || value.length > 1000) {
-    throw new LeashError("invalid_option", `Expected \`${option}\` to be a non-empty string of at most 1000 characters.`);
+    throw new LeashError(
+      "invalid_option",
+      `Expected \`${option}\` to be a non-empty string of at most 1000 characters.`,
+    );
   }
   return value;
 }
@@ -49,7 +51,10 @@ export function checkIsoTime(value: unknown, option: string): string {
   const [year, month, day] = typeof value === "string" ? value.slice(0, 10).split("-").map(Number) : [];
   const real = year !== undefined && new Date(Date.UTC(year, month! - 1, day)).getUTCDate() === day;
   if (!Number.isFinite(time) || !real) {
-    throw new LeashError("invalid_option", `Expected \`${option}\` to be an ISO 8601 time, e.g. 2026-12-02T00:00:00.000Z.`);
+    throw new LeashError(
+      "invalid_option",
+      `Expected \`${option}\` to be an ISO 8601 time, e.g. 2026-12-02T00:00:00.000Z.`,
+    );
   }
   return new Date(time).toISOString();
 }
@@ -70,7 +75,14 @@ export function newGrant(options: unknown, now: Date): GrantInfo {
   if (typeof maxUses !== "number" || !Number.isInteger(maxUses) || maxUses < 1 || maxUses > MAX_GRANT_USES) {
     throw new LeashError("invalid_option", `Expected \`maxUses\` to be an integer from 1 to ${MAX_GRANT_USES}.`);
   }
-  const grant: GrantInfo = { id: randomBytes(16).toString("hex"), tool, maxUses, uses: 0, by, givenAt: now.toISOString() };
+  const grant: GrantInfo = {
+    id: randomBytes(16).toString("hex"),
+    tool,
+    maxUses,
+    uses: 0,
+    by,
+    givenAt: now.toISOString(),
+  };
   if (given.args !== undefined) {
     const schema = toJson(given.args, "`args`") as JsonSchema;
     // Compiled now so that a schema that cannot check anything is refused before it is stored.
@@ -95,7 +107,8 @@ export function checkGiveOptions(options: unknown): AnswerOrigin | undefined {
 
 /** Checks what `store.revokeGrant(id, options)` was given; returns the revocation to record. */
 export function checkRevoke(id: unknown, options: unknown, now: Date): NonNullable<GrantInfo["revoked"]> {
-  if (typeof id !== "string" || id === "") throw new LeashError("invalid_option", "Expected the grant's `id` to be a non-empty string.");
+  if (typeof id !== "string" || id === "")
+    throw new LeashError("invalid_option", "Expected the grant's `id` to be a non-empty string.");
   checkOptionKeys(options, ["by", "note"], "store.revokeGrant(id, options)");
   if (options === undefined) throw new LeashError("invalid_option", "Expected `store.revokeGrant(id, { by })`.");
   const given = options as Partial<Record<keyof RevokeGrantOptions, unknown>>;
@@ -136,7 +149,7 @@ export function grantRunId(id: string): string {
 export function grantGivenRecord(grant: GrantInfo, origin: AnswerOrigin | undefined): AuditRecord {
   const data: Record<string, unknown> = { ...grant };
   if (origin !== undefined) data.origin = origin;
-  return makeRecord(grantRunId(grant.id), null, "grant_given", data as Json, grant.givenAt);
+  return makeRecord(grantRunId(grant.id), null, "grant_given", data, grant.givenAt);
 }
 
 /** The `grant_revoked` record, continuing the grant's chain at `head`. */

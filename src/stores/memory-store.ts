@@ -12,7 +12,14 @@ import type { AnswerOptions, ListOptions, RunStore, SaveOptions } from "./run-st
 import { summaryOf } from "./run-summary.js";
 import type { RunSummary, SummaryPage } from "./run-summary.js";
 import { summaryPage } from "./summary-page.js";
-import type { GiveGrantOptions, GrantInfo, GrantOptions, GrantUse, GrantsOptions, RevokeGrantOptions } from "./grant-info.js";
+import type {
+  GiveGrantOptions,
+  GrantInfo,
+  GrantOptions,
+  GrantUse,
+  GrantsOptions,
+  RevokeGrantOptions,
+} from "./grant-info.js";
 import {
   checkGiveOptions,
   checkGrantsOptions,
@@ -101,7 +108,7 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
     try {
       refuseReservedRunId(state.runId);
     } catch (error) {
-      return Promise.reject(error as Error);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     if (this.#states.has(state.runId) || this.#heads.has(state.runId)) {
       return Promise.reject(

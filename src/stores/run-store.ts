@@ -5,7 +5,14 @@ import type { AuditSink } from "../audit/audit-sink.js";
 import type { RunState } from "../state/run-state.js";
 import type { RunStatus } from "../state/outcomes.js";
 import type { RunOrder, SummaryPage } from "./run-summary.js";
-import type { GiveGrantOptions, GrantInfo, GrantOptions, GrantUse, GrantsOptions, RevokeGrantOptions } from "./grant-info.js";
+import type {
+  GiveGrantOptions,
+  GrantInfo,
+  GrantOptions,
+  GrantUse,
+  GrantsOptions,
+  RevokeGrantOptions,
+} from "./grant-info.js";
 
 export type { AnswerOrigin };
 

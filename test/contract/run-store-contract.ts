@@ -14,6 +14,7 @@ import { valuesContract } from "./values-contract.js";
 import { saveSizeContract } from "./save-size-contract.js";
 import { listPrefixContract } from "./list-prefix-contract.js";
 import { grantsContract } from "./grants-contract.js";
+import { grantsGateContract } from "./grants-gate-contract.js";
 import type { MakeStore } from "./contract-fixtures.js";
 
 export type { MakeStore, StoreUnderTest } from "./contract-fixtures.js";
@@ -295,5 +296,6 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     saveSizeContract(makeStore);
     listPrefixContract(makeStore);
     grantsContract(makeStore);
+    grantsGateContract(makeStore);
   });
 }

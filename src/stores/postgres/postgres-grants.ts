@@ -97,11 +97,12 @@ export async function takeUse(client: PostgresClient, tables: PostgresTables, us
     use.grant,
   ]);
   const row = found.rows[0];
-  const pin = row?.tool_digest === null || row?.tool_digest === undefined ? null : String(row.tool_digest);
+  const pin = typeof row?.tool_digest === "string" ? row.tool_digest : null;
   const reason = useRefusal(row === undefined ? undefined : grantOf(row), pin, use);
   if (reason !== undefined) throw useRefused(use, reason);
-  await client.query(
-    `UPDATE ${tables.grants} SET uses = $1, tool_digest = COALESCE(tool_digest, $2) WHERE id = $3`,
-    [use.use, use.toolDigest, use.grant],
-  );
+  await client.query(`UPDATE ${tables.grants} SET uses = $1, tool_digest = COALESCE(tool_digest, $2) WHERE id = $3`, [
+    use.use,
+    use.toolDigest,
+    use.grant,
+  ]);
 }

@@ -31,7 +31,14 @@ import { postgresTables } from "./postgres-tables.js";
 import type { PostgresTables } from "./postgres-tables.js";
 import { DEFAULT_POOL_MAX, openPool, resolveTimeouts } from "./open-pool.js";
 import type { PostgresTimeouts } from "./open-pool.js";
-import type { GiveGrantOptions, GrantInfo, GrantOptions, GrantUse, GrantsOptions, RevokeGrantOptions } from "../grant-info.js";
+import type {
+  GiveGrantOptions,
+  GrantInfo,
+  GrantOptions,
+  GrantUse,
+  GrantsOptions,
+  RevokeGrantOptions,
+} from "../grant-info.js";
 import { checkGiveOptions, checkGrantsOptions, checkRevoke, filterGrants, grantGivenRecord } from "../grant-options.js";
 import { newGrant, refuseReservedRunId } from "../grant-options.js";
 import { insertGrant, revokeStoredGrant, selectGrants, takeUse } from "./postgres-grants.js";

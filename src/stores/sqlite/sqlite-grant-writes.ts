@@ -1,7 +1,14 @@
 import type { SqliteOperation } from "./sqlite-errors.js";
 import type { Prepared } from "./sqlite-prepared.js";
 import { recordWriteOf } from "./sqlite-run-write.js";
-import type { GiveGrantOptions, GrantInfo, GrantOptions, GrantUse, GrantsOptions, RevokeGrantOptions } from "../grant-info.js";
+import type {
+  GiveGrantOptions,
+  GrantInfo,
+  GrantOptions,
+  GrantUse,
+  GrantsOptions,
+  RevokeGrantOptions,
+} from "../grant-info.js";
 import {
   checkGiveOptions,
   checkGrantsOptions,

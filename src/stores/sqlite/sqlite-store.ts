@@ -18,7 +18,14 @@ import type { QueuedWrite } from "./sqlite-group-commit.js";
 import { openPrepared } from "./sqlite-prepared.js";
 import type { Prepared } from "./sqlite-prepared.js";
 import { recordWriteOf, runWriteOf } from "./sqlite-run-write.js";
-import type { GiveGrantOptions, GrantInfo, GrantOptions, GrantUse, GrantsOptions, RevokeGrantOptions } from "../grant-info.js";
+import type {
+  GiveGrantOptions,
+  GrantInfo,
+  GrantOptions,
+  GrantUse,
+  GrantsOptions,
+  RevokeGrantOptions,
+} from "../grant-info.js";
 import { SqliteGrantWrites } from "./sqlite-grant-writes.js";
 
 /** Options of {@link SqliteStore}. */
