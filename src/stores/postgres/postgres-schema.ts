@@ -111,7 +111,7 @@ function migrations(tables: PostgresTables): readonly string[] {
     // compare-and-set on it, under the row's lock, inside a run's save. `tool_digest` is the tool's
     // declaration the first use pinned: a later use by another declaration is refused.
     `
-    CREATE TABLE ${tables.grants} (
+    CREATE TABLE IF NOT EXISTS ${tables.grants} (
       position bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
       id text PRIMARY KEY,
       info text NOT NULL,

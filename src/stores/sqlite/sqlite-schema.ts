@@ -96,7 +96,7 @@ export const MIGRATIONS: readonly string[] = [
   // compare-and-set on it inside a run's save. `tool_digest` is the tool's declaration the first use
   // pinned: a later use by another declaration is refused.
   `
-  CREATE TABLE leash_grants (
+  CREATE TABLE IF NOT EXISTS leash_grants (
     position INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
     info TEXT NOT NULL,
