@@ -43,12 +43,12 @@ eachStore(
     assert.equal(answers.length, 1);
     assert.equal(answers[0]?.approver, "noor");
     assert.equal(answers[0]?.granted, true);
-    const [grant] = (await target.store.grants!()) as GrantInfo[];
+    const [grant] = (await target.store.grants!());
     assert.equal(grant?.tool, "pay");
     assert.deepEqual(grant?.args, { const: run.pending?.args });
     assert.equal(grant?.maxUses, 2);
     assert.equal(grant?.by, "noor");
-    const hours = (Date.parse(grant!.expiresAt!) - Date.parse(grant!.givenAt)) / 3_600_000;
+    const hours = (Date.parse(grant.expiresAt!) - Date.parse(grant.givenAt)) / 3_600_000;
     assert.ok(hours > 1.99 && hours <= 2, String(hours));
     assert.equal(grant?.uses, 0, "the approved call itself took no use");
 
@@ -63,11 +63,11 @@ eachStore(
     const grantsPage = await (
       await fetch(new URL("/grants", served.url), { headers: { Cookie: session.cookie } })
     ).text();
-    assert.match(grantsPage, new RegExp(`data-grant-id="${grant!.id}"`));
+    assert.match(grantsPage, new RegExp(`data-grant-id="${grant.id}"`));
     assert.match(grantsPage, /data-field="left"[^>]*>\s*1 of 2/);
     // The answer spent the session's CSRF token: the grants page's revoke form carries the new one.
     const csrf = /name="_csrf" value="([^"]+)"/.exec(grantsPage)?.[1] ?? "";
-    const revoked = await fetch(new URL(`/grants/${grant!.id}/revoke`, served.url), {
+    const revoked = await fetch(new URL(`/grants/${grant.id}/revoke`, served.url), {
       method: "POST",
       body: new URLSearchParams({ _csrf: csrf }),
       headers: { Cookie: session.cookie, Origin: served.origin, "Sec-Fetch-Site": "same-origin" },
