@@ -2,7 +2,6 @@
 // approves this call and gives a grant bound to exactly its arguments, which approves the next such
 // call; the grants page lists it, active first, and revokes it under the signed-in name.
 import assert from "node:assert/strict";
-import type { GrantInfo } from "../../src/index.js";
 import { eachStore } from "../cli/cli-stores.js";
 import { payAgent } from "../cli/pay-agent.js";
 import { addApprover, answersOf, pausedRun, postAnswer, serve, signIn } from "./serve-helpers.js";
