@@ -129,11 +129,23 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
       if (isLeashError(error, "approver_not_allowed")) await auditRefused(core, state, trail, head, skill);
       throw error;
     }
-    if (decided === null) {
-      if (approvals.length > 0) return { type: "unchanged", reason: "no_matching_answer", state };
-      return resumeByGrant(core, state, pending, { head, stored, skill, lease });
-    }
     const step = state.steps[pending.step];
+    if (decided === null) {
+      // No answer, given or recorded: a standing grant given since the pause may approve the call.
+      // Only when one matches now is the run claimed, and the step goes through every gate again,
+      // where the use is taken as at any call (lost to another process, the step pauses again).
+      const run = new ActiveRun(core, state, { head, stored, skill });
+      const none = approvals.length > 0 || state.answers.length > 0 || step === undefined;
+      if (none || (await grantsFor(run, pending)).length === 0)
+        return { type: "unchanged", reason: "no_matching_answer", state };
+      refuseLost(lease, runId);
+      state.status = "running";
+      state.pending = undefined;
+      state.pendingHistory = undefined;
+      await run.claim([["run_resumed", { reason: "grant", step: pending.step }]]);
+      holdWhile(run, lease);
+      return { type: "claimed", run, next: { type: "act", step, start: "first" } };
+    }
     if (step === undefined) throw new StateError("invalid_state", `Run \`${runId}\` has no step ${pending.step}.`);
     const records = answerClaimRecords(pending, decided);
     // Checked before the claim: an answer that cannot be recorded (a note that is not well-formed
@@ -176,38 +188,6 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
   );
   holdWhile(run, lease);
   return { type: "claimed", run, next: recoveryStage(run, inFlight, unsaved !== undefined) };
-}
-
-/**
- * A paused run with no answer, resumed with none: a standing grant given since the pause may approve
- * its call. Only when one matches now is the run claimed (`run_resumed`, reason `grant`), and the
- * paused step goes through every gate again, where the grant's use is taken as at any call (if
- * another process took the last use meanwhile, the step asks again and the run pauses again).
- * Otherwise nothing is written.
- */
-async function resumeByGrant(
-  core: AgentCore,
-  state: RunState,
-  pending: NonNullable<RunState["pending"]>,
-  options: {
-    head: ConstructorParameters<typeof ActiveRun>[2]["head"];
-    stored: boolean;
-    skill: ReturnType<typeof skillOf>;
-    lease: AbortSignal | undefined;
-  },
-): Promise<TakeOver> {
-  const { head, stored, skill, lease } = options;
-  const step = state.steps[pending.step];
-  const run = new ActiveRun(core, state, { head, stored, skill });
-  if (step === undefined || state.answers.length > 0 || (await grantsFor(run, pending)).length === 0)
-    return { type: "unchanged", reason: "no_matching_answer", state };
-  refuseLost(lease, state.runId);
-  state.status = "running";
-  state.pending = undefined;
-  state.pendingHistory = undefined;
-  await run.claim([["run_resumed", { reason: "grant", step: pending.step }]]);
-  holdWhile(run, lease);
-  return { type: "claimed", run, next: { type: "act", step, start: "first" } };
 }
 
 /**

@@ -1,7 +1,10 @@
 import type { AuditRecord } from "../../audit/audit-record.js";
 import { StateError } from "../../errors/index.js";
-import type { GrantInfo, GrantUse } from "../grant-info.js";
+import type { GiveGrantOptions, GrantInfo, GrantOptions, GrantUse, GrantsOptions } from "../grant-info.js";
+import type { RevokeGrantOptions } from "../grant-info.js";
 import { grantNotFound, grantRevokedRecord, grantRunId, useRefusal, useRefused } from "../grant-options.js";
+import { checkGiveOptions, checkGrantsOptions, checkRevoke, filterGrants } from "../grant-options.js";
+import { grantGivenRecord, newGrant } from "../grant-options.js";
 import { insertRecords } from "./postgres-audit-rows.js";
 import { storeFailed } from "./postgres-errors.js";
 import type { PostgresClient, PostgresPool } from "./postgres-pool.js";
@@ -105,4 +108,42 @@ export async function takeUse(client: PostgresClient, tables: PostgresTables, us
     use.toolDigest,
     use.grant,
   ]);
+}
+
+/** `store.grant` on PostgreSQL: checked whole, then stored with its record. */
+export async function giveGrant(
+  pool: PostgresPool,
+  tables: PostgresTables,
+  options: GrantOptions,
+  give: GiveGrantOptions | undefined,
+): Promise<GrantInfo> {
+  const origin = checkGiveOptions(give);
+  const info = newGrant(options, new Date());
+  await insertGrant(pool, tables, info, grantGivenRecord(info, origin));
+  return info;
+}
+
+/** `store.revokeGrant` on PostgreSQL. */
+export function revokeGrant(
+  pool: PostgresPool,
+  tables: PostgresTables,
+  id: string,
+  options: RevokeGrantOptions,
+): Promise<GrantInfo> {
+  return revokeStoredGrant(pool, tables, id, checkRevoke(id, options, new Date()));
+}
+
+/** `store.grants` on PostgreSQL. */
+export async function listGrants(
+  pool: PostgresPool,
+  tables: PostgresTables,
+  options: GrantsOptions | undefined,
+): Promise<GrantInfo[]> {
+  const checked = checkGrantsOptions(options);
+  return filterGrants(await selectGrants(pool, tables), checked, new Date());
+}
+
+/** `store.takeGrantUse` on PostgreSQL: one use in a transaction of its own. */
+export async function takeGrantUse(pool: PostgresPool, tables: PostgresTables, use: GrantUse): Promise<void> {
+  await inTransaction(pool, `taking a use of grant \`${use.grant}\``, (client) => takeUse(client, tables, use));
 }

@@ -31,17 +31,10 @@ import { postgresTables } from "./postgres-tables.js";
 import type { PostgresTables } from "./postgres-tables.js";
 import { DEFAULT_POOL_MAX, openPool, resolveTimeouts } from "./open-pool.js";
 import type { PostgresTimeouts } from "./open-pool.js";
-import type {
-  GiveGrantOptions,
-  GrantInfo,
-  GrantOptions,
-  GrantUse,
-  GrantsOptions,
-  RevokeGrantOptions,
-} from "../grant-info.js";
-import { checkGiveOptions, checkGrantsOptions, checkRevoke, filterGrants, grantGivenRecord } from "../grant-options.js";
-import { newGrant, refuseReservedRunId } from "../grant-options.js";
-import { insertGrant, revokeStoredGrant, selectGrants, takeUse } from "./postgres-grants.js";
+import type { GiveGrantOptions, GrantInfo, GrantOptions, GrantUse, GrantsOptions } from "../grant-info.js";
+import type { RevokeGrantOptions } from "../grant-info.js";
+import { refuseReservedRunId } from "../grant-options.js";
+import { giveGrant, listGrants, revokeGrant, takeGrantUse, takeUse } from "./postgres-grants.js";
 
 export type { PostgresConnection };
 
@@ -228,31 +221,24 @@ export class PostgresStore implements RunStore, AuditSink {
     return recordAnswer(this, runId, approval, options);
   }
 
-  /** Gives a standing grant, stored with its `grant_given` record in one transaction; see `RunStore.grant`. */
+  /** Gives a standing grant with its `grant_given` record, in one transaction; see `RunStore.grant`. */
   async grant(options: GrantOptions, give?: GiveGrantOptions): Promise<GrantInfo> {
-    const origin = checkGiveOptions(give);
-    const info = newGrant(options, new Date());
-    await insertGrant(await this.#open(), this.#tables, info, grantGivenRecord(info, origin));
-    return info;
+    return giveGrant(await this.#open(), this.#tables, options, give);
   }
 
-  /** Revokes a standing grant, with its `grant_revoked` record; see `RunStore.revokeGrant`. */
+  /** Revokes a standing grant with its `grant_revoked` record; see `RunStore.revokeGrant`. */
   async revokeGrant(id: string, options: RevokeGrantOptions): Promise<GrantInfo> {
-    const revoked = checkRevoke(id, options, new Date());
-    return revokeStoredGrant(await this.#open(), this.#tables, id, revoked);
+    return revokeGrant(await this.#open(), this.#tables, id, options);
   }
 
   /** The standing grants, oldest first; see `RunStore.grants`. */
   async grants(options?: GrantsOptions): Promise<GrantInfo[]> {
-    const checked = checkGrantsOptions(options);
-    return filterGrants(await selectGrants(await this.#open(), this.#tables), checked, new Date());
+    return listGrants(await this.#open(), this.#tables, options);
   }
 
   /** Takes one use of a standing grant in a transaction of its own. @internal */
   async takeGrantUse(use: GrantUse): Promise<void> {
-    await inTransaction(await this.#open(), `taking a use of grant \`${use.grant}\``, (client) =>
-      takeUse(client, this.#tables, use),
-    );
+    return takeGrantUse(await this.#open(), this.#tables, use);
   }
 
   /** Appends records in one transaction: all or none; `stale_state` when one's (run, seq) place is taken. */
