@@ -11,8 +11,8 @@ eachStore(
   "a grant given with leash grant approves a call within its bounds, is listed and revoked",
   async (_t, target) => {
     const { cwd, args, store } = target;
-  // A PostgreSQL store makes its tables at its first use; the commands open only a store that exists.
-  assert.deepEqual(await store.grants!(), []);
+    // A PostgreSQL store makes its tables at its first use; the commands open only a store that exists.
+    assert.deepEqual(await store.grants!(), []);
     const given = leash(
       [
         "grant",

@@ -42,7 +42,7 @@ eachStore(
     assert.equal(answers.length, 1);
     assert.equal(answers[0]?.approver, "noor");
     assert.equal(answers[0]?.granted, true);
-    const [grant] = (await target.store.grants!());
+    const [grant] = await target.store.grants!();
     assert.equal(grant?.tool, "pay");
     assert.deepEqual(grant?.args, { const: run.pending?.args });
     assert.equal(grant?.maxUses, 2);
