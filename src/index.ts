@@ -57,6 +57,13 @@ export { MemoryStore } from "./stores/memory-store.js";
 export type { RunStore, SaveOptions, RunStoreWithAudit, ListOptions } from "./stores/run-store.js";
 export { cursorAfter, MAX_LIST_LIMIT, RUN_ORDERS } from "./stores/run-summary.js";
 export { listSummaries } from "./stores/list-summaries.js";
+export type {
+  GrantInfo,
+  GrantOptions,
+  GiveGrantOptions,
+  RevokeGrantOptions,
+  GrantsOptions,
+} from "./stores/grant-info.js";
 export type { RunSummary, RunOrder, SummaryPage } from "./stores/run-summary.js";
 export type { AnswerOrigin } from "./approvals/answer-origin.js";
 

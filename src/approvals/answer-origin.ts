@@ -10,6 +10,9 @@
 export interface AnswerOrigin {
   /** The channel the answer came through: `"cli"`, `"mcp_elicitation"`... */
   via: string;
-  /** More of what the channel tells (`user`, `host`, `client`...), each a string. */
-  [field: string]: string;
+  /**
+   * More of what the channel tells (`user`, `host`, `client`...), each a string; a standing grant's
+   * use (`{ via: "grant", grant, use }`) numbers the use.
+   */
+  [field: string]: string | number;
 }

@@ -59,6 +59,8 @@ export const ERROR_CODES = [
   // Stores.
   "store_failed",
   "store_busy",
+  // Standing grants (store.grant): an id the store does not hold.
+  "grant_not_found",
   // MCP servers (leash/mcp).
   "mcp_failed",
   "mcp_unavailable",

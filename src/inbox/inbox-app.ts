@@ -10,6 +10,7 @@ import type { InboxEnv, InboxParts } from "./inbox-context.js";
 import { checkHost, requireApprover, stillSignedIn, withSecurityHeaders } from "./inbox-guards.js";
 import { inboxProblem } from "./inbox-problem.js";
 import { addPageRoutes } from "./page-routes.js";
+import { addGrantRoutes } from "./grant-routes.js";
 import { secureHeaders } from "./security-headers.js";
 
 /**
@@ -44,6 +45,7 @@ export function inboxApp(parts: InboxParts): Hono<InboxEnv> {
   });
 
   addApiRoutes(app, parts);
+  addGrantRoutes(app, parts);
   addPageRoutes(app, parts);
 
   app.onError((error, c) => {

@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { LeashError } from "../index.js";
 import { answerFromInbox } from "./answer-from-inbox.js";
+import { allowMoreOf, grantLikeThis, requestWithDigest } from "./grant-routes.js";
 import type { InboxAnswered } from "./answer-from-inbox.js";
 import { runHref } from "./html.js";
 import { inboxProblem } from "./inbox-problem.js";
@@ -125,21 +126,34 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
 
   const answer = async (c: InboxContext, runId: string): Promise<Response> => {
     const form = await c.req.parseBody();
+    // "Approve, and allow N more like this for T": checked whole before the approval is recorded,
+    // and the grant given after it, so it cannot also take this very call.
+    const allowMore = form.decision === "approve_and_allow";
     let answered: InboxAnswered;
+    let allowed = "";
     try {
+      const more = allowMore ? allowMoreOf(form, new Date()) : undefined;
+      const request = allowMore ? await requestWithDigest(parts, runId, form.digest) : undefined;
       answered = await answerFromInbox(
         parts,
         runId,
         c.get("approver"),
-        {
-          digest: form.digest,
-          decision: form.decision,
-          note: form.note,
-          raiseTo: form.raise_to,
-          args: form.args,
-        },
+        // "Allow more like this" approves the call as asked: the grant it gives is for these very arguments.
+        allowMore
+          ? { digest: form.digest, decision: "approve", note: form.note }
+          : {
+              digest: form.digest,
+              decision: form.decision,
+              note: form.note,
+              raiseTo: form.raise_to,
+              args: form.args,
+            },
         c.get("address"),
       );
+      if (more !== undefined && request !== undefined) {
+        const grant = await grantLikeThis(parts, request, c.get("approver"), more, c.get("address"));
+        allowed = `And ${grant.maxUses} more calls of ${grant.tool} with exactly these arguments are allowed until ${grant.expiresAt} (grant ${grant.id}).`;
+      }
     } catch (error) {
       return refusedAnswer(c, runId, error);
     }
@@ -151,9 +165,11 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
       session.flash = {
         runId,
         notice: {
-          granted: form.decision === "approve",
+          granted: form.decision === "approve" || allowMore,
           recorded: answered.recorded,
-          ...(answered.notice === undefined ? {} : { text: answered.notice }),
+          ...(answered.notice === undefined && allowed === ""
+            ? {}
+            : { text: [answered.notice, allowed].filter(Boolean).join(" ") }),
         },
       };
     }

@@ -9,6 +9,7 @@ import { makeCallModel } from "./call-model.js";
 import type { ForcedEnd, LiveRun } from "./live-run.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { GuardedWork } from "../guards/guard.js";
+import type { GrantUse } from "../stores/grant-info.js";
 
 /** Writes records to a separate sink; a failure that is not a {@link LeashError} becomes `audit_failed`. */
 async function appendRecords(audit: AuditSink, records: AuditRecord[]): Promise<void> {
@@ -252,7 +253,7 @@ export class ActiveRun implements LiveRun {
    * carries the records and both commit in one transaction; with a separate sink the records are
    * written first, so a crash can leave the trail ahead of the state but never behind it.
    */
-  async checkpoint(): Promise<void> {
+  async checkpoint(options: { grantUse?: GrantUse } = {}): Promise<void> {
     if (this.#seal === "sealed") this.assertOpen();
     const now = this.core.clock();
     this.state.elapsedMs += Math.max(0, now.getTime() - this.#segmentStart);
@@ -269,7 +270,12 @@ export class ActiveRun implements LiveRun {
     let written = false;
     try {
       if (store !== undefined && storeIsSink) {
-        if (this.#stored) await store.save(this.state, { expectedRevision, records });
+        const { grantUse } = options;
+        if (this.#stored)
+          await store.save(
+            this.state,
+            grantUse === undefined ? { expectedRevision, records } : { expectedRevision, records, grantUse },
+          );
         else await store.create(this.state, { records });
       } else {
         if (records.length > 0) await appendRecords(audit, records);
@@ -292,6 +298,21 @@ export class ActiveRun implements LiveRun {
     this.#savedRevision = this.state.revision;
     // The end is durable: the run is sealed, and work still in flight for it is told to stop.
     if (this.#seal === "ending") this.letGo();
+  }
+
+  /**
+   * Takes back the last record made, not written (a standing grant's use its store refused with the
+   * checkpoint that carried it): the chain's head goes back to the record before it, as if it had
+   * never been made.
+   */
+  takeBack(record: AuditRecord): void {
+    const at = this.#unwritten.lastIndexOf(record);
+    if (at !== this.#unwritten.length - 1 || at < 0)
+      throw new LeashError("internal_error", "Only the last record made and not written can be taken back.");
+    this.#unwritten.pop();
+    this.#head = record.prev === null ? null : { seq: record.seq - 1, digest: record.prev };
+    this.state.auditHead = this.#head;
+    this.checkpointFailed = false;
   }
 
   /** Hands records that are in the trail now to the live feed (`agent.on("record")`). */

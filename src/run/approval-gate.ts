@@ -7,6 +7,7 @@ import type { Failure, RecordedAnswer, RunState, Step } from "../state/run-state
 import type { Tool } from "../tools/tool.js";
 import type { ActiveRun } from "./active-run.js";
 import { raceAbort } from "./race-abort.js";
+import { approveByGrant } from "./standing-grant.js";
 
 /** What the approval gate decided. */
 type ApprovalResult =
@@ -151,6 +152,13 @@ export async function approvalGate(
   if (quorum.quorum !== undefined) {
     request.quorum = quorum.quorum;
     request.grantedBy = [];
+  }
+  // A standing grant approves before anyone is asked and before the run would pause: nobody is
+  // asked, so no `approval_requested` is written, only the use's `approval_answered`. Under a quorum
+  // above one no standing grant is used yet: the call waits for its people.
+  if ((request.quorum ?? 1) === 1) {
+    const granted = await approveByGrant(run, step, tool, request);
+    if (granted !== undefined) return { type: "go", approval: granted };
   }
   if (approver === undefined) return { type: "pause", request, history };
   let given: unknown;

@@ -4,6 +4,7 @@ import { checkLimits, mergeLimits } from "../limits/limits.js";
 import { RunState, RUN_STATE_VERSION } from "../state/run-state.js";
 import type { AgentCore, CompiledSkill } from "./agent-core.js";
 import { ActiveRun } from "./active-run.js";
+import { refuseReservedRunId } from "../stores/grant-options.js";
 
 /** Options of one run. */
 export interface RunOptions {
@@ -24,7 +25,7 @@ export interface InternalRunOptions extends RunOptions {
 
 const RUN_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
-/** Checks a run id: printable, no spaces, at most 128 characters. */
+/** Checks a run id: printable, no spaces, at most 128 characters, and not of a chain the store keeps (`grant:`, `budget:`). */
 export function checkRunId(runId: unknown): string {
   if (typeof runId !== "string" || !RUN_ID.test(runId)) {
     throw new LeashError(
@@ -32,6 +33,7 @@ export function checkRunId(runId: unknown): string {
       "Expected `runId` to be 1 to 128 characters of letters, digits and . _ : @ -.",
     );
   }
+  refuseReservedRunId(runId);
   return runId;
 }
 

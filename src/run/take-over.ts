@@ -13,6 +13,7 @@ import { findResumable, headOf, readResumeOptions, skillOf } from "./resume-targ
 import type { ResumeOptions } from "./resume-target.js";
 import type { Ending } from "./run-loop.js";
 import { applyRaise, applyRaisesAhead, decideRaise, raiseClaimRecords, refuseUnfitAnswers } from "./raise-limit.js";
+import { grantsFor } from "./standing-grant.js";
 import { endedByCancel, unsavedStart, withdrawCall, withdrawUnsavedStart } from "./withdrawn-call.js";
 
 export type { ResumeOptions } from "./resume-target.js";
@@ -137,7 +138,24 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
       if (isLeashError(error, "approver_not_allowed")) await auditRefused(core, state, trail, head, skill);
       throw error;
     }
-    if (decided === null) return { type: "unchanged", reason: "no_matching_answer", state };
+    const step = pending.kind === "call" ? state.steps[pending.step] : undefined;
+    if (decided === null) {
+      // No answer, given or recorded: a standing grant given since the pause may approve the call.
+      // Only when one matches now is the run claimed, and the step goes through every gate again,
+      // where the use is taken as at any call (lost to another process, the step pauses again).
+      // A limit request and a call under a quorum above one take no standing grant.
+      const run = new ActiveRun(core, state, { head, stored, skill });
+      const none = approvals.length > 0 || state.answers.length > 0 || step === undefined;
+      if (none || pending.kind !== "call" || (pending.quorum ?? 1) > 1 || (await grantsFor(run, pending)).length === 0)
+        return { type: "unchanged", reason: "no_matching_answer", state };
+      refuseLost(lease, runId);
+      state.status = "running";
+      state.pending = undefined;
+      state.pendingHistory = undefined;
+      await run.claim([["run_resumed", { reason: "grant", step: pending.step }]]);
+      holdWhile(run, lease);
+      return { type: "claimed", run, next: { type: "act", step, start: "first" } };
+    }
     if (decided.type === "short") {
       const run = new ActiveRun(core, state, { head, stored, skill });
       refuseLost(lease, runId);
@@ -157,7 +175,6 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
       holdWhile(run, lease);
       return { type: "claimed", run, next: afterRaise(state, pending, raise.to) };
     }
-    const step = state.steps[pending.step];
     if (step === undefined) throw new StateError("invalid_state", `Run \`${runId}\` has no step ${pending.step}.`);
     const records = answerClaimRecords(pending, decided);
     // Checked before the claim: an answer that cannot be recorded (a note that is not well-formed

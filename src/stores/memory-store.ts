@@ -12,6 +12,28 @@ import type { AnswerOptions, ListOptions, RunStore, SaveOptions } from "./run-st
 import { summaryOf } from "./run-summary.js";
 import type { RunSummary, SummaryPage } from "./run-summary.js";
 import { summaryPage } from "./summary-page.js";
+import type {
+  GiveGrantOptions,
+  GrantInfo,
+  GrantOptions,
+  GrantUse,
+  GrantsOptions,
+  RevokeGrantOptions,
+} from "./grant-info.js";
+import {
+  checkGiveOptions,
+  checkGrantsOptions,
+  checkRevoke,
+  filterGrants,
+  grantGivenRecord,
+  grantNotFound,
+  grantRevokedRecord,
+  grantRunId,
+  newGrant,
+  refuseReservedRunId,
+  useRefusal,
+  useRefused,
+} from "./grant-options.js";
 
 /** Checks the revision contract of a save, for every store alike. */
 export function checkSaveRevision(state: RunState, options: SaveOptions): void {
@@ -79,8 +101,15 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
   readonly #heads = new Map<string, AuditHead>();
   /** The change sequence: bumped by every create and save (an answer is a save). */
   #changes = 0;
+  /** The standing grants, in the order given, each with the tool declaration its first use pinned. */
+  readonly #grants = new Map<string, { info: GrantInfo; pin: string | null }>();
 
   create(state: RunState, options: { records?: readonly AuditRecord[] } = {}): Promise<void> {
+    try {
+      refuseReservedRunId(state.runId);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
     if (this.#states.has(state.runId) || this.#heads.has(state.runId)) {
       return Promise.reject(
         new StateError("run_exists", `Run \`${state.runId}\` exists already.`, { details: { runId: state.runId } }),
@@ -119,14 +148,79 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
         );
       }
       if (options.records !== undefined) this.#checkContinuation(options.records);
+      if (options.grantUse !== undefined) this.#checkUse(options.grantUse);
       // The map keeps a key where it was first set, so its order stays the order of creation.
       this.#states.set(state.runId, storedOf(state, this.#changes + 1, stored));
       this.#changes += 1;
       if (options.records !== undefined) this.append(options.records);
+      if (options.grantUse !== undefined) this.#takeUse(options.grantUse);
       return Promise.resolve();
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
+  }
+
+  /** Gives a standing grant; see `RunStore.grant`. */
+  grant(options: GrantOptions, give?: GiveGrantOptions): Promise<GrantInfo> {
+    try {
+      const origin = checkGiveOptions(give);
+      const info = newGrant(options, new Date());
+      this.append([grantGivenRecord(info, origin)]);
+      this.#grants.set(info.id, { info, pin: null });
+      return Promise.resolve(structuredClone(info));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** Revokes a standing grant; revoking it again changes nothing. See `RunStore.revokeGrant`. */
+  revokeGrant(id: string, options: RevokeGrantOptions): Promise<GrantInfo> {
+    try {
+      const revoked = checkRevoke(id, options, new Date());
+      const stored = this.#grants.get(id);
+      if (stored === undefined) throw grantNotFound(id);
+      if (stored.info.revoked === undefined) {
+        const info = { ...stored.info, revoked };
+        this.append([grantRevokedRecord(info, this.#heads.get(grantRunId(id))!)]);
+        stored.info = info;
+      }
+      return Promise.resolve(structuredClone(stored.info));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** The standing grants, oldest first; see `RunStore.grants`. */
+  grants(options?: GrantsOptions): Promise<GrantInfo[]> {
+    try {
+      const all = [...this.#grants.values()].map((stored) => stored.info);
+      return Promise.resolve(structuredClone(filterGrants(all, checkGrantsOptions(options), new Date())));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** Takes one use of a standing grant by compare-and-set. @internal */
+  takeGrantUse(use: GrantUse): Promise<void> {
+    try {
+      this.#checkUse(use);
+      this.#takeUse(use);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  #checkUse(use: GrantUse): void {
+    const stored = this.#grants.get(use.grant);
+    const reason = useRefusal(stored?.info, stored?.pin ?? null, use);
+    if (reason !== undefined) throw useRefused(use, reason);
+  }
+
+  #takeUse(use: GrantUse): void {
+    const stored = this.#grants.get(use.grant)!;
+    stored.info = { ...stored.info, uses: use.use };
+    stored.pin ??= use.toolDigest;
   }
 
   /**

@@ -19,7 +19,7 @@ const MAX_ORIGIN_FIELDS = 16;
  * An answer's origin, checked and copied: `{ via, ...more }`, `via` a non-empty string and every other
  * field a string (the command line's `user` and `host`, the MCP gateway's `client` and `host`).
  */
-function checkOrigin(origin: unknown): AnswerOrigin | undefined {
+export function checkOrigin(origin: unknown): AnswerOrigin | undefined {
   if (origin === undefined) return undefined;
   const fail = (why: string): never => {
     throw new LeashError(

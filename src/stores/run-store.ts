@@ -5,6 +5,14 @@ import type { AuditSink } from "../audit/audit-sink.js";
 import type { RunState } from "../state/run-state.js";
 import type { RunStatus } from "../state/outcomes.js";
 import type { RunOrder, SummaryPage } from "./run-summary.js";
+import type {
+  GiveGrantOptions,
+  GrantInfo,
+  GrantOptions,
+  GrantUse,
+  GrantsOptions,
+  RevokeGrantOptions,
+} from "./grant-info.js";
 
 export type { AnswerOrigin };
 
@@ -14,6 +22,11 @@ export interface SaveOptions {
   expectedRevision: number;
   /** Audit records made since the last save, when the store is also the agent's sink: they commit with the state. */
   records?: readonly AuditRecord[];
+  /**
+   * A standing grant's use to take in the same transaction: the save is refused (`stale_state`, with
+   * `details.grant`) and nothing is written unless the grant gives it (see {@link GrantUse}). @internal
+   */
+  grantUse?: GrantUse;
 }
 
 /** Options of {@link RunStore.answer}. */
@@ -98,6 +111,22 @@ export interface RunStore {
    * Refused with `stale_state` unless the run awaits approval and the digest is the pending one.
    */
   answer(runId: string, approval: Approval, options?: AnswerOptions): Promise<RunState>;
+  /**
+   * Gives a standing grant (API.md section 16): checked whole before anything is stored
+   * (`invalid_option` naming the option), kept with a random id, and recorded as `grant_given` in
+   * the store's trail under the run id `grant:<id>`. The built-in stores have it; a run's calls are
+   * matched against the grants of its store when the store has {@link RunStore.grants}.
+   */
+  grant?(options: GrantOptions, give?: GiveGrantOptions): Promise<GrantInfo>;
+  /** Revokes a standing grant, recorded as `grant_revoked`; an unknown id is `grant_not_found`. */
+  revokeGrant?(id: string, options: RevokeGrantOptions): Promise<GrantInfo>;
+  /** The store's standing grants, oldest first; `active: true` only those that can still approve. */
+  grants?(options?: GrantsOptions): Promise<GrantInfo[]>;
+  /**
+   * Takes one use of a standing grant in a transaction of its own, by compare-and-set (see
+   * {@link GrantUse}): what a run with a separate sink does just before the call's intent. @internal
+   */
+  takeGrantUse?(use: GrantUse): Promise<void>;
   /** Releases what the store holds open. */
   close(): Promise<void>;
 }

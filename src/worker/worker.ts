@@ -3,6 +3,7 @@ import type { ErrorCode } from "../errors/index.js";
 import type { RunState } from "../state/run-state.js";
 import { listSummaries } from "../stores/list-summaries.js";
 import { isLeasingStore } from "./leasing-store.js";
+import { GrantChanges } from "./grant-changes.js";
 import type { LeasingStore } from "./leasing-store.js";
 import { resolveWorkerOptions } from "./worker-options.js";
 import type { ResolvedWorkerOptions, WorkerOptions } from "./worker-options.js";
@@ -32,8 +33,10 @@ function isUnreadable(error: unknown): error is Error {
  * Whether a run waits on a worker: paused for approval with an answer recorded out of process. A
  * gate's session never does: its app's loop takes its calls on, through `gate.session`.
  */
-function needsApproval(state: RunState): boolean {
-  return state.gate !== true && state.status === "awaiting_approval" && state.answers.length > 0;
+function needsApproval(state: RunState, grantsChanged = false): boolean {
+  if (state.gate === true || state.status !== "awaiting_approval") return false;
+  // With no answer, only a standing grant given (or freed) since can move it.
+  return state.answers.length > 0 || grantsChanged;
 }
 
 /** What became of one run a worker took. */
@@ -63,6 +66,7 @@ export class Worker {
   #loop: Promise<void> | undefined;
   #pass: Promise<number> | undefined;
   #wake: (() => void) | undefined;
+  readonly #grants = new GrantChanges();
 
   constructor(options: WorkerOptions) {
     this.#options = resolveWorkerOptions(options);
@@ -111,7 +115,20 @@ export class Worker {
    */
   runOnce(): Promise<number> {
     if (this.#stopping) return Promise.resolve(0);
-    const pass = this.#leasing === undefined ? this.#passByClaim() : this.#passByLease(this.#leasing);
+    const pass = (async () => {
+      const grantsChanged = await this.#grants.changed(this.#options.store).catch((error: unknown) => {
+        // The answered runs do not wait on the grants: a listing that failed skips only the grant sweep.
+        this.#options.logger.warn(`Could not read the store's standing grants: ${messageOf(error)}`, {
+          worker: this.id,
+        });
+        return false;
+      });
+      if (this.#leasing === undefined) return this.#passByClaim(grantsChanged);
+      const leased = await this.#passByLease(this.#leasing);
+      // Paused runs with no answer are not leased: when grants changed, their resumes' own
+      // compare-and-set claims decide which worker takes each, as on a store without leases.
+      return grantsChanged ? leased + (await this.#passByClaim(true)) : leased;
+    })();
     this.#pass = pass;
     return pass;
   }
@@ -161,7 +178,7 @@ export class Worker {
    * loads only those that have an answer recorded (the summary says so), one at a time, so a pass
    * holds one page and one run, however long the backlog.
    */
-  async #passByClaim(): Promise<number> {
+  async #passByClaim(grantsChanged: boolean): Promise<number> {
     const { store } = this.#options;
     let resumed = 0;
     let cursor: string | undefined;
@@ -174,7 +191,7 @@ export class Worker {
       });
       for (const run of page.runs) {
         if (this.#stopping) return resumed;
-        if (run.answers === 0 || this.#failed.get(run.runId) === run.revision) continue;
+        if ((run.answers === 0 && !grantsChanged) || this.#failed.get(run.runId) === run.revision) continue;
         let state: RunState | null;
         try {
           state = await store.load(run.runId);
@@ -184,7 +201,8 @@ export class Worker {
           continue;
         }
         // The summary was read a moment ago; the state itself decides.
-        if (state === null || !needsApproval(state) || this.#failed.get(state.runId) === state.revision) continue;
+        if (state === null || !needsApproval(state, grantsChanged) || this.#failed.get(state.runId) === state.revision)
+          continue;
         const outcome = await this.#attempt(state);
         if (outcome === "resumed") resumed++;
         if (outcome === "failed") this.#failed.set(state.runId, state.revision);
@@ -287,6 +305,9 @@ export class Worker {
       logger.error(`Resuming run \`${runId}\` failed: ${messageOf(error)}`, { worker, runId, error });
       return "failed";
     }
+    // A paused run with no answer that no grant approves comes back as it was: nothing happened.
+    if (state.status === "awaiting_approval" && state.answers.length === 0 && state.revision === seen.revision)
+      return "lost";
     // A resume claims the run and clears its recorded answers; answers still there mean none of them
     // answers the pending request, and trying again would change nothing.
     if (state.status === "awaiting_approval" && state.answers.length > 0) {

@@ -13,6 +13,8 @@ import { chain, headOf, refusedWith, stateOf, withStore, writerAgent } from "./c
 import { valuesContract } from "./values-contract.js";
 import { saveSizeContract } from "./save-size-contract.js";
 import { listPrefixContract } from "./list-prefix-contract.js";
+import { grantsContract } from "./grants-contract.js";
+import { grantsGateContract } from "./grants-gate-contract.js";
 import type { MakeStore } from "./contract-fixtures.js";
 
 export type { MakeStore, StoreUnderTest } from "./contract-fixtures.js";
@@ -293,5 +295,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     valuesContract(makeStore);
     saveSizeContract(makeStore);
     listPrefixContract(makeStore);
+    grantsContract(makeStore);
+    grantsGateContract(makeStore);
   });
 }

@@ -67,7 +67,15 @@ withPostgres("PostgresStore on PostgreSQL", (url) => {
         );
         assert.deepEqual(
           tables.rows.map((row: { table_name: string }) => row.table_name),
-          ["leash_audit", "leash_checkpoints", "leash_log_nodes", "leash_meta", "leash_runs", "leash_steps"],
+          [
+            "leash_audit",
+            "leash_checkpoints",
+            "leash_grants",
+            "leash_log_nodes",
+            "leash_meta",
+            "leash_runs",
+            "leash_steps",
+          ],
         );
         const version = await sql(
           url,

@@ -29,7 +29,10 @@ function header(viewer: Viewer | undefined): Html {
         </form>`;
   return html`<header class="top">
     <a class="brand" href="/">leash inbox</a>
-    <nav><a href="/">Runs</a> <a href="/?status=awaiting_approval">Waiting</a> <a href="/gave-up">Gave up</a></nav>
+    <nav>
+      <a href="/">Runs</a> <a href="/?status=awaiting_approval">Waiting</a> <a href="/gave-up">Gave up</a>
+      <a href="/grants">Grants</a>
+    </nav>
     <span class="who">Signed in as <strong>${viewer.name}</strong></span>
     ${signOut}
   </header>`;

@@ -129,6 +129,7 @@ export async function saveRun(
   records: readonly AuditRecord[],
   onDuplicate: (error: unknown) => Error,
   batches?: SaveBatches,
+  takeUse?: (client: PostgresClient) => Promise<void>,
 ): Promise<void> {
   const doing = `saving run \`${rows.runId}\``;
   const text = `SELECT ${tables.saveRun}($1::text, $2::bigint, $3::bigint, $4::text, $5::integer, $6::text, $7::integer,
@@ -149,6 +150,16 @@ export async function saveRun(
     ...recordArrays(batch),
   ];
   const refusals: Refusals = { runId: rows.runId, expectedRevision, onDuplicate };
+  if (takeUse !== undefined) {
+    // A standing grant's use commits with the save or not at all: one transaction, the grant's row
+    // locked first, then the save and its records checked in full.
+    const call = async (client: PostgresClient): Promise<unknown> => {
+      await takeUse(client);
+      return client.query(text, values([]));
+    };
+    await callChecked(pool, doing, call, tables, records, refusals);
+    return;
+  }
   if (linkedInside(records)) {
     let alone = true;
     if (batches !== undefined && batchable(rows, records)) {

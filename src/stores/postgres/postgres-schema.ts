@@ -6,7 +6,7 @@ import type { PostgresTables } from "./postgres-tables.js";
 import { functionDefinitions } from "./postgres-functions.js";
 
 /** The schema version this leash writes and reads; recorded in the `leash_meta` table. */
-export const POSTGRES_SCHEMA_VERSION = 5;
+export const POSTGRES_SCHEMA_VERSION = 6;
 
 // The first key of the advisory lock that serializes migrations ("leas" in ASCII); the second is a
 // hash of the schema name, so stores in different schemas of one database do not wait on each other.
@@ -105,6 +105,19 @@ function migrations(tables: PostgresTables): readonly string[] {
     CREATE INDEX leash_runs_by_change ON ${tables.runs} (change_number);
     CREATE INDEX leash_runs_unsummarized ON ${tables.runs} (position) WHERE summary IS NULL;
     ${functionDefinitions(tables)}
+    `,
+    // Version 6. Standing grants (API.md section 16), in the order given. `info` is the grant's JSON
+    // as given (its `revoked` set when revoked); `uses` has a column of its own, since a use is a
+    // compare-and-set on it, under the row's lock, inside a run's save. `tool_digest` is the tool's
+    // declaration the first use pinned: a later use by another declaration is refused.
+    `
+    CREATE TABLE IF NOT EXISTS ${tables.grants} (
+      position bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+      id text PRIMARY KEY,
+      info text NOT NULL,
+      uses integer NOT NULL,
+      tool_digest text
+    );
     `,
   ];
 }

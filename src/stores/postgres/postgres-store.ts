@@ -31,6 +31,10 @@ import { postgresTables } from "./postgres-tables.js";
 import type { PostgresTables } from "./postgres-tables.js";
 import { DEFAULT_POOL_MAX, openPool, resolveTimeouts } from "./open-pool.js";
 import type { PostgresTimeouts } from "./open-pool.js";
+import type { GiveGrantOptions, GrantInfo, GrantOptions, GrantUse, GrantsOptions } from "../grant-info.js";
+import type { RevokeGrantOptions } from "../grant-info.js";
+import { refuseReservedRunId } from "../grant-options.js";
+import { giveGrant, listGrants, revokeGrant, takeGrantUse, takeUse } from "./postgres-grants.js";
 
 export type { PostgresConnection };
 
@@ -135,6 +139,7 @@ export class PostgresStore implements RunStore, AuditSink {
 
   /** Stores a new run, its header and its steps; `run_exists` when its id is taken, in the runs or in the trail. */
   async create(state: RunState, options: { records?: readonly AuditRecord[] } = {}): Promise<void> {
+    refuseReservedRunId(state.runId);
     const records = checkRecords(options.records ?? []);
     const writes = this.#written.plan(state, null);
     const rows = runRows(state, writes);
@@ -178,6 +183,7 @@ export class PostgresStore implements RunStore, AuditSink {
       records,
       (error) => staleTrail(runId, error),
       this.#batches,
+      options.grantUse === undefined ? undefined : (client) => takeUse(client, this.#tables, options.grantUse!),
     );
     this.#written.remember(runId, writes);
   }
@@ -213,6 +219,26 @@ export class PostgresStore implements RunStore, AuditSink {
   /** Records a person's answer to a paused run's pending request, for a later `resume(runId)`. */
   answer(runId: string, approval: Approval, options?: AnswerOptions): Promise<RunState> {
     return recordAnswer(this, runId, approval, options);
+  }
+
+  /** Gives a standing grant with its `grant_given` record, in one transaction; see `RunStore.grant`. */
+  async grant(options: GrantOptions, give?: GiveGrantOptions): Promise<GrantInfo> {
+    return giveGrant(await this.#open(), this.#tables, options, give);
+  }
+
+  /** Revokes a standing grant with its `grant_revoked` record; see `RunStore.revokeGrant`. */
+  async revokeGrant(id: string, options: RevokeGrantOptions): Promise<GrantInfo> {
+    return revokeGrant(await this.#open(), this.#tables, id, options);
+  }
+
+  /** The standing grants, oldest first; see `RunStore.grants`. */
+  async grants(options?: GrantsOptions): Promise<GrantInfo[]> {
+    return listGrants(await this.#open(), this.#tables, options);
+  }
+
+  /** Takes one use of a standing grant in a transaction of its own. @internal */
+  async takeGrantUse(use: GrantUse): Promise<void> {
+    return takeGrantUse(await this.#open(), this.#tables, use);
   }
 
   /** Appends records in one transaction: all or none; `stale_state` when one's (run, seq) place is taken. */

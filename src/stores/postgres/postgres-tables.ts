@@ -37,6 +37,8 @@ export interface PostgresTables {
   logNodes: string;
   /** `"schema".leash_checkpoints`: the signed checkpoints of the log, whole notes with every signature. */
   checkpoints: string;
+  /** `"schema".leash_grants`: the standing grants, one row each, in the order given. */
+  grants: string;
   /** `"schema".leash_change_seq`: the store's change sequence, bumped by every create, save and answer. */
   changes: string;
   /** `"schema".leash_save_run`: the function that does a whole save in one call (see `postgres-functions.ts`). */
@@ -80,6 +82,7 @@ export function postgresTables(schema: string): PostgresTables {
     meta: `${quotedSchema}.leash_meta`,
     logNodes: `${quotedSchema}.leash_log_nodes`,
     checkpoints: `${quotedSchema}.leash_checkpoints`,
+    grants: `${quotedSchema}.leash_grants`,
     changes: `${quotedSchema}.leash_change_seq`,
     saveRun: `${quotedSchema}.leash_save_run`,
     saveRuns: `${quotedSchema}.leash_save_runs`,

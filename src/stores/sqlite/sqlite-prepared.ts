@@ -11,6 +11,8 @@ import { SqliteRuns } from "./sqlite-runs.js";
 import { configure, migrate } from "./sqlite-schema.js";
 import { SqliteSummaryFill } from "./sqlite-summary-fill.js";
 import { SqliteTrail } from "./sqlite-trail.js";
+import { SqliteGrants } from "./sqlite-grants.js";
+import type { GrantUse } from "../grant-info.js";
 
 /** The statements, tables and batches of an open store, prepared once. @internal */
 export interface Prepared {
@@ -18,6 +20,7 @@ export interface Prepared {
   runs: SqliteRuns;
   changes: SqliteChangeSequence;
   trail: SqliteTrail;
+  grants: SqliteGrants;
   listing: SqliteListing;
   commits: SqliteGroupCommit;
   fill: SqliteSummaryFill;
@@ -28,7 +31,7 @@ export interface Prepared {
   /** A create's statements, inside its savepoint of a batch. */
   create: (write: RunWrite, records: RecordWrite) => void;
   /** A save's statements, inside its savepoint of a batch. */
-  save: (write: RunWrite, expectedRevision: number, records: RecordWrite) => void;
+  save: (write: RunWrite, expectedRevision: number, records: RecordWrite, grantUse?: GrantUse) => void;
   /** An append's statements, inside its savepoint of a batch. */
   append: (records: RecordWrite) => void;
 }
@@ -36,6 +39,7 @@ export interface Prepared {
 function prepare(database: Database.Database, path: string): Prepared {
   const runs = new SqliteRuns(database);
   const trail = new SqliteTrail(database, path);
+  const grants = new SqliteGrants(database);
   // Set once the batches exist: its timer asks them whether writes wait, and their hook runs it.
   let checkpoints: SqliteCheckpoints | null = null;
   // Every write runs in a batch's BEGIN IMMEDIATE transaction: it takes the file's write lock before
@@ -59,6 +63,7 @@ function prepare(database: Database.Database, path: string): Prepared {
     runs,
     changes,
     trail,
+    grants,
     listing: new SqliteListing(database, runs),
     commits,
     fill: new SqliteSummaryFill(database, runs),
@@ -75,8 +80,10 @@ function prepare(database: Database.Database, path: string): Prepared {
       trail.insert(records);
       changes.took(change);
     },
-    save: (write, expectedRevision, records) => {
+    save: (write, expectedRevision, records, grantUse) => {
       const change = changes.next();
+      // In the save's own savepoint: a use the grant refuses rolls the whole save back.
+      if (grantUse !== undefined) grants.take(grantUse);
       runs.update(write, expectedRevision, change);
       trail.insert(records);
       changes.took(change);

@@ -91,6 +91,19 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_by_change ON runs (change);
   CREATE INDEX runs_without_summary ON runs (position) WHERE summary IS NULL;
   `,
+  // Version 5. Standing grants (API.md section 16), in the order given. `info` is the grant's JSON as
+  // given (its `revoked` set when revoked); `uses` has a column of its own, since a use is a
+  // compare-and-set on it inside a run's save. `tool_digest` is the tool's declaration the first use
+  // pinned: a later use by another declaration is refused.
+  `
+  CREATE TABLE IF NOT EXISTS leash_grants (
+    position INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    info TEXT NOT NULL,
+    uses INTEGER NOT NULL,
+    tool_digest TEXT
+  );
+  `,
 ];
 
 /**

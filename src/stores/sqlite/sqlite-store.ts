@@ -12,11 +12,21 @@ import type { StoreEvidenceLog } from "../../evidence/store-evidence-log.js";
 import { WrittenSteps } from "../written-steps.js";
 import { SqliteLogTables, sqliteEvidenceLog } from "./sqlite-log.js";
 import { toLeashError } from "./sqlite-errors.js";
+import { refuseReservedRunId } from "../grant-options.js";
 import type { SqliteOperation } from "./sqlite-errors.js";
 import type { QueuedWrite } from "./sqlite-group-commit.js";
 import { openPrepared } from "./sqlite-prepared.js";
 import type { Prepared } from "./sqlite-prepared.js";
 import { recordWriteOf, runWriteOf } from "./sqlite-run-write.js";
+import type {
+  GiveGrantOptions,
+  GrantInfo,
+  GrantOptions,
+  GrantUse,
+  GrantsOptions,
+  RevokeGrantOptions,
+} from "../grant-info.js";
+import { SqliteGrantWrites } from "./sqlite-grant-writes.js";
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions {
@@ -55,6 +65,10 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
   #prepared: Prepared | null;
   /** The step rows this store object last wrote, per run, so that a save writes only the steps that may have changed. */
   readonly #written = new WrittenSteps();
+  readonly #grantWrites = new SqliteGrantWrites(
+    (operation, body) => this.#do(operation, body),
+    (operation, plan) => this.#write(operation, plan),
+  );
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     if (typeof path !== "string" || path === "") {
@@ -79,6 +93,7 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
    */
   create(state: RunState, options: { records?: readonly AuditRecord[] } = {}): Promise<void> {
     return this.#write({ method: "create", runId: state.runId }, () => {
+      refuseReservedRunId(state.runId);
       const writes = this.#written.plan(state, null);
       const run = runWriteOf(state, writes);
       const records = recordWriteOf(options.records ?? []);
@@ -111,7 +126,7 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
       const run = runWriteOf(state, writes);
       const records = recordWriteOf(options.records ?? []);
       return {
-        apply: (prepared) => prepared.save(run, expectedRevision, records),
+        apply: (prepared) => prepared.save(run, expectedRevision, records, options.grantUse),
         committed: () => this.#written.remember(run.runId, writes),
       };
     });
@@ -158,6 +173,26 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
    */
   answer(runId: string, approval: Approval, options?: AnswerOptions): Promise<RunState> {
     return recordAnswer(this, runId, approval, options);
+  }
+
+  /** Gives a standing grant, stored with its `grant_given` record in one transaction; see `RunStore.grant`. */
+  grant(options: GrantOptions, give?: GiveGrantOptions): Promise<GrantInfo> {
+    return this.#grantWrites.give(options, give);
+  }
+
+  /** Revokes a standing grant, with its `grant_revoked` record; see `RunStore.revokeGrant`. */
+  revokeGrant(id: string, options: RevokeGrantOptions): Promise<GrantInfo> {
+    return this.#grantWrites.revoke(id, options);
+  }
+
+  /** The standing grants, oldest first; see `RunStore.grants`. */
+  grants(options?: GrantsOptions): Promise<GrantInfo[]> {
+    return this.#grantWrites.list(options);
+  }
+
+  /** Takes one use of a standing grant in a transaction of its own. @internal */
+  takeGrantUse(use: GrantUse): Promise<void> {
+    return this.#grantWrites.take(use);
   }
 
   /**
