@@ -134,7 +134,7 @@ export function grantsGateContract(makeStore: MakeStore): void {
       const agent = payer(store, {
         paid,
         mayApprove: (approver, request, origin) => {
-          seen.push({ approver, tool: request.tool, origin });
+          seen.push({ approver, tool: request.kind === "call" ? request.tool : request.limit, origin });
           return approver !== "intern";
         },
       });

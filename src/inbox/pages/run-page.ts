@@ -157,21 +157,21 @@ function answerForm(state: RunState, request: ApprovalRequest, viewer: Viewer, s
 /** "Approve, and allow N more calls of this tool with exactly these arguments for T": a call's only. */
 function allowMoreField(request: CallApprovalRequest, viewer: Viewer): Html {
   return html`<fieldset class="allow-more" data-field="allow-more">
-        <legend>Approve, and allow more calls of <code>${request.tool}</code> with exactly these arguments</legend>
-        <label>calls <input type="number" name="more_uses" min="1" max="1000" value="5" /></label>
-        <label
-          >for
-          <select name="more_for">
-            <option value="30m">30 minutes</option>
-            <option value="2h">2 hours</option>
-            <option value="1d" selected>a day</option>
-            <option value="7d">7 days</option>
-          </select></label
-        >
-        <button type="submit" name="decision" value="approve_and_allow" class="approve">
-          Approve, and allow these more as ${viewer.name}
-        </button>
-      </fieldset>`;
+    <legend>Approve, and allow more calls of <code>${request.tool}</code> with exactly these arguments</legend>
+    <label>calls <input type="number" name="more_uses" min="1" max="1000" value="5" /></label>
+    <label
+      >for
+      <select name="more_for">
+        <option value="30m">30 minutes</option>
+        <option value="2h">2 hours</option>
+        <option value="1d" selected>a day</option>
+        <option value="7d">7 days</option>
+      </select></label
+    >
+    <button type="submit" name="decision" value="approve_and_allow" class="approve">
+      Approve, and allow these more as ${viewer.name}
+    </button>
+  </fieldset>`;
 }
 
 /**
