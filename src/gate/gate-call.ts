@@ -167,7 +167,7 @@ function wasAsked(state: RunState, step: Step): boolean {
 /**
  * One attempt of `session.needsApproval`: true when a person must answer the call (its request is
  * then recorded, as `call` records it); false, recording nothing, when it needs no person (the
- * gate's approver callable answered it) or a gate before approval refuses it. A call asked of a person before answers true, even once answered, so
+ * gate's approver callable answered it, or a standing grant would: its use is taken by `call`) or a gate before approval refuses it. A call asked of a person before answers true, even once answered, so
  * that a framework that asks again hands the call to `call`, which decides.
  */
 export async function needsApprovalAttempt(run: ActiveRun, input: GateCallInput): Promise<boolean> {
@@ -187,7 +187,7 @@ export async function needsApprovalAttempt(run: ActiveRun, input: GateCallInput)
   // An approver callable is asked here, as `call` would ask it: its answer (the session keeps it for
   // the call) means no person need answer; `null`, or an answer the policy refuses, leaves the
   // request waiting for a person, recorded now with whatever the approval gate recorded of it.
-  const approval = await approvalGate(run, step, gates.tool, undefined);
+  const approval = await approvalGate(run, step, gates.tool, undefined, { probe: true });
   if (approval.type !== "pause" || runLimitReached(run) !== undefined) return false;
   await recordWaiting(run, approval.request, approval.history);
   return true;

@@ -132,6 +132,13 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
     let answered: InboxAnswered;
     let allowed = "";
     try {
+      // An edit typed in the same form is not dropped: more calls "with exactly these arguments" and
+      // an edit of this one cannot both be meant, so neither is recorded.
+      if (allowMore && typeof form.args === "string" && form.args.trim() !== "")
+        throw new LeashError(
+          "invalid_option",
+          "An edit of the arguments cannot be allowed more: approve the edit alone, or clear the edit to allow more calls with exactly the arguments asked. Nothing was recorded.",
+        );
       const more = allowMore ? allowMoreOf(form, new Date()) : undefined;
       const request = allowMore ? await requestWithDigest(parts, runId, form.digest) : undefined;
       answered = await answerFromInbox(

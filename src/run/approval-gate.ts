@@ -7,7 +7,7 @@ import type { Failure, RecordedAnswer, RunState, Step } from "../state/run-state
 import type { Tool } from "../tools/tool.js";
 import type { ActiveRun } from "./active-run.js";
 import { raceAbort } from "./race-abort.js";
-import { approveByGrant } from "./standing-grant.js";
+import { approveByGrant, grantsFor } from "./standing-grant.js";
 
 /** What the approval gate decided. */
 type ApprovalResult =
@@ -106,6 +106,7 @@ export async function approvalGate(
   step: Step,
   tool: Tool,
   answer: ApprovalJson | undefined,
+  options: { probe?: boolean } = {},
 ): Promise<ApprovalResult> {
   const { policy, approver } = run.core;
   if (!policy.needsApproval(tool.effect)) return { type: "go", approval: undefined };
@@ -157,6 +158,10 @@ export async function approvalGate(
   // asked, so no `approval_requested` is written, only the use's `approval_answered`. Under a quorum
   // above one no standing grant is used yet: the call waits for its people.
   if ((request.quorum ?? 1) === 1) {
+    // A probe (a gate's `needsApproval`) only asks whether a grant would approve: the use is taken
+    // by the call itself, so a framework that asks and never calls spends nothing.
+    if (options.probe === true && (await grantsFor(run, request)).length > 0)
+      return { type: "go", approval: undefined };
     const granted = await approveByGrant(run, step, tool, request);
     if (granted !== undefined) return { type: "go", approval: granted };
   }

@@ -112,3 +112,25 @@ test("a call made without needsApproval asks the approver itself, once", async (
   assert.equal(asked.length, 1);
   assert.equal(ran.pay, 1);
 });
+
+test("a standing grant: needsApproval is false, records nothing and takes no use; the call takes the use and runs", async () => {
+  const store = new MemoryStore();
+  await store.grant({ tool: "pay", maxUses: 2, by: "noor" });
+  const { gate, ran } = paymentGate(store);
+  const session = await gate.session("chat-g1");
+  const before = await store.read("chat-g1");
+  // A framework that asks and never calls spends nothing.
+  for (const callId of ["g1", "g2", "g3", "g4"])
+    assert.equal(await session.needsApproval(callId, "pay", { amount: 5 }), false);
+  assert.deepEqual(await store.read("chat-g1"), before, "needsApproval wrote nothing");
+  assert.equal((await store.grants())[0]?.uses, 0, "no use was taken by asking");
+  assert.deepEqual(await session.call("g1", "pay", { amount: 5 }), { status: "executed", result: { paid: 5 } });
+  assert.equal((await store.grants())[0]?.uses, 1);
+  assert.equal(ran.pay, 1);
+  const answered = (await store.read("chat-g1")).filter((record) => record.event === "approval_answered");
+  assert.deepEqual(
+    answered.map((record) => (record.data as { origin?: { via?: string; use?: number } }).origin),
+    [{ via: "grant", grant: (await store.grants())[0]?.id, use: 1 }],
+  );
+  await assertSessionAgrees(store, "chat-g1");
+});

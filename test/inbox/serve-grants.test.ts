@@ -30,6 +30,20 @@ eachStore(
     assert.deepEqual(await answersOf(target, run.runId), [], "a bad form records nothing");
     assert.deepEqual(await target.store.grants!(), []);
 
+    // An edit typed in the same form is neither dropped nor allowed more: nothing is recorded.
+    const edited = await postAnswer(served, session, run.runId, {
+      _csrf: session.csrf,
+      digest,
+      decision: "approve_and_allow",
+      args: JSON.stringify({ amount: 1 }),
+      more_uses: "2",
+      more_for: "2h",
+    });
+    assert.equal(edited.status, 400);
+    assert.match(await edited.text(), /edit/);
+    assert.deepEqual(await answersOf(target, run.runId), [], "an edit with allow-more records nothing");
+    assert.deepEqual(await target.store.grants!(), []);
+
     const answered = await postAnswer(served, session, run.runId, {
       _csrf: session.csrf,
       digest,
