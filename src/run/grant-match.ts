@@ -2,7 +2,7 @@ import type { CallApprovalRequest } from "../approvals/approval.js";
 import type { Json } from "../json/index.js";
 import { digestOfJson } from "../json/index.js";
 import type { GrantInfo } from "../stores/grant-info.js";
-import { compileSchema } from "../tools/schema-validator.js";
+import { compileGrantSchema } from "../stores/grant-schema.js";
 import type { Tool } from "../tools/tool.js";
 
 /**
@@ -43,8 +43,7 @@ export interface GrantCall {
 function argumentsFit(grant: GrantInfo, args: Json): boolean {
   if (grant.args === undefined) return true;
   try {
-    return compileSchema(grant.args, "`args` of a standing grant", { errorCode: "invalid_option" }).validate(args)
-      .valid;
+    return compileGrantSchema(grant.args, "`args` of a standing grant").validate(args).valid;
   } catch {
     return false;
   }

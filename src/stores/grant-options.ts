@@ -4,10 +4,10 @@ import type { AuditHead, AuditRecord } from "../audit/audit-record.js";
 import { makeRecord } from "../audit/audit-record.js";
 import { LeashError, StateError, checkOptionKeys } from "../errors/index.js";
 import { toJson } from "../json/index.js";
-import { compileSchema } from "../tools/schema-validator.js";
 import type { JsonSchema } from "../tools/schema-validator.js";
 import type { GrantInfo, GrantOptions, GrantUse, GrantsOptions, RevokeGrantOptions } from "./grant-info.js";
 import { checkOrigin } from "./record-answer.js";
+import { compileGrantSchema } from "./grant-schema.js";
 
 /** The most uses one grant may give: a standing grant is a bound, not a switch that turns approval off. */
 export const MAX_GRANT_USES = 1_000_000;
@@ -86,7 +86,7 @@ export function newGrant(options: unknown, now: Date): GrantInfo {
   if (given.args !== undefined) {
     const schema = toJson(given.args, "`args`") as JsonSchema;
     // Compiled now so that a schema that cannot check anything is refused before it is stored.
-    compileSchema(schema, "`args`, the schema of a grant's arguments", { errorCode: "invalid_option" });
+    compileGrantSchema(schema, "`args`, the schema of a grant's arguments");
     grant.args = schema;
   }
   const principal = text(given.principal, "principal", false);
