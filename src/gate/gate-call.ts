@@ -85,6 +85,9 @@ async function answerWaiting(run: ActiveRun, step: Step, request: CallApprovalRe
     return { status: "awaiting_approval", request: structuredClone(request) };
   // The answers to this request leave the state with the checkpoint that takes the call on.
   state.answers = state.answers.filter((answer) => answer.digest !== request.digest);
+  // The step keeps the answer that decided it, as a resume's claim keeps it: an edited call a gate
+  // then refuses still shows which approval carried the edit.
+  step.approval = decided.answer.toJSON();
   return take(run, step, { restart: false, answer: decided.answer.toJSON() });
 }
 

@@ -186,6 +186,9 @@ export async function actStep(run: ActiveRun, step: Step, options: ActOptions): 
   // takes the place of the proposed arguments before any gate, so every gate checks the call that runs.
   applyEdit(run, step, options.answer ?? step.approval);
   const gates = await passGates(run, step, options.restart);
+  // A call taken on with a person's answer no longer waits, whatever a gate now says of it (an
+  // edited call a gate refuses): a gate session's waiting request of it is settled with it.
+  if (gates.type !== "pass" && options.answer !== undefined && state.gate === true) settleRequest(state, step);
   switch (gates.type) {
     case "deny":
       withdraw();

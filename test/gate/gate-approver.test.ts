@@ -134,3 +134,28 @@ test("a standing grant: needsApproval is false, records nothing and takes no use
   );
   await assertSessionAgrees(store, "chat-g1");
 });
+
+test("an edit a guard refuses settles the gate call: the first call after the answer gives the refusal and nothing waits", async () => {
+  const { allow, block } = await import("../../src/index.js");
+  const store = new MemoryStore();
+  const { gate, ran } = paymentGate(store, {
+    guards: [
+      {
+        name: "cap",
+        beforeTool: (_work, _tool, args) => ((args as { amount: number }).amount > 50 ? block("over 50") : allow()),
+      },
+    ],
+  });
+  const session = await gate.session("chat-e1");
+  const asked = await session.call("e1", "pay", { amount: 6 });
+  assert.equal(asked.status, "awaiting_approval");
+  if (asked.status !== "awaiting_approval") return;
+  await store.answer("chat-e1", Approval.edit(asked.request.digest, "noor", { amount: 99 }));
+  const first = await session.call("e1", "pay", { amount: 6 });
+  const second = await session.call("e1", "pay", { amount: 6 });
+  assert.equal(first.status, "refused", JSON.stringify(first));
+  assert.deepEqual(second, first, "the same answer each time");
+  assert.equal(ran.pay, undefined, "the edited call never ran");
+  assert.deepEqual((await store.load("chat-e1"))?.waiting ?? [], [], "nothing waits");
+  await assertSessionAgrees(store, "chat-e1");
+});
