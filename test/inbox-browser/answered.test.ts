@@ -28,7 +28,13 @@ eachStore(
     const theirs = mia.locator('ul.answers li[data-approver="noor"]');
     await theirs.waitFor();
     assert.match(await theirs.innerText(), /answered by noor: approved/);
-    assert.equal(await mia.locator('form#answer button[name="decision"]').count(), 2);
+    // Approve, deny, and approve while allowing more calls like this one.
+    assert.deepEqual(
+      await mia
+        .locator('form#answer button[name="decision"]')
+        .evaluateAll((buttons) => buttons.map((button) => (button as unknown as { value: string }).value)),
+      ["approve", "deny", "approve_and_allow"],
+    );
 
     // Mia denies: Noor's page then shows both answers, hers as a denial that wins.
     await submit(mia, "deny");
