@@ -19,13 +19,7 @@ import { SqliteStore } from "../../src/stores/sqlite/index.js";
 import { PostgresStore } from "../../src/stores/postgres/index.js";
 import { dropSchema, freshSchemaName, withPostgres } from "../postgres/database.js";
 import { tempFolder } from "../cli/cli-helpers.js";
-import type { CallApprovalRequest } from "../../src/index.js";
-/** The pending request of a state, as a call's (these runs pause only on calls). */
-function callOf(state: { pending?: ApprovalRequest | undefined } | null | undefined): CallApprovalRequest | undefined {
-  const pending = state?.pending;
-  if (pending !== undefined && pending.kind !== "call") throw new Error("expected a call request");
-  return pending;
-}
+import { callOf } from "../helpers/call-request.js";
 
 const PROPOSED = { amount: 60, memo: "INV-2041" };
 
