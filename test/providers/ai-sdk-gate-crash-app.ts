@@ -23,7 +23,8 @@ export function crashApp(database: string, starts: string, idempotent: boolean, 
     execute: async ({ row }, options) => {
       appendFileSync(starts, `${options.toolCallId}\n`);
       process.stdout.write("started\n");
-      if (block) await new Promise(() => undefined);
+      // A timer keeps the process alive: a bare pending promise lets Node exit (code 13) before the kill.
+      if (block) await new Promise(() => setInterval(() => undefined, 1_000));
       return `wrote ${row}`;
     },
   });

@@ -33,7 +33,8 @@ export function crashApp(database: string, effects: string, idempotent: boolean,
     execute: async ({ row }, context) => {
       appendFileSync(effects, `${context.idempotencyKey}\n`);
       process.stdout.write("started\n");
-      if (block) await new Promise(() => undefined);
+      // A timer keeps the process alive: a bare pending promise lets Node exit (code 13) before the kill.
+      if (block) await new Promise(() => setInterval(() => undefined, 1_000));
       return `wrote ${row as string}`;
     },
   });
