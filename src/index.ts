@@ -64,6 +64,13 @@ export type {
   RevokeGrantOptions,
   GrantsOptions,
 } from "./stores/grant-info.js";
+export type {
+  BudgetInfo,
+  BudgetLimits,
+  BudgetSpent,
+  BudgetStop,
+  BudgetChangeOptions,
+} from "./stores/budget-info.js";
 export type { RunSummary, RunOrder, SummaryPage } from "./stores/run-summary.js";
 export type { AnswerOrigin } from "./approvals/answer-origin.js";
 

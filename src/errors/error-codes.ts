@@ -61,6 +61,8 @@ export const ERROR_CODES = [
   "store_busy",
   // Standing grants (store.grant): an id the store does not hold.
   "grant_not_found",
+  // Shared budgets (store.resetBudget): a key the store holds no budget for.
+  "budget_not_found",
   // MCP servers (leash/mcp).
   "mcp_failed",
   "mcp_unavailable",

@@ -34,6 +34,20 @@ import {
   useRefusal,
   useRefused,
 } from "./grant-options.js";
+import type { BudgetChangeOptions, BudgetCharge, BudgetInfo, BudgetLimits } from "./budget-info.js";
+import {
+  budgetNotFound,
+  budgetRefused,
+  budgetResetRecord,
+  budgetRunId,
+  budgetSetRecord,
+  budgetStop,
+  chargedSpent,
+  checkBudgetCharge,
+  checkBudgetKey,
+  checkBudgetLimits,
+  checkChangeOptions,
+} from "./budget-info.js";
 
 /** Checks the revision contract of a save, for every store alike. */
 export function checkSaveRevision(state: RunState, options: SaveOptions): void {
@@ -103,6 +117,8 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
   #changes = 0;
   /** The standing grants, in the order given, each with the tool declaration its first use pinned. */
   readonly #grants = new Map<string, { info: GrantInfo; pin: string | null }>();
+  /** The shared budgets, by key. */
+  readonly #budgets = new Map<string, BudgetInfo>();
 
   create(state: RunState, options: { records?: readonly AuditRecord[] } = {}): Promise<void> {
     try {
@@ -149,11 +165,13 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
       }
       if (options.records !== undefined) this.#checkContinuation(options.records);
       if (options.grantUse !== undefined) this.#checkUse(options.grantUse);
+      if (options.budgetCharge !== undefined) this.#checkCharge(options.budgetCharge);
       // The map keeps a key where it was first set, so its order stays the order of creation.
       this.#states.set(state.runId, storedOf(state, this.#changes + 1, stored));
       this.#changes += 1;
       if (options.records !== undefined) this.append(options.records);
       if (options.grantUse !== undefined) this.#takeUse(options.grantUse);
+      if (options.budgetCharge !== undefined) this.#takeCharge(options.budgetCharge);
       return Promise.resolve();
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
@@ -221,6 +239,81 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
     const stored = this.#grants.get(use.grant)!;
     stored.info = { ...stored.info, uses: use.use };
     stored.pin ??= use.toolDigest;
+  }
+
+  /** Creates or changes a shared budget, keeping its spend; see `RunStore.setBudget`. */
+  setBudget(key: string, limits: BudgetLimits, options?: BudgetChangeOptions): Promise<BudgetInfo> {
+    try {
+      checkBudgetKey(key);
+      const checked = checkBudgetLimits(limits);
+      const change = checkChangeOptions(options, "setBudget");
+      const stored = this.#budgets.get(key);
+      const info: BudgetInfo = { key, ...checked, spent: stored?.spent ?? { cost: 0, tokens: 0, toolCalls: 0 } };
+      this.append([budgetSetRecord(info, change, this.#heads.get(budgetRunId(key)) ?? null, new Date().toISOString())]);
+      this.#budgets.set(key, info);
+      return Promise.resolve(structuredClone(info));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** A shared budget, or `null`; see `RunStore.budget`. */
+  budget(key: string): Promise<BudgetInfo | null> {
+    try {
+      checkBudgetKey(key);
+      const stored = this.#budgets.get(key);
+      return Promise.resolve(stored === undefined ? null : structuredClone(stored));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** Sets a budget's spend back to zero, recorded; see `RunStore.resetBudget`. */
+  resetBudget(key: string, options?: BudgetChangeOptions): Promise<BudgetInfo> {
+    try {
+      checkBudgetKey(key);
+      const change = checkChangeOptions(options, "resetBudget");
+      const stored = this.#budgets.get(key);
+      if (stored === undefined) throw budgetNotFound(key);
+      const head = this.#heads.get(budgetRunId(key))!;
+      this.append([budgetResetRecord(stored, change, head, new Date().toISOString())]);
+      const info: BudgetInfo = { ...stored, spent: { cost: 0, tokens: 0, toolCalls: 0 } };
+      this.#budgets.set(key, info);
+      return Promise.resolve(structuredClone(info));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** Every shared budget, by key; see `RunStore.budgets`. */
+  budgets(): Promise<BudgetInfo[]> {
+    const all = [...this.#budgets.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return Promise.resolve(structuredClone(all));
+  }
+
+  /** Takes a charge from a budget on its own; see `RunStore.chargeBudget`. @internal */
+  chargeBudget(charge: BudgetCharge): Promise<void> {
+    try {
+      this.#checkCharge(charge);
+      this.#takeCharge(charge);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  #checkCharge(charge: BudgetCharge): void {
+    checkBudgetCharge(charge);
+    const budget = this.#budgets.get(charge.key);
+    if (budget === undefined || charge.check !== "tool") return;
+    const reason = budgetStop(budget, charge);
+    if (reason !== undefined) throw budgetRefused(budget, reason);
+  }
+
+  #takeCharge(charge: BudgetCharge): void {
+    const budget = this.#budgets.get(charge.key);
+    if (budget === undefined) return;
+    this.#budgets.set(charge.key, { ...budget, spent: chargedSpent(budget.spent, charge) });
   }
 
   /**

@@ -13,6 +13,7 @@ import type {
   GrantsOptions,
   RevokeGrantOptions,
 } from "./grant-info.js";
+import type { BudgetChangeOptions, BudgetCharge, BudgetInfo, BudgetLimits } from "./budget-info.js";
 
 export type { AnswerOrigin };
 
@@ -27,6 +28,12 @@ export interface SaveOptions {
    * `details.grant`) and nothing is written unless the grant gives it (see {@link GrantUse}). @internal
    */
   grantUse?: GrantUse;
+  /**
+   * What the run spent since its last save, to take from its shared budget in the same transaction:
+   * with `check: "tool"` a charge the budget has no room for refuses the whole save (`limit_reached`
+   * with `details.budget` and `details.reason`) and nothing is written (see {@link BudgetCharge}). @internal
+   */
+  budgetCharge?: BudgetCharge;
 }
 
 /** Options of {@link RunStore.answer}. */
@@ -127,6 +134,23 @@ export interface RunStore {
    * {@link GrantUse}): what a run with a separate sink does just before the call's intent. @internal
    */
   takeGrantUse?(use: GrantUse): Promise<void>;
+  /**
+   * Creates or changes a shared budget (API.md section 17): sets the limits given (a limit left out
+   * is removed) and keeps what was spent, recorded as `budget_set` under the run id `budget:<key>`.
+   * Bad limits are `invalid_option` and nothing is stored.
+   */
+  setBudget?(key: string, limits: BudgetLimits, options?: BudgetChangeOptions): Promise<BudgetInfo>;
+  /** A shared budget's limits and spend, or `null` when none is set under `key`. */
+  budget?(key: string): Promise<BudgetInfo | null>;
+  /** Sets a budget's spend back to zero, recorded as `budget_reset`; a key never set is `budget_not_found`. */
+  resetBudget?(key: string, options?: BudgetChangeOptions): Promise<BudgetInfo>;
+  /** Every shared budget of the store, by key. */
+  budgets?(): Promise<BudgetInfo[]>;
+  /**
+   * Takes a charge from a budget in a transaction of its own (see {@link BudgetCharge}): what a run
+   * with a separate sink does, just before the records it charges for. @internal
+   */
+  chargeBudget?(charge: BudgetCharge): Promise<void>;
   /** Releases what the store holds open. */
   close(): Promise<void>;
 }
