@@ -76,6 +76,20 @@ function actionDigest(run: ActiveRun, step: Step, tool: Tool): { digest: string;
   return { digest, history };
 }
 
+/** The longest argument schema a step keeps for checking edits, in characters of JSON. */
+const MAX_KEPT_SCHEMA_LENGTH = 65_536;
+
+/**
+ * A pause for a person, with the tool's argument schema kept on the step (see `Step.argsSchema`):
+ * an edit given with the answer is then checked where the tool is not at hand, before anything is
+ * recorded. A schema too long to keep is left out; the resume checks the edit against the tool.
+ */
+function paused<T extends ApprovalResult & { type: "pause" }>(step: Step, tool: Tool, result: T): T {
+  if (step.argsSchema === undefined && JSON.stringify(tool.parameters).length <= MAX_KEPT_SCHEMA_LENGTH)
+    step.argsSchema = tool.parameters;
+  return result;
+}
+
 function judge(answer: ApprovalJson, digestNow: string): ApprovalResult {
   if (answer.digest !== digestNow) {
     return {
@@ -165,7 +179,7 @@ export async function approvalGate(
     const granted = await approveByGrant(run, step, tool, request);
     if (granted !== undefined) return { type: "go", approval: granted };
   }
-  if (approver === undefined) return { type: "pause", request, history };
+  if (approver === undefined) return paused(step, tool, { type: "pause", request, history });
   let given: unknown;
   // Raced against the run's signal: a cancel while the approver decides ends the run (the pause the
   // caller then checks for is refused), and a late answer is ignored. Time spent deciding is a
@@ -174,7 +188,7 @@ export async function approvalGate(
   const raced = await raceAbort(() => approver(structuredClone(request)), run.controller.signal);
   run.excludeFromElapsed(run.core.clock().getTime() - started);
   try {
-    if (raced.type === "aborted") return { type: "pause", request, history };
+    if (raced.type === "aborted") return paused(step, tool, { type: "pause", request, history });
     if (raced.type === "threw") throw raced.error;
     given = raced.value;
   } catch (error) {
@@ -184,9 +198,9 @@ export async function approvalGate(
       reason: "approver_failed",
       message: messageOf(error),
     });
-    return { type: "pause", request, history };
+    return paused(step, tool, { type: "pause", request, history });
   }
-  if (given === null || given === undefined) return { type: "pause", request, history };
+  if (given === null || given === undefined) return paused(step, tool, { type: "pause", request, history });
   let approval: Approval;
   try {
     // Always rebuilt from one read of each field: an Approval (or a Proxy of one) given back may not
@@ -199,7 +213,7 @@ export async function approvalGate(
       reason: "invalid_answer",
       message: messageOf(error),
     });
-    return { type: "pause", request, history };
+    return paused(step, tool, { type: "pause", request, history });
   }
   if (approval.raiseTo !== undefined) {
     run.record("approval_answered", {
@@ -208,7 +222,7 @@ export async function approvalGate(
       reason: "invalid_answer",
       message: "A raise answers a limit request, not a call's.",
     });
-    return { type: "pause", request, history };
+    return paused(step, tool, { type: "pause", request, history });
   }
   if (approval.digest !== digest) {
     run.record("approval_answered", {
@@ -217,7 +231,7 @@ export async function approvalGate(
       reason: "other_request",
       approver: approval.approver,
     });
-    return { type: "pause", request, history };
+    return paused(step, tool, { type: "pause", request, history });
   }
   if (!policy.mayApprove(approval.approver, request)) {
     run.record("approval_answered", {
@@ -226,13 +240,13 @@ export async function approvalGate(
       reason: "approver_not_allowed",
       approver: approval.approver,
     });
-    return { type: "pause", request, history };
+    return paused(step, tool, { type: "pause", request, history });
   }
   // The approver counts as one answer: a grant short of the quorum is kept as a recorded answer,
   // written after the pause's records like any answer to the paused request.
   if (approval.granted && (request.quorum ?? 1) > 1) {
     request.grantedBy = [approval.approver];
-    return { type: "pause", request, history, answered: approval.toJSON() };
+    return paused(step, tool, { type: "pause", request, history, answered: approval.toJSON() });
   }
   run.record("approval_answered", { step: step.index, accepted: true, ...approval.toJSON() });
   return judge(approval.toJSON(), digest);

@@ -129,6 +129,7 @@ const step = shape({
   "idempotencyKey?": string,
   "openAtRequest?": arrayOf(count),
   "edited?": shape({ args: json, by: string }),
+  "argsSchema?": json,
 });
 const callRequest = shape({
   kind: (value, path) => (value === "call" ? undefined : fail(path, '"call"')),

@@ -53,6 +53,13 @@ export interface Step {
    * the planner proposed): the call's gates and the call itself took these, and `by` gave them.
    */
   edited?: { args: Json; by: string };
+  /**
+   * The JSON Schema of the tool's arguments, kept on a step whose call was asked of a person (when it
+   * is at most 64 KB of JSON), so that an edit given with an answer is checked where no tool is at
+   * hand (`store.answer`, `leash approve --args`, the inbox) before anything is recorded. The resume
+   * that acts on the answer checks the edited call against the tool itself, with every other gate.
+   */
+  argsSchema?: Json;
 }
 
 /** Why a run failed. */

@@ -55,6 +55,14 @@ test("leash approve --args records an edit, show says k of n approvals, a bad ed
     assert.equal(refused.status, 2, bad);
     assert.equal(errorLine(refused).code, "invalid_arguments", bad);
   }
+  // Edits the tool's schema refuses: a string amount, a missing one.
+  for (const bad of ['{"amount":"forty"}', "{}"]) {
+    const refused = leash(["approve", "edit-me", "--as", "sam", "--args", bad, "--db", db], { cwd });
+    assert.notEqual(refused.status, 0, bad);
+    const line = errorLine(refused);
+    assert.equal(line.code, "invalid_arguments", bad);
+    assert.match(String(line.message), /schema/, bad);
+  }
   const denyEdit = leash(["deny", "edit-me", "--as", "sam", "--args", '{"amount":1}', "--db", db], { cwd });
   assert.notEqual(denyEdit.status, 0, "a denial takes no --args");
   store = new SqliteStore(db);

@@ -132,15 +132,42 @@ test("an edit given to resume that the tool's schema refuses is invalid_argument
   assert.deepEqual(paid, []);
 });
 
-test("an edit recorded in the store that the schema refuses runs nothing: the step is invalid_arguments", async () => {
+test("store.answer refuses an edit the tool's schema refuses with invalid_arguments, naming the problem, and records nothing", async () => {
   const store = new MemoryStore();
   const { agent, paid } = payAgent(store);
   const paused = await agent.run("pay", { runId: "stored-bad" });
-  await store.answer("stored-bad", Approval.edit(paused.pending!.digest, "noor", { amount: 500 }));
+  const before = await store.load("stored-bad");
+  await assert.rejects(
+    store.answer("stored-bad", Approval.edit(paused.pending!.digest, "noor", { amount: 500 })),
+    (error) => isLeashError(error, "invalid_arguments") && /amount/.test((error as Error).message),
+  );
+  const after = await store.load("stored-bad");
+  assert.equal(after?.revision, before?.revision);
+  assert.deepEqual(after?.answers, []);
+  assert.equal((await store.read("stored-bad")).filter((record) => record.event === "approval_answered").length, 0);
+  // A good edit is recorded, and the resume runs the call with it.
+  await store.answer("stored-bad", Approval.edit(paused.pending!.digest, "noor", { amount: 40 }));
   const done = await agent.resume("stored-bad");
+  assert.equal(done.steps[0]?.outcome, "executed");
+  assert.deepEqual(paid, [{ amount: 40 }]);
+  assert.deepEqual(await problemsOf(store, "stored-bad"), []);
+});
+
+test("an edit recorded where no schema was at hand that the schema refuses runs nothing: the step is invalid_arguments", async () => {
+  const store = new MemoryStore();
+  const { agent, paid } = payAgent(store);
+  const paused = await agent.run("pay", { runId: "stored-unchecked" });
+  // A run paused before steps kept their tool's schema: nothing checks the edit when it is recorded.
+  const state = (await store.load("stored-unchecked"))!;
+  delete state.steps[0]!.argsSchema;
+  const expectedRevision = state.revision;
+  state.revision += 1;
+  await store.save(state, { expectedRevision });
+  await store.answer("stored-unchecked", Approval.edit(paused.pending!.digest, "noor", { amount: 500 }));
+  const done = await agent.resume("stored-unchecked");
   assert.deepEqual(paid, []);
   assert.equal(done.steps[0]?.outcome, "invalid_arguments");
-  assert.deepEqual(await problemsOf(store, "stored-bad"), []);
+  assert.deepEqual(await problemsOf(store, "stored-unchecked"), []);
 });
 
 test("an edited call a guard's beforeTool blocks does not run", async () => {

@@ -3,7 +3,7 @@ import { eachStore } from "../cli/cli-stores.js";
 import { addApprover, answersOf, pausedRun, postAnswer, serve, signIn } from "./serve-helpers.js";
 
 eachStore(
-  "the answer form's edit field records an approval with edited arguments; bad JSON is a 400 and records nothing",
+  "the answer form's edit field records an approval with edited arguments; bad JSON or arguments the tool's schema refuses are a 400 naming the problem and record nothing",
   async (t, target) => {
     const run = await pausedRun(target);
     const served = await serve(t, target);
@@ -15,7 +15,7 @@ eachStore(
     assert.match(page, /Edit the arguments/);
     const digest = run.pending?.digest ?? "";
 
-    for (const bad of ["{nope", "[1]"]) {
+    for (const bad of ["{nope", "[1]", '{"amount": "seven"}', '{"memo": "no amount"}']) {
       const refused = await postAnswer(served, session, run.runId, {
         _csrf: session.csrf,
         digest,
