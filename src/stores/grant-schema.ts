@@ -13,7 +13,9 @@ let compiler: SchemaCompiler | undefined;
 /**
  * Compiles a standing grant's `args` schema. A grant's schema is matched inside every agent that
  * asks for approval, against arguments a model wrote, so its patterns are matched with RE2 (linear
- * in the text: no pattern can hang the agents) and its size is bounded.
+ * in the text: no pattern can hang the agents) and its size is bounded. It is compiled strictly: a
+ * keyword or format the dialect does not know is refused when the grant is given, since a grant
+ * whose `maximun` were ignored would approve every amount.
  *
  * @throws LeashError `invalid_option` when the schema is too long, does not compile, or has a pattern RE2 cannot match
  */
@@ -24,6 +26,6 @@ export function compileGrantSchema(schema: Json, what: string): SchemaValidator 
       "invalid_option",
       `Expected ${what} to be at most ${MAX_GRANT_SCHEMA_LENGTH} characters of JSON, but it is ${length}.`,
     );
-  compiler ??= createSchemaCompiler({ patterns: linearPatterns });
+  compiler ??= createSchemaCompiler({ patterns: linearPatterns, strictSchema: true });
   return compiler.compile(schema, what, { errorCode: "invalid_option" });
 }

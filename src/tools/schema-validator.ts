@@ -59,6 +59,12 @@ interface SchemaCompilerOptions {
    * with the dialect its `$schema` names, or with both when it names none.
    */
   remotes?: Record<string, unknown>;
+  /**
+   * Refuse a schema with a keyword or format the dialect does not know (ajv's `strictSchema`),
+   * instead of ignoring it: for schemas that bound what is allowed (a standing grant's `args`), where
+   * a misspelt `maximun` would silently allow every amount.
+   */
+  strictSchema?: boolean;
 }
 
 const DRAFT_2020_URI = "https://json-schema.org/draft/2020-12/schema";
@@ -113,6 +119,7 @@ function loadAjv(): AjvModules {
 export function createSchemaCompiler(options: SchemaCompilerOptions = {}): SchemaCompiler {
   const remotes = checkRemotes(options.remotes ?? {});
   const patterns = options.patterns;
+  const strictSchema = options.strictSchema === true;
   const shared = new Map<SchemaDraft, Ajv>();
   const byObject = new WeakMap<object, SchemaValidator>();
   const byText = new Map<string, SchemaValidator>();
@@ -188,6 +195,7 @@ export function createSchemaCompiler(options: SchemaCompilerOptions = {}): Schem
     const ajvOptions: Options = {
       ...AJV_OPTIONS,
       validateSchema: checkMeta,
+      ...(strictSchema ? { strictSchema: true } : {}),
       ...(patterns === undefined ? {} : { code: { regExp: patterns } }),
     };
     const modules = loadAjv();

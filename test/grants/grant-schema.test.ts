@@ -59,3 +59,33 @@ test("a grant whose pattern RE2 cannot match, or whose schema is too long, is re
   );
   assert.deepEqual(await store.grants(), []);
 });
+
+test("a grant's schema with a keyword or format the dialect does not know is refused with invalid_option naming it, and nothing is stored", async () => {
+  const store = new MemoryStore();
+  const misspelt = [
+    { schema: { type: "object", properties: { amount: { type: "number", maximun: 50 } } }, names: /maximun/ },
+    { schema: { type: "object", properties: { to: { type: "string", format: "emial" } } }, names: /emial/ },
+    { schema: { type: "object", propertys: { amount: { maximum: 50 } } }, names: /propertys/ },
+  ];
+  for (const { schema, names } of misspelt) {
+    await assert.rejects(
+      store.grant({ tool: "pay", args: schema, maxUses: 3, by: "noor" }),
+      (error) => isLeashError(error, "invalid_option") && names.test((error as Error).message),
+    );
+  }
+  assert.deepEqual(await store.grants(), []);
+  assert.deepEqual(store.records, []);
+  // Keywords that annotate (title, description, examples, default) are known, and allowed.
+  const annotated = await store.grant({
+    tool: "pay",
+    args: {
+      type: "object",
+      title: "small payments",
+      properties: { amount: { type: "number", maximum: 50, description: "euros", examples: [10], default: 1 } },
+    },
+    maxUses: 3,
+    by: "noor",
+  });
+  assert.equal((await store.grants()).length, 1);
+  assert.equal(annotated.tool, "pay");
+});
