@@ -284,6 +284,16 @@ export function budgetsContract(makeStore: MakeStore): void {
       assert.deepEqual((await store.budget("team-a"))?.spent, { cost: 0, tokens: 0, toolCalls: 1 });
     }));
 
+  test("a save with a tool charge of nothing is written on a budget already full, and changes no spend", () =>
+    withBudgets(async (store) => {
+      await store.setBudget("team-a", { maxCost: 1, maxToolCalls: 1 });
+      await store.chargeBudget(charge("team-a", { cost: 1, toolCalls: 1 }));
+      const { next } = await startRun(store, "r1");
+      await saveCharged(store, "r1", next, charge("team-a", {}));
+      assert.equal((await store.load("r1"))?.revision, 2);
+      assert.deepEqual((await store.budget("team-a"))?.spent, { cost: 1, tokens: 0, toolCalls: 1 });
+    }));
+
   test("a charge with check none is always taken, even past every limit", () =>
     withBudgets(async (store) => {
       await store.setBudget("team-a", { maxCost: 1, maxTokens: 10, maxToolCalls: 0 });
