@@ -59,13 +59,25 @@ const LIMIT_KEYS = ["maxCost", "maxTokens", "maxToolCalls"] as const;
 // The tolerance the run's own money limits use: ten charges of 0.1 fill a budget of 1.
 const MONEY_TOLERANCE = 1e-9;
 
-/** Checks a budget's key: a non-empty string of at most 200 characters without control characters. */
+// Half of a surrogate pair with no other half: not text, and a store writing UTF-8 would change it.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Checks a budget's key: a non-empty string of at most 200 characters, well-formed text without
+ * control characters, so that every store keeps it exactly as given.
+ */
 export function checkBudgetKey(key: unknown): string {
-  // eslint-disable-next-line no-control-regex
-  if (typeof key !== "string" || key.trim() === "" || key.length > 200 || /[\u0000-\u001f\u007f]/.test(key)) {
+  if (
+    typeof key !== "string" ||
+    key.trim() === "" ||
+    key.length > 200 ||
+    // eslint-disable-next-line no-control-regex
+    /[\u0000-\u001f\u007f]/.test(key) ||
+    LONE_SURROGATE.test(key)
+  ) {
     throw new LeashError(
       "invalid_option",
-      "Expected a budget's key to be a non-empty string of at most 200 characters without control characters.",
+      "Expected a budget's key to be a non-empty string of at most 200 characters of well-formed text without control characters.",
     );
   }
   return key;

@@ -127,7 +127,7 @@ export function budgetsContract(makeStore: MakeStore): void {
 
   test("bad keys, limits and change options are refused with invalid_option, and nothing is stored or recorded", () =>
     withBudgets(async (store) => {
-      const badKeys: unknown[] = ["", "  ", "a\nb", "x".repeat(201), 7, null, undefined];
+      const badKeys: unknown[] = ["", "  ", "a\nb", "x".repeat(201), "half \uD800 pair", "\uDC00", 7, null, undefined];
       for (const key of badKeys) {
         await assert.rejects(store.setBudget(key as string, { maxCost: 1 }), refused("invalid_option"), String(key));
         await assert.rejects(store.resetBudget(key as string), refused("invalid_option"), String(key));

@@ -36,7 +36,13 @@ import type { RevokeGrantOptions } from "../grant-info.js";
 import { refuseReservedRunId } from "../grant-options.js";
 import { giveGrant, listGrants, revokeGrant, takeGrantUse, takeUse } from "./postgres-grants.js";
 import type { BudgetChangeOptions, BudgetCharge, BudgetInfo, BudgetLimits } from "../budget-info.js";
-import { checkBudgetCharge, isEmptyCharge } from "../budget-info.js";
+import {
+  checkBudgetCharge,
+  checkBudgetKey,
+  checkBudgetLimits,
+  checkChangeOptions,
+  isEmptyCharge,
+} from "../budget-info.js";
 import { chargeBudget, resetBudget, selectBudget, selectBudgets, setBudget } from "./postgres-budgets.js";
 
 export type { PostgresConnection };
@@ -255,16 +261,23 @@ export class PostgresStore implements RunStore, AuditSink {
    * `RunStore.setBudget`. The spend kept is the one stored when the change commits.
    */
   async setBudget(key: string, limits: BudgetLimits, options?: BudgetChangeOptions): Promise<BudgetInfo> {
+    // Checked before connecting, so that bad input is `invalid_option` whether or not the server answers.
+    checkBudgetKey(key);
+    checkBudgetLimits(limits);
+    checkChangeOptions(options, "setBudget");
     return setBudget(await this.#open(), this.#tables, key, limits, options);
   }
 
   /** A shared budget's limits and spend as committed, or `null`; see `RunStore.budget`. */
   async budget(key: string): Promise<BudgetInfo | null> {
+    checkBudgetKey(key);
     return selectBudget(await this.#open(), this.#tables, key);
   }
 
   /** Sets a budget's spend back to zero with its `budget_reset` record; see `RunStore.resetBudget`. */
   async resetBudget(key: string, options?: BudgetChangeOptions): Promise<BudgetInfo> {
+    checkBudgetKey(key);
+    checkChangeOptions(options, "resetBudget");
     return resetBudget(await this.#open(), this.#tables, key, options);
   }
 
