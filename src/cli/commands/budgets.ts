@@ -59,7 +59,8 @@ const LIMITS = [
   { name: "maxToolCalls", flag: "--max-tool-calls", clear: "clearMaxToolCalls", clearFlag: "--clear-max-tool-calls" },
 ] as const;
 
-interface BudgetCommandOptions extends CommonOptions {
+/** The flags of `leash budget`, as commander parses them. */
+export interface BudgetCommandOptions extends CommonOptions {
   maxCost?: number;
   maxTokens?: number;
   maxToolCalls?: number;
@@ -72,7 +73,7 @@ interface BudgetCommandOptions extends CommonOptions {
 }
 
 /** What the flags change of a budget's limits: the limits given, and the limits to remove. */
-interface LimitChanges {
+export interface LimitChanges {
   set: BudgetLimits;
   clear: (keyof BudgetLimits)[];
 }
@@ -107,23 +108,54 @@ function mergedLimits(current: BudgetInfo | null, changes: LimitChanges): Budget
   return merged;
 }
 
+/** What `leash budget KEY` was asked to do, its flags checked: show the budget, or change it. */
+export interface BudgetRequest {
+  /** The limits to set and to remove; both empty to leave the limits as they are. */
+  changes: LimitChanges;
+  /** Whether to set the spend back to zero (after any limits are set). */
+  reset: boolean;
+  /** Who makes the change, why and from where, for its records. */
+  change: BudgetChangeOptions;
+}
+
+/** The request of the command's flags, checked before the store is opened: a bad flag changes nothing. */
+export function budgetRequest(key: string, options: BudgetCommandOptions): BudgetRequest {
+  checkBudgetKey(key);
+  const changes = limitChanges(options);
+  const reset = options.reset === true;
+  if (!isChange({ changes, reset }) && (options.as !== undefined || options.note !== undefined))
+    throw new CliError(
+      "invalid_option",
+      "--as and --note say who changes a budget and why: give them with --max-*, --clear-max-* or --reset.",
+    );
+  const change: BudgetChangeOptions = {
+    origin: cliOrigin(),
+    ...(options.as === undefined ? {} : { by: options.as }),
+    ...(options.note === undefined ? {} : { note: options.note }),
+  };
+  return { changes, reset, change };
+}
+
+/** Whether the request changes the budget, rather than only showing it. */
+function isChange(request: Pick<BudgetRequest, "changes" | "reset">): boolean {
+  return request.reset || Object.keys(request.changes.set).length > 0 || request.changes.clear.length > 0;
+}
+
 /**
- * Shows, sets or resets one budget in the store. Nothing is written when the budget is not there to
- * show, reset or clear a limit of; setting a limit of a key with no budget creates it.
+ * Shows, sets or resets one budget in the store, and answers the budget as it is after. Nothing is
+ * written when the budget is not there to show, reset or clear a limit of (`budget_not_found`);
+ * setting a limit of a key with no budget creates it.
  */
-async function changeBudget(
-  store: BudgetStore,
-  key: string,
-  changes: LimitChanges,
-  reset: boolean,
-  change: BudgetChangeOptions,
-): Promise<BudgetInfo> {
+export async function applyBudgetRequest(opened: RunStore, key: string, request: BudgetRequest): Promise<BudgetInfo> {
+  const store = budgetStore(opened);
   const current = await store.budget(key);
-  const setting = Object.keys(changes.set).length > 0 || changes.clear.length > 0;
-  // Only a limit given creates a budget: clearing or resetting what is not there is a mistake worth saying.
+  const { changes, reset, change } = request;
+  // Only a limit given creates a budget: showing, clearing or resetting what is not there is a
+  // mistake worth saying, not an empty budget to make.
   if (current === null && Object.keys(changes.set).length === 0) throw notFound(key);
   let result = current as BudgetInfo;
-  if (setting) result = await store.setBudget(key, mergedLimits(current, changes), change);
+  if (Object.keys(changes.set).length > 0 || changes.clear.length > 0)
+    result = await store.setBudget(key, mergedLimits(current, changes), change);
   if (reset) result = await store.resetBudget(key, change);
   return result;
 }
@@ -155,27 +187,8 @@ export function budgetCommand(): Command {
     );
   return withCommonOptions(command).action(async (key: string, options: BudgetCommandOptions) => {
     // Checked before the store is opened: a bad key or flag is a usage error wherever the store is.
-    checkBudgetKey(key);
-    const changes = limitChanges(options);
-    const reset = options.reset === true;
-    const changing = reset || Object.keys(changes.set).length > 0 || changes.clear.length > 0;
-    if (!changing && (options.as !== undefined || options.note !== undefined))
-      throw new CliError(
-        "invalid_option",
-        "--as and --note say who changes a budget and why: give them with --max-*, --clear-max-* or --reset.",
-      );
-    const change: BudgetChangeOptions = {
-      origin: cliOrigin(),
-      ...(options.as === undefined ? {} : { by: options.as }),
-      ...(options.note === undefined ? {} : { note: options.note }),
-    };
-    const budget = await withExistingStore(storeLocation(options), async (opened) => {
-      const store = budgetStore(opened);
-      if (changing) return changeBudget(store, key, changes, reset, change);
-      const found = await store.budget(key);
-      if (found === null) throw notFound(key);
-      return found;
-    });
+    const request = budgetRequest(key, options);
+    const budget = await withExistingStore(storeLocation(options), (store) => applyBudgetRequest(store, key, request));
     if (options.json) printJson(budget);
     else printLines(budgetLines(budget));
   });
