@@ -121,7 +121,7 @@ test("a store without budget methods gets a page saying it keeps no budgets", as
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   }) as unknown as CliStore & RunStore;
-  assert.equal(store.budgets, undefined);
+  assert.equal((store as { budgets?: unknown }).budgets, undefined);
   const request = inboxOver(store);
   const page = await (await request("/budgets")).text();
   assert.match(page, /This store keeps no shared budgets\./);
