@@ -76,7 +76,7 @@ export function checkBudgetLimits(limits: unknown): BudgetLimits {
   if (typeof limits !== "object" || limits === null || Array.isArray(limits)) {
     throw new LeashError("invalid_option", "Expected the budget's limits to be an object.");
   }
-  checkOptionKeys(limits as Record<string, unknown>, LIMIT_KEYS, "setBudget");
+  checkOptionKeys(limits, LIMIT_KEYS, "setBudget");
   const checked: BudgetLimits = {};
   for (const name of LIMIT_KEYS) {
     const value = (limits as Record<string, unknown>)[name];
@@ -108,7 +108,11 @@ export function budgetStop(budget: BudgetInfo, charge: BudgetSpent): BudgetStop 
   if (maxToolCalls !== undefined && charge.toolCalls > 0 && budget.spent.toolCalls + charge.toolCalls > maxToolCalls) {
     return "budget_tool_calls";
   }
-  if (maxCost !== undefined && charge.cost > 0 && budget.spent.cost + charge.cost > maxCost + maxCost * MONEY_TOLERANCE) {
+  if (
+    maxCost !== undefined &&
+    charge.cost > 0 &&
+    budget.spent.cost + charge.cost > maxCost + maxCost * MONEY_TOLERANCE
+  ) {
     return "budget_cost";
   }
   return undefined;
@@ -122,14 +126,13 @@ export function budgetModelStop(budget: BudgetInfo): BudgetStop | undefined {
   return undefined;
 }
 
-
 /** The checked options of a change: `by` and `note` non-empty strings, `origin` an AnswerOrigin. */
 export function checkChangeOptions(options: unknown, method: string): BudgetChangeOptions {
   if (options === undefined) return {};
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
     throw new LeashError("invalid_option", `Expected the options of \`${method}\` to be an object.`);
   }
-  checkOptionKeys(options as Record<string, unknown>, ["by", "note", "origin"], method);
+  checkOptionKeys(options, ["by", "note", "origin"], method);
   const { by, note, origin } = options as Record<string, unknown>;
   const checked: BudgetChangeOptions = {};
   for (const [name, value] of [
@@ -138,7 +141,10 @@ export function checkChangeOptions(options: unknown, method: string): BudgetChan
   ] as const) {
     if (value === undefined) continue;
     if (typeof value !== "string" || value.trim() === "" || value.length > 1000) {
-      throw new LeashError("invalid_option", `Expected \`${name}\` to be a non-empty string of at most 1000 characters.`);
+      throw new LeashError(
+        "invalid_option",
+        `Expected \`${name}\` to be a non-empty string of at most 1000 characters.`,
+      );
     }
     checked[name] = value;
   }

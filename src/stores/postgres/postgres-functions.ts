@@ -26,6 +26,11 @@ export const FUNCTION_STATES = {
   exists: "LXE01",
   /** The records do not plainly continue the stored chain: the caller checks them in full instead. */
   checkChain: "LXC01",
+  /**
+   * A charge with check `tool` the shared budget has no room for (`leash_charge_budget`); DETAIL holds
+   * the budget as JSON (the reason, the limits, the spend), read back into `limit_reached`.
+   */
+  budget: "LXB01",
 } as const;
 
 /** A dollar-quote tag that does not occur in `body`, so that no schema name can end the body early. */

@@ -10,6 +10,8 @@ import type { RunRows } from "./postgres-runs.js";
 import { batchable } from "./postgres-save-batches.js";
 import type { BatchOutcome, SaveBatches } from "./postgres-save-batches.js";
 import type { PostgresTables } from "./postgres-tables.js";
+import type { BudgetCharge } from "../budget-info.js";
+import { budgetRefusalOfRaise, chargeValues } from "./postgres-budgets.js";
 
 /** How often a statement that PostgreSQL aborted to break a deadlock runs again. */
 const MAX_ATTEMPTS = 5;
@@ -61,6 +63,8 @@ function refusal(error: unknown, refusals: Refusals): Error | undefined {
       return new StateError("run_exists", `Run \`${runId}\` exists already.`, { details: { runId } });
     case SQLSTATE.uniqueViolation:
       return refusals.onDuplicate(error);
+    case FUNCTION_STATES.budget:
+      return budgetRefusalOfRaise(error);
     case undefined:
     default:
       return undefined;
@@ -130,10 +134,15 @@ export async function saveRun(
   onDuplicate: (error: unknown) => Error,
   batches?: SaveBatches,
   takeUse?: (client: PostgresClient) => Promise<void>,
+  budgetCharge?: BudgetCharge,
 ): Promise<void> {
   const doing = `saving run \`${rows.runId}\``;
-  const text = `SELECT ${tables.saveRun}($1::text, $2::bigint, $3::bigint, $4::text, $5::integer, $6::text, $7::integer,
-    $8::boolean, $9::integer[], $10::text[], $11::text, $12::text, $13::text[], $14::bigint[], $15::text[], $16::text[], $17::text[]) AS change`;
+  // With a budget charge, `leash_save_run_charged`: the same save, then the charge, in one statement.
+  const charged = budgetCharge !== undefined;
+  const text = `SELECT ${charged ? tables.saveRunCharged : tables.saveRun}($1::text, $2::bigint, $3::bigint, $4::text, $5::integer, $6::text, $7::integer,
+    $8::boolean, $9::integer[], $10::text[], $11::text, $12::text, $13::text[], $14::bigint[], $15::text[], $16::text[], $17::text[]${
+      charged ? ", $18::text, $19::double precision, $20::double precision, $21::double precision, $22::text" : ""
+    }) AS change`;
   const values = (batch: readonly AuditRecord[]): unknown[] => [
     rows.runId,
     expectedRevision,
@@ -148,6 +157,7 @@ export async function saveRun(
     rows.summary,
     rows.updatedKey,
     ...recordArrays(batch),
+    ...(budgetCharge === undefined ? [] : chargeValues(budgetCharge)),
   ];
   const refusals: Refusals = { runId: rows.runId, expectedRevision, onDuplicate };
   if (takeUse !== undefined) {
@@ -162,7 +172,10 @@ export async function saveRun(
   }
   if (linkedInside(records)) {
     let alone = true;
-    if (batches !== undefined && batchable(rows, records)) {
+    // A save with a budget charge skips the batches: `leash_save_runs` knows no charge, and the
+    // charged save is one statement of its own (one round trip, its own commit), so it holds the
+    // budget's row lock for that statement only, instead of for a whole batch of other runs' saves.
+    if (batches !== undefined && !charged && batchable(rows, records)) {
       const outcome = await batches.save(rows, expectedRevision, records);
       if (outcome.state === undefined && outcome.change !== undefined) return;
       alone = fromBatch(outcome, refusals, doing);

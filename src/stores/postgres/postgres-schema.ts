@@ -4,9 +4,10 @@ import type { PostgresPool } from "./postgres-pool.js";
 import { inTransaction } from "./postgres-pool.js";
 import type { PostgresTables } from "./postgres-tables.js";
 import { functionDefinitions } from "./postgres-functions.js";
+import { budgetFunctionDefinitions } from "./postgres-budget-functions.js";
 
 /** The schema version this leash writes and reads; recorded in the `leash_meta` table. */
-export const POSTGRES_SCHEMA_VERSION = 6;
+export const POSTGRES_SCHEMA_VERSION = 7;
 
 // The first key of the advisory lock that serializes migrations ("leas" in ASCII); the second is a
 // hash of the schema name, so stores in different schemas of one database do not wait on each other.
@@ -118,6 +119,26 @@ function migrations(tables: PostgresTables): readonly string[] {
       uses integer NOT NULL,
       tool_digest text
     );
+    `,
+    // Version 7. Shared budgets (API.md section 17), one row per key. Each limit has a column of its
+    // own (NULL: no limit), and so does each spend, float8 as the charges are (a money spend is
+    // fractional, a charge given back negative; float8 is JavaScript's own arithmetic, so the store
+    // decides a limit exactly as the memory store does). A charge is taken by
+    // `leash_charge_budget` under the row's lock, in the statement of the run's save that carries it
+    // (`leash_save_run_charged`): the save and its charge commit together or not at all, and the
+    // charges of every process and machine take turns on the row, so none takes a budget past its
+    // limit. A change of limits or a reset is one transaction with its record under `budget:<key>`.
+    `
+    CREATE TABLE IF NOT EXISTS ${tables.budgets} (
+      key text PRIMARY KEY,
+      max_cost double precision,
+      max_tokens bigint,
+      max_tool_calls bigint,
+      spent_cost double precision NOT NULL,
+      spent_tokens double precision NOT NULL,
+      spent_tool_calls double precision NOT NULL
+    );
+    ${budgetFunctionDefinitions(tables)}
     `,
   ];
 }

@@ -35,6 +35,9 @@ import type { GiveGrantOptions, GrantInfo, GrantOptions, GrantUse, GrantsOptions
 import type { RevokeGrantOptions } from "../grant-info.js";
 import { refuseReservedRunId } from "../grant-options.js";
 import { giveGrant, listGrants, revokeGrant, takeGrantUse, takeUse } from "./postgres-grants.js";
+import type { BudgetChangeOptions, BudgetCharge, BudgetInfo, BudgetLimits } from "../budget-info.js";
+import { checkBudgetCharge } from "../budget-info.js";
+import { chargeBudget, resetBudget, selectBudget, selectBudgets, setBudget } from "./postgres-budgets.js";
 
 export type { PostgresConnection };
 
@@ -167,11 +170,14 @@ export class PostgresStore implements RunStore, AuditSink {
    * stored revision is not `expectedRevision` or another writer took one of the records' places in
    * the trail, `run_not_found` when there is no such run. A refused save changes nothing. Only the
    * steps that may have changed since this store object's last save of the run are written (see
-   * {@link WrittenSteps}).
+   * {@link WrittenSteps}). A `budgetCharge` is taken in the same statement, after the save, under the
+   * budget row's lock: refused (`limit_reached`), nothing of the save is written.
    */
   async save(state: RunState, options: SaveOptions): Promise<void> {
     checkSaveRevision(state, options);
     const records = checkRecords(options.records ?? []);
+    const budgetCharge =
+      options.budgetCharge === undefined ? undefined : { ...checkBudgetCharge(options.budgetCharge) };
     const { runId } = state;
     const writes = this.#written.plan(state, options.expectedRevision);
     const rows = runRows(state, writes);
@@ -184,6 +190,7 @@ export class PostgresStore implements RunStore, AuditSink {
       (error) => staleTrail(runId, error),
       this.#batches,
       options.grantUse === undefined ? undefined : (client) => takeUse(client, this.#tables, options.grantUse!),
+      budgetCharge,
     );
     this.#written.remember(runId, writes);
   }
@@ -239,6 +246,34 @@ export class PostgresStore implements RunStore, AuditSink {
   /** Takes one use of a standing grant in a transaction of its own. @internal */
   async takeGrantUse(use: GrantUse): Promise<void> {
     return takeGrantUse(await this.#open(), this.#tables, use);
+  }
+
+  /**
+   * Creates or changes a shared budget with its `budget_set` record, in one transaction; see
+   * `RunStore.setBudget`. The spend kept is the one stored when the change commits.
+   */
+  async setBudget(key: string, limits: BudgetLimits, options?: BudgetChangeOptions): Promise<BudgetInfo> {
+    return setBudget(await this.#open(), this.#tables, key, limits, options);
+  }
+
+  /** A shared budget's limits and spend as committed, or `null`; see `RunStore.budget`. */
+  async budget(key: string): Promise<BudgetInfo | null> {
+    return selectBudget(await this.#open(), this.#tables, key);
+  }
+
+  /** Sets a budget's spend back to zero with its `budget_reset` record; see `RunStore.resetBudget`. */
+  async resetBudget(key: string, options?: BudgetChangeOptions): Promise<BudgetInfo> {
+    return resetBudget(await this.#open(), this.#tables, key, options);
+  }
+
+  /** Every shared budget, by key; see `RunStore.budgets`. */
+  async budgets(): Promise<BudgetInfo[]> {
+    return selectBudgets(await this.#open(), this.#tables);
+  }
+
+  /** Takes a charge from a budget in one statement of its own (`leash_charge_budget`). @internal */
+  async chargeBudget(charge: BudgetCharge): Promise<void> {
+    return chargeBudget(await this.#open(), this.#tables, charge);
   }
 
   /** Appends records in one transaction: all or none; `stale_state` when one's (run, seq) place is taken. */

@@ -39,6 +39,8 @@ export interface PostgresTables {
   checkpoints: string;
   /** `"schema".leash_grants`: the standing grants, one row each, in the order given. */
   grants: string;
+  /** `"schema".leash_budgets`: the shared budgets, one row per key, with their limits and spend. */
+  budgets: string;
   /** `"schema".leash_change_seq`: the store's change sequence, bumped by every create, save and answer. */
   changes: string;
   /** `"schema".leash_save_run`: the function that does a whole save in one call (see `postgres-functions.ts`). */
@@ -51,6 +53,10 @@ export interface PostgresTables {
   appendRecords: string;
   /** `"schema".leash_change_sequence`: the function that reads the change sequence once every lower change committed. */
   changeSequence: string;
+  /** `"schema".leash_charge_budget`: the function that checks and takes one charge from a budget (see `postgres-budget-functions.ts`). */
+  chargeBudget: string;
+  /** `"schema".leash_save_run_charged`: a whole save and its budget charge in one call. */
+  saveRunCharged: string;
 }
 
 /**
@@ -83,11 +89,14 @@ export function postgresTables(schema: string): PostgresTables {
     logNodes: `${quotedSchema}.leash_log_nodes`,
     checkpoints: `${quotedSchema}.leash_checkpoints`,
     grants: `${quotedSchema}.leash_grants`,
+    budgets: `${quotedSchema}.leash_budgets`,
     changes: `${quotedSchema}.leash_change_seq`,
     saveRun: `${quotedSchema}.leash_save_run`,
     saveRuns: `${quotedSchema}.leash_save_runs`,
     createRun: `${quotedSchema}.leash_create_run`,
     appendRecords: `${quotedSchema}.leash_append_records`,
     changeSequence: `${quotedSchema}.leash_change_sequence`,
+    chargeBudget: `${quotedSchema}.leash_charge_budget`,
+    saveRunCharged: `${quotedSchema}.leash_save_run_charged`,
   };
 }

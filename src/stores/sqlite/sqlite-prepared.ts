@@ -13,6 +13,8 @@ import { SqliteSummaryFill } from "./sqlite-summary-fill.js";
 import { SqliteTrail } from "./sqlite-trail.js";
 import { SqliteGrants } from "./sqlite-grants.js";
 import type { GrantUse } from "../grant-info.js";
+import { SqliteBudgets } from "./sqlite-budgets.js";
+import type { BudgetCharge } from "../budget-info.js";
 
 /** The statements, tables and batches of an open store, prepared once. @internal */
 export interface Prepared {
@@ -21,6 +23,7 @@ export interface Prepared {
   changes: SqliteChangeSequence;
   trail: SqliteTrail;
   grants: SqliteGrants;
+  budgets: SqliteBudgets;
   listing: SqliteListing;
   commits: SqliteGroupCommit;
   fill: SqliteSummaryFill;
@@ -31,7 +34,13 @@ export interface Prepared {
   /** A create's statements, inside its savepoint of a batch. */
   create: (write: RunWrite, records: RecordWrite) => void;
   /** A save's statements, inside its savepoint of a batch. */
-  save: (write: RunWrite, expectedRevision: number, records: RecordWrite, grantUse?: GrantUse) => void;
+  save: (
+    write: RunWrite,
+    expectedRevision: number,
+    records: RecordWrite,
+    grantUse?: GrantUse,
+    budgetCharge?: BudgetCharge,
+  ) => void;
   /** An append's statements, inside its savepoint of a batch. */
   append: (records: RecordWrite) => void;
 }
@@ -40,6 +49,7 @@ function prepare(database: Database.Database, path: string): Prepared {
   const runs = new SqliteRuns(database);
   const trail = new SqliteTrail(database, path);
   const grants = new SqliteGrants(database);
+  const budgets = new SqliteBudgets(database);
   // Set once the batches exist: its timer asks them whether writes wait, and their hook runs it.
   let checkpoints: SqliteCheckpoints | null = null;
   // Every write runs in a batch's BEGIN IMMEDIATE transaction: it takes the file's write lock before
@@ -64,6 +74,7 @@ function prepare(database: Database.Database, path: string): Prepared {
     changes,
     trail,
     grants,
+    budgets,
     listing: new SqliteListing(database, runs),
     commits,
     fill: new SqliteSummaryFill(database, runs),
@@ -80,12 +91,16 @@ function prepare(database: Database.Database, path: string): Prepared {
       trail.insert(records);
       changes.took(change);
     },
-    save: (write, expectedRevision, records, grantUse) => {
+    save: (write, expectedRevision, records, grantUse, budgetCharge) => {
       const change = changes.next();
       // In the save's own savepoint: a use the grant refuses rolls the whole save back.
       if (grantUse !== undefined) grants.take(grantUse);
       runs.update(write, expectedRevision, change);
       trail.insert(records);
+      // Last, as the memory store checks it (a stale save is refused as stale, not as over budget),
+      // and in the same savepoint: a charge the budget has no room for rolls back the state and the
+      // records above; the saves after it in the batch read the spend this one took.
+      if (budgetCharge !== undefined) budgets.charge(budgetCharge);
       changes.took(change);
     },
     append: (records) => trail.insert(records),

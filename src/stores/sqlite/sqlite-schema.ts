@@ -104,6 +104,25 @@ export const MIGRATIONS: readonly string[] = [
     tool_digest TEXT
   );
   `,
+  // Version 6. Shared budgets (API.md section 17), one row per key. Each limit has a column of its
+  // own (NULL: no limit), and so does each spend: a charge is a read and a write of this row inside
+  // the savepoint of the run's save that carries it, under the batch's write lock, so a refused
+  // charge rolls that save back alone, the saves after it in the batch see the spend it took, and
+  // no process takes a budget past its limit. Spends are REAL, as the charges are (a money spend is
+  // fractional, and a charge given back is negative); they never go below zero. A change of limits
+  // or a reset is one write with its record under the run id `budget:<key>`. WITHOUT ROWID: the key
+  // is the only way a row is read.
+  `
+  CREATE TABLE IF NOT EXISTS leash_budgets (
+    key TEXT PRIMARY KEY NOT NULL,
+    max_cost REAL,
+    max_tokens INTEGER,
+    max_tool_calls INTEGER,
+    spent_cost REAL NOT NULL,
+    spent_tokens REAL NOT NULL,
+    spent_tool_calls REAL NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**

@@ -27,6 +27,9 @@ import type {
   RevokeGrantOptions,
 } from "../grant-info.js";
 import { SqliteGrantWrites } from "./sqlite-grant-writes.js";
+import { SqliteBudgetWrites } from "./sqlite-budget-writes.js";
+import type { BudgetChangeOptions, BudgetCharge, BudgetInfo, BudgetLimits } from "../budget-info.js";
+import { checkBudgetCharge } from "../budget-info.js";
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions {
@@ -66,6 +69,10 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
   /** The step rows this store object last wrote, per run, so that a save writes only the steps that may have changed. */
   readonly #written = new WrittenSteps();
   readonly #grantWrites = new SqliteGrantWrites(
+    (operation, body) => this.#do(operation, body),
+    (operation, plan) => this.#write(operation, plan),
+  );
+  readonly #budgetWrites = new SqliteBudgetWrites(
     (operation, body) => this.#do(operation, body),
     (operation, plan) => this.#write(operation, plan),
   );
@@ -116,7 +123,9 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
    * changed since this store object's last save of the run are written (see {@link WrittenSteps}).
    * The saves of concurrent runs asked for in one turn of the event loop commit in one transaction
    * (group commit), each in a savepoint of its own, so one refused save fails alone; each promise
-   * settles after the COMMIT, so a save that resolved is durable.
+   * settles after the COMMIT, so a save that resolved is durable. A `budgetCharge` is taken in the
+   * save's savepoint: refused (`limit_reached`), it rolls back that save alone, and the saves after it
+   * in the batch see the spend of those before.
    */
   save(state: RunState, options: SaveOptions): Promise<void> {
     return this.#write({ method: "save", runId: state.runId, compareAndSet: true }, () => {
@@ -125,8 +134,11 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
       const writes = this.#written.plan(state, expectedRevision);
       const run = runWriteOf(state, writes);
       const records = recordWriteOf(options.records ?? []);
+      const { grantUse } = options;
+      const budgetCharge =
+        options.budgetCharge === undefined ? undefined : { ...checkBudgetCharge(options.budgetCharge) };
       return {
-        apply: (prepared) => prepared.save(run, expectedRevision, records, options.grantUse),
+        apply: (prepared) => prepared.save(run, expectedRevision, records, grantUse, budgetCharge),
         committed: () => this.#written.remember(run.runId, writes),
       };
     });
@@ -193,6 +205,34 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
   /** Takes one use of a standing grant in a transaction of its own. @internal */
   takeGrantUse(use: GrantUse): Promise<void> {
     return this.#grantWrites.take(use);
+  }
+
+  /**
+   * Creates or changes a shared budget, written with its `budget_set` record in one transaction; see
+   * `RunStore.setBudget`. The spend kept is the one stored when the write commits.
+   */
+  setBudget(key: string, limits: BudgetLimits, options?: BudgetChangeOptions): Promise<BudgetInfo> {
+    return this.#budgetWrites.set(key, limits, options);
+  }
+
+  /** A shared budget's limits and spend as committed, or `null`; see `RunStore.budget`. */
+  budget(key: string): Promise<BudgetInfo | null> {
+    return this.#budgetWrites.get(key);
+  }
+
+  /** Sets a budget's spend back to zero, with its `budget_reset` record; see `RunStore.resetBudget`. */
+  resetBudget(key: string, options?: BudgetChangeOptions): Promise<BudgetInfo> {
+    return this.#budgetWrites.reset(key, options);
+  }
+
+  /** Every shared budget, by key; see `RunStore.budgets`. */
+  budgets(): Promise<BudgetInfo[]> {
+    return this.#budgetWrites.list();
+  }
+
+  /** Takes a charge from a budget in a write of its own, through the batches. @internal */
+  chargeBudget(charge: BudgetCharge): Promise<void> {
+    return this.#budgetWrites.charge(charge);
   }
 
   /**
