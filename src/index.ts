@@ -9,7 +9,7 @@ export type { CheckpointOptions, CheckpointFailedEvent } from "./agent/auto-chec
 export type { AgentEvents, RunFailedEvent, GaveUpEvent, TextEvent } from "./agent/agent-events.js";
 export type { RunOptions } from "./run/start-run.js";
 export type { ResumeOptions } from "./run/take-over.js";
-export type { DoneCriterion } from "./run/agent-core.js";
+export type { BudgetOption, BudgetRun, DoneCriterion } from "./run/agent-core.js";
 export { Gate } from "./gate/gate.js";
 export type { GateOptions } from "./gate/gate-options.js";
 export type {
@@ -33,7 +33,7 @@ export { Decision } from "./decisions/decision.js";
 export type { ActDecision, FinishDecision, Usage } from "./decisions/decision.js";
 export { Policy } from "./policy/policy.js";
 export type { PolicyOptions } from "./policy/policy.js";
-export type { Limits, RaisableLimit, StopReason } from "./limits/limits.js";
+export type { AskToRaise, BudgetStopReason, Limits, RaisableLimit, RequestedLimit, StopReason } from "./limits/limits.js";
 
 export { Approval } from "./approvals/approval.js";
 export type {

@@ -9,7 +9,7 @@ import { checkGuard } from "../guards/guard.js";
 import type { Limits } from "../limits/limits.js";
 import { checkLimits } from "../limits/limits.js";
 import { Policy } from "../policy/policy.js";
-import type { AgentCore, CompiledSkill, DoneCriterion } from "../run/agent-core.js";
+import type { AgentCore, BudgetOption, CompiledSkill, DoneCriterion } from "../run/agent-core.js";
 import type { Planner } from "../models/planner.js";
 import { SILENT_FEED } from "../run/agent-core.js";
 import type { Skill } from "../skills/skill.js";
@@ -57,6 +57,12 @@ export interface AgentOptions {
    * `agent.on("checkpoint_failed")`.
    */
   checkpoint?: CheckpointOptions;
+  /**
+   * Names the shared budget each run spends from (API.md section 17): called once as a run starts
+   * with `{ runId, goal, principal, agent }`; `undefined` means no budget. Needs a `store` with
+   * shared budgets (`setBudget`, `budget`).
+   */
+  budget?: BudgetOption;
 }
 
 /** Every option {@link AgentOptions} names: any other key is refused. */
@@ -78,6 +84,7 @@ export const AGENT_OPTIONS = [
   "maxResultSize",
   "recordModelText",
   "checkpoint",
+  "budget",
 ] as const;
 
 const SKILL_FIELDS = ["name", "description", "tools", "output", "brief", "check", "retry"] as const;
@@ -189,6 +196,21 @@ export function checkSharedOptions(options: SharedOptions, defaultName: string):
   };
 }
 
+/**
+ * Checks the `budget` option of an agent or a gate: a function, and a store that keeps shared
+ * budgets (a run's charges go to it), else `invalid_option`.
+ */
+export function checkBudgetOption(budget: unknown, store: RunStore | undefined): BudgetOption | undefined {
+  if (budget === undefined) return undefined;
+  if (typeof budget !== "function")
+    fail("Expected `budget` to be a function ({ runId, goal, principal, agent }) => string | undefined.");
+  if (store === undefined || typeof store.budget !== "function" || typeof store.setBudget !== "function")
+    fail(
+      "The `budget` option needs a `store` that keeps shared budgets (`setBudget` and `budget`): MemoryStore, SqliteStore or PostgresStore.",
+    );
+  return budget as BudgetOption;
+}
+
 /** Checks and defaults every option of an agent in one place, before any side effect. */
 export function buildCore(options: AgentOptions): AgentCore {
   if (typeof options !== "object" || options === null) fail("Expected the agent options to be an object.");
@@ -203,6 +225,7 @@ export function buildCore(options: AgentOptions): AgentCore {
   if (options.audit !== undefined && !isAuditSink(options.audit))
     fail("Expected `audit` to be an AuditSink (append, read).");
   const store = options.store;
+  const budget = checkBudgetOption(options.budget, store);
   const audit = options.audit ?? (isAuditSink(store) ? store : new MemoryAuditSink());
   const maxArgumentsSize = options.maxArgumentsSize ?? 1_000_000;
   if (!Number.isSafeInteger(maxArgumentsSize) || maxArgumentsSize < 2)
@@ -229,6 +252,7 @@ export function buildCore(options: AgentOptions): AgentCore {
     maxResultSize,
     recordModelText: options.recordModelText === true,
     feed: SILENT_FEED,
+    ...(budget === undefined ? {} : { budget }),
   };
 }
 

@@ -2,7 +2,7 @@ import { LeashError, checkOptionKeys } from "../errors/index.js";
 import { snapshotFields } from "../decisions/decision.js";
 import { copyJson, isDigest, isJsonObject, toJson } from "../json/index.js";
 import type { Json } from "../json/index.js";
-import type { RaisableLimit } from "../limits/limits.js";
+import type { RequestedLimit } from "../limits/limits.js";
 import type { Effect } from "../tools/tool.js";
 
 /** The fields of an approval's options. */
@@ -40,7 +40,8 @@ export interface LimitApprovalRequest {
   runId: string;
   /** The index of the step the limit stopped, or of the next decision for a limit met before the planner. */
   step: number;
-  limit: RaisableLimit;
+  /** The limit by its stop reason: the run's own (`max_cost`...) or its shared budget's (`budget_cost`...). */
+  limit: RequestedLimit;
   /** What was spent (or counted) so far. */
   used: number;
   /** The limit as it is. */

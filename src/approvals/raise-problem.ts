@@ -1,7 +1,13 @@
 import type { ApprovalRequest } from "./approval.js";
 
 /** The limits counted in whole units: a raise of one of them is an integer. */
-const COUNTED: ReadonlySet<string> = new Set(["max_tokens", "max_tool_calls", "max_steps"]);
+const COUNTED: ReadonlySet<string> = new Set([
+  "max_tokens",
+  "max_tool_calls",
+  "max_steps",
+  "budget_tokens",
+  "budget_tool_calls",
+]);
 
 /**
  * Why an answer does not fit its request, or `undefined` when it does: a raise answers only a limit

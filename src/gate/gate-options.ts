@@ -9,7 +9,8 @@ import type { RunStoreWithAudit } from "../stores/run-store.js";
 import { isAuditSink, isRunStore } from "../stores/run-store.js";
 import type { Tool } from "../tools/tool.js";
 import type { Toolset } from "../tools/toolset.js";
-import { checkSharedOptions } from "../agent/agent-options.js";
+import { checkBudgetOption, checkSharedOptions } from "../agent/agent-options.js";
+import type { BudgetOption } from "../run/agent-core.js";
 
 /** Options of {@link Gate}. */
 export interface GateOptions {
@@ -31,8 +32,12 @@ export interface GateOptions {
   approver?: Approver;
   /** The gate's name in guard context and the audit trail. Default "gate". */
   name?: string;
-  /** A shared budget (section 17): refused, since this copy of leash has no shared budgets. */
-  budget?: unknown;
+  /**
+   * Names the shared budget each session spends from (API.md section 17): called once as a session
+   * is created with `{ runId, goal, principal, agent }` (`agent`: the gate's name); `undefined` means
+   * none. Calls and `session.charge` are taken from it, and a session stops at it.
+   */
+  budget?: BudgetOption;
   clock?: () => Date;
   randomId?: () => string;
 }
@@ -76,9 +81,8 @@ export function buildGateCore(options: GateOptions): AgentCore {
     fail(
       "Expected `store` to be a RunStore that also keeps the audit trail (MemoryStore, SqliteStore, PostgresStore): a session's state and records commit together.",
     );
-  if (options.budget !== undefined)
-    fail("The `budget` option is not supported by this copy of leash: it has no shared budgets.");
   const sink = store as RunStoreWithAudit;
+  const budget = checkBudgetOption(options.budget, sink);
   return {
     ...shared,
     planner: NO_PLANNER,
@@ -91,5 +95,6 @@ export function buildGateCore(options: GateOptions): AgentCore {
     maxResultSize: 1_000_000,
     recordModelText: false,
     feed: SILENT_FEED,
+    ...(budget === undefined ? {} : { budget }),
   };
 }

@@ -6,7 +6,7 @@ import type { StopReason } from "../limits/limits.js";
 import { ActiveRun } from "../run/active-run.js";
 import type { AgentCore } from "../run/agent-core.js";
 import { containFailure } from "../run/contain-failure.js";
-import { modelLimitReached } from "../run/limit-checks.js";
+import { budgetModelReached, modelLimitReached } from "../run/limit-checks.js";
 import { endRun } from "../run/run-loop.js";
 import { ENDED_STATUSES } from "../state/outcomes.js";
 import type { Failure, RunState } from "../state/run-state.js";
@@ -115,8 +115,9 @@ export class GateSession {
 
   /**
    * Charges a model call the app's framework made: a `model_called` record, its usage added to the
-   * session's. Once the usage reaches `maxTokens` or `maxCost`, no model may be called any more
-   * (section 4), so the charge ends the session `stopped` and says so. Bad values throw
+   * session's and taken from its shared budget. Once the usage reaches `maxTokens` or `maxCost` (or
+   * the budget's spend its own), no model may be called any more (sections 4 and 17), so the charge
+   * ends the session `stopped` and says so. Bad values throw
    * `invalid_option` at once (nothing is queued); a charge not awaited never crashes the process.
    */
   charge(usage: GateCharge): Promise<GateChargeAnswer> {
@@ -128,12 +129,15 @@ export class GateSession {
         if (ENDED_STATUSES.has(state.status)) return { type: "done", value: ended(state) };
         state.usage.tokens = Math.min(MAX_USAGE, state.usage.tokens + charge.tokens);
         state.usage.cost = Math.min(MAX_USAGE, state.usage.cost + charge.cost);
+        // Taken from the session's shared budget with the save that records it, whatever it makes.
+        run.chargeBudget({ tokens: charge.tokens, cost: charge.cost });
         run.record("model_called", {
           model: charge.model ?? null,
           usage: { tokens: charge.tokens, cost: charge.cost },
           charged: "gate",
         });
-        const reached = modelLimitReached(run);
+        // The session's own limits first; then its shared budget, this charge counted.
+        const reached = modelLimitReached(run) ?? (await budgetModelReached(run));
         if (reached !== undefined)
           return { type: "done", value: ended(await endRun(run, { status: "stopped", reason: reached })) };
         await run.checkpoint();

@@ -11,6 +11,7 @@ import { checkHost, requireApprover, stillSignedIn, withSecurityHeaders } from "
 import { inboxProblem } from "./inbox-problem.js";
 import { addPageRoutes } from "./page-routes.js";
 import { addGrantRoutes } from "./grant-routes.js";
+import { addBudgetRoutes } from "./budget-routes.js";
 import { secureHeaders } from "./security-headers.js";
 
 /**
@@ -46,6 +47,7 @@ export function inboxApp(parts: InboxParts): Hono<InboxEnv> {
 
   addApiRoutes(app, parts);
   addGrantRoutes(app, parts);
+  addBudgetRoutes(app, parts);
   addPageRoutes(app, parts);
 
   app.onError((error, c) => {

@@ -15,9 +15,32 @@ export interface Limits {
   maxRejections?: number;
   /**
    * The limits that pause the run for a person's raise (`Approval.raise`) instead of stopping it, by
-   * their stop reason.
+   * their stop reason; `"budget"` names the run's shared budget (API.md section 17), whose raise
+   * changes the budget for every run that spends from it.
    */
-  askToRaise?: RaisableLimit[];
+  askToRaise?: AskToRaise[];
+}
+
+/** What `limits.askToRaise` may name: a run's own raisable limit, or `"budget"` for its shared budget. */
+export type AskToRaise = RaisableLimit | "budget";
+
+/** Why a run's shared budget stops it (API.md section 17): its spend, its tokens or its tool calls. */
+export type BudgetStopReason = "budget_cost" | "budget_tokens" | "budget_tool_calls";
+
+/** Every stop reason of a shared budget. */
+export const BUDGET_STOP_REASONS: readonly BudgetStopReason[] = ["budget_cost", "budget_tokens", "budget_tool_calls"];
+
+/** Whether a stop reason is a shared budget's. */
+export function isBudgetStopReason(reason: string): reason is BudgetStopReason {
+  return (BUDGET_STOP_REASONS as readonly string[]).includes(reason);
+}
+
+/** The limit a limit request asks a person to raise: a run's own, or its shared budget's, by stop reason. */
+export type RequestedLimit = RaisableLimit | BudgetStopReason;
+
+/** Whether a name is one a limit request may carry (a raisable limit or a budget's stop reason). */
+export function isRequestedLimit(reason: string): reason is RequestedLimit {
+  return isRaisableLimit(reason) || isBudgetStopReason(reason);
 }
 
 /** The limits a person may be asked to raise, by their stop reason. */
@@ -37,7 +60,25 @@ export function isRaisableLimit(reason: string): reason is RaisableLimit {
 }
 
 /** Why a run stopped. */
-export type StopReason = "max_steps" | "max_tool_calls" | "max_cost" | "max_tokens" | "max_duration" | "cancelled";
+export type StopReason =
+  | "max_steps"
+  | "max_tool_calls"
+  | "max_cost"
+  | "max_tokens"
+  | "max_duration"
+  | "cancelled"
+  | BudgetStopReason;
+
+/** Every stop reason, in the order the contract lists them. */
+export const STOP_REASONS: readonly StopReason[] = [
+  "max_steps",
+  "max_tool_calls",
+  "max_cost",
+  "max_tokens",
+  "max_duration",
+  "cancelled",
+  ...BUDGET_STOP_REASONS,
+];
 
 const KEYS = [
   "maxSteps",
@@ -91,14 +132,14 @@ export function checkLimits(value: unknown, where = "limits"): Limits {
   return out;
 }
 
-/** `askToRaise`, checked: an array of distinct names of raisable limits, copied. */
-function checkAskToRaise(value: unknown, where: string): RaisableLimit[] {
-  const known = Object.keys(RAISABLE_LIMITS).join(", ");
+/** `askToRaise`, checked: an array of distinct names of raisable limits (or `"budget"`), copied. */
+function checkAskToRaise(value: unknown, where: string): AskToRaise[] {
+  const known = [...Object.keys(RAISABLE_LIMITS), "budget"].join(", ");
   if (!Array.isArray(value))
     throw new LeashError("invalid_option", `Expected \`${where}.askToRaise\` to be an array of: ${known}.`);
-  const out: RaisableLimit[] = [];
+  const out: AskToRaise[] = [];
   for (const item of value as unknown[]) {
-    if (typeof item !== "string" || !isRaisableLimit(item))
+    if (typeof item !== "string" || !(isRaisableLimit(item) || item === "budget"))
       throw new LeashError(
         "invalid_option",
         `Unknown limit ${JSON.stringify(item) ?? String(item)} in \`${where}.askToRaise\`; known: ${known}.`,
@@ -108,8 +149,12 @@ function checkAskToRaise(value: unknown, where: string): RaisableLimit[] {
   return out;
 }
 
-/** Whether the run's limits ask a person to raise this limit rather than stop. */
-export function asksToRaise(limits: Limits, reason: string): reason is RaisableLimit {
+/**
+ * Whether the run's limits ask a person to raise this limit rather than stop: a raisable limit
+ * named in `askToRaise`, or a shared budget's stop reason when `askToRaise` names `"budget"`.
+ */
+export function asksToRaise(limits: Limits, reason: string): reason is RequestedLimit {
+  if (isBudgetStopReason(reason)) return limits.askToRaise?.includes("budget") === true;
   return isRaisableLimit(reason) && limits.askToRaise?.includes(reason) === true;
 }
 

@@ -7,11 +7,14 @@ const WHAT: Record<LimitApprovalRequest["limit"], string> = {
   max_tokens: "tokens",
   max_tool_calls: "tool calls",
   max_steps: "steps",
+  budget_cost: "shared budget's cost",
+  budget_tokens: "shared budget's tokens",
+  budget_tool_calls: "shared budget's tool calls",
 };
 
 /** A limit's amount as a person reads it: a cost rounded for reading, a count as it is. */
 export function limitAmountText(limit: LimitApprovalRequest["limit"], amount: number): string {
-  return limit === "max_cost" ? costText(amount) : String(amount);
+  return limit === "max_cost" || limit === "budget_cost" ? costText(amount) : String(amount);
 }
 
 /**

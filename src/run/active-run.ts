@@ -10,6 +10,8 @@ import type { ForcedEnd, LiveRun } from "./live-run.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { GuardedWork } from "../guards/guard.js";
 import type { GrantUse } from "../stores/grant-info.js";
+import type { BudgetCharge, BudgetSpent } from "../stores/budget-info.js";
+import { isEmptyCharge } from "../stores/budget-info.js";
 
 /** Writes records to a separate sink; a failure that is not a {@link LeashError} becomes `audit_failed`. */
 async function appendRecords(audit: AuditSink, records: AuditRecord[]): Promise<void> {
@@ -61,6 +63,13 @@ export class ActiveRun implements LiveRun {
   #letGo: LeashError | undefined;
   /** What stops listening for a hold on the run (a lease) once it is let go. */
   readonly #onLetGo: (() => void)[] = [];
+  /**
+   * What the run spent since its shared budget was last charged (tool calls' declared cost and
+   * count, model usage, a decision's own usage; a withdrawn call's charge given back, negative):
+   * taken from the budget with the next checkpoint, so the budget and the run's own counts move
+   * together. Kept only in this process: a crash before the checkpoint loses it with the state.
+   */
+  #uncharged: BudgetSpent = { cost: 0, tokens: 0, toolCalls: 0 };
 
   constructor(
     core: AgentCore,
@@ -172,6 +181,52 @@ export class ActiveRun implements LiveRun {
     else this.#onLetGo.push(release);
   }
 
+  /** Adds what the run spent to its budget's next charge; nothing when the run has no budget. */
+  chargeBudget(charge: Partial<BudgetSpent>): void {
+    if (this.state.budget === undefined) return;
+    const uncharged = this.#uncharged;
+    this.#uncharged = {
+      cost: uncharged.cost + (charge.cost ?? 0),
+      tokens: uncharged.tokens + (charge.tokens ?? 0),
+      toolCalls: uncharged.toolCalls + (charge.toolCalls ?? 0),
+    };
+  }
+
+  /** What the run spent since its budget was last charged. */
+  unchargedBudget(): BudgetSpent {
+    return { ...this.#uncharged };
+  }
+
+  /**
+   * Takes a tool call's charge from the run's shared budget in a transaction of its own, for a run
+   * whose trail is a separate sink (with the store as sink, the charge rides on the intent's save):
+   * a budget with no room for it refuses it (`limit_reached`, see `budgetRefusalOf`) and takes nothing.
+   */
+  async takeToolCharge(cost: number): Promise<void> {
+    const key = this.state.budget;
+    const { store } = this.core;
+    if (key === undefined || store?.chargeBudget === undefined) return;
+    await store.chargeBudget({ key, cost, tokens: 0, toolCalls: 1, check: "tool" });
+  }
+
+  /** The charge a checkpoint takes from the budget: what is uncharged, or nothing to take. */
+  #budgetCharge(check: "tool" | "none"): BudgetCharge | undefined {
+    const key = this.state.budget;
+    if (key === undefined || (check === "none" && isEmptyCharge(this.#uncharged))) return undefined;
+    return { key, ...this.#uncharged, check };
+  }
+
+  /** Takes a charge the store took off what is uncharged (more may have come in while it was taken). */
+  #charged(charge: BudgetCharge | undefined): void {
+    if (charge === undefined) return;
+    const uncharged = this.#uncharged;
+    this.#uncharged = {
+      cost: uncharged.cost - charge.cost,
+      tokens: uncharged.tokens - charge.tokens,
+      toolCalls: uncharged.toolCalls - charge.toolCalls,
+    };
+  }
+
   /** Adds a record to the run's chain; it is written at the next checkpoint. Refused once the run ended. */
   record(event: string, data: unknown): AuditRecord {
     this.assertOpen();
@@ -252,8 +307,14 @@ export class ActiveRun implements LiveRun {
    * Makes the state and every record so far durable. With a store that is also the sink, the save
    * carries the records and both commit in one transaction; with a separate sink the records are
    * written first, so a crash can leave the trail ahead of the state but never behind it.
+   *
+   * What the run spent since the last checkpoint is taken from its shared budget with it: in the
+   * same transaction as the save when the store is the sink (`budgetCheck: "tool"` for the save of a
+   * call's intent, which the store refuses whole when the budget has no room for the call), else in
+   * a transaction of its own just before the records are written, so the budget is never charged
+   * less than the trail says was spent.
    */
-  async checkpoint(options: { grantUse?: GrantUse } = {}): Promise<void> {
+  async checkpoint(options: { grantUse?: GrantUse; budgetCheck?: "tool" } = {}): Promise<void> {
     if (this.#seal === "sealed") this.assertOpen();
     const now = this.core.clock();
     this.state.elapsedMs += Math.max(0, now.getTime() - this.#segmentStart);
@@ -271,13 +332,22 @@ export class ActiveRun implements LiveRun {
     try {
       if (store !== undefined && storeIsSink) {
         const { grantUse } = options;
-        if (this.#stored)
-          await store.save(
-            this.state,
-            grantUse === undefined ? { expectedRevision, records } : { expectedRevision, records, grantUse },
-          );
-        else await store.create(this.state, { records });
+        if (this.#stored) {
+          const budgetCharge = this.#budgetCharge(options.budgetCheck ?? "none");
+          await store.save(this.state, {
+            expectedRevision,
+            records,
+            ...(grantUse === undefined ? {} : { grantUse }),
+            ...(budgetCharge === undefined ? {} : { budgetCharge }),
+          });
+          this.#charged(budgetCharge);
+        } else await store.create(this.state, { records });
       } else {
+        const budgetCharge = this.#stored ? this.#budgetCharge("none") : undefined;
+        if (budgetCharge !== undefined && store?.chargeBudget !== undefined) {
+          await store.chargeBudget(budgetCharge);
+          this.#charged(budgetCharge);
+        }
         if (records.length > 0) await appendRecords(audit, records);
         written = true;
         if (store !== undefined) {

@@ -15,6 +15,21 @@ import type { SchemaValidator } from "../tools/schema-validator.js";
 /** The done criterion: a string refuses the answer, and says why. */
 export type DoneCriterion = (answer: Json, state: RunState) => string | null | undefined;
 
+/** Who a run is, as the `budget` option is told when the run starts. */
+export interface BudgetRun {
+  runId: string;
+  goal: string;
+  principal: string | undefined;
+  /** The agent's name (a gate's, for a gate's session). */
+  agent: string;
+}
+
+/**
+ * Names the shared budget a run spends from (API.md section 17), or none (`undefined`); asked once,
+ * when the run starts.
+ */
+export type BudgetOption = (run: BudgetRun) => string | undefined;
+
 /** A skill with its output schema compiled once. */
 export interface CompiledSkill {
   skill: Skill<never, never>;
@@ -45,6 +60,8 @@ export interface AgentCore {
   maxResultSize: number;
   /** Whether `model_called` records carry the full request and response, not only their digests. */
   recordModelText: boolean;
+  /** Names the shared budget each new run spends from; none: runs spend from no budget. */
+  budget?: BudgetOption;
   /** Where the live feed goes: text deltas of a streaming model, and each audit record once written. */
   feed: RunFeed;
 }

@@ -54,6 +54,7 @@ export async function askPlanner(run: ActiveRun): Promise<PlannerResult> {
   if (decision.usage !== undefined) {
     run.state.usage.tokens = Math.min(MAX_USAGE, run.state.usage.tokens + decision.usage.tokens);
     run.state.usage.cost = Math.min(MAX_USAGE, run.state.usage.cost + decision.usage.cost);
+    run.chargeBudget({ tokens: decision.usage.tokens, cost: decision.usage.cost });
   }
   return { type: "decision", decision };
 }

@@ -13,7 +13,7 @@ import { modelCost } from "../models/model-cost.js";
 import { parseModelResponse } from "../models/parse-model-response.js";
 import { sealRequest } from "../models/seal-request.js";
 import type { LiveRun } from "./live-run.js";
-import { modelLimitReached } from "./limit-checks.js";
+import { budgetModelReached, modelLimitReached } from "./limit-checks.js";
 import { raceAbort } from "./race-abort.js";
 
 const ALLOWED: GuardResult = { type: "allow" };
@@ -81,6 +81,13 @@ function makeOneCall(run: LiveRun) {
       run.forcedEnd = { type: "stop", reason: reached };
       throw new LeashError("limit_reached", `The model was not called: the run reached ${reached}.`);
     }
+    // The shared budget, after the run's own limits (whose reason wins when both stop the call).
+    const spent = await budgetModelReached(run);
+    run.assertOpen("limit_reached");
+    if (spent !== undefined) {
+      run.forcedEnd = { type: "stop", reason: spent };
+      throw new LeashError("limit_reached", `The model was not called: the run's shared budget reached ${spent}.`);
+    }
     const sealed = sealRequest(request);
     const { requestDigest } = sealed;
     const { signal } = run.controller;
@@ -131,6 +138,7 @@ function makeOneCall(run: LiveRun) {
     const tokens = Math.min(MAX_USAGE, usage.inputTokens + usage.outputTokens);
     run.state.usage.tokens = Math.min(MAX_USAGE, run.state.usage.tokens + tokens);
     run.state.usage.cost = Math.min(MAX_USAGE, run.state.usage.cost + cost);
+    run.chargeBudget({ tokens, cost });
     // Built by assignment rather than spreads, which cost a runtime call each while the code is cold.
     const recordedUsage: Record<string, Json> = { ...usage };
     recordedUsage.tokens = tokens;

@@ -1,6 +1,7 @@
 import { MAX_USAGE } from "../decisions/decision.js";
 import { isErrorCode, isLeashError, messageOf } from "../errors/index.js";
 import type { Json } from "../json/index.js";
+import type { AuditRecord } from "../audit/audit-record.js";
 import { copyJson, digestOfJson, toJson } from "../json/index.js";
 import type { Failure, Step, StepError } from "../state/run-state.js";
 import type { Tool } from "../tools/tool.js";
@@ -12,9 +13,17 @@ import type { StopReason } from "../limits/limits.js";
 import { ranOfSteps } from "../state/ran-of-steps.js";
 import type { ActiveRun } from "./active-run.js";
 import { runLimitReached } from "./limit-checks.js";
+import type { BudgetRefusal } from "../stores/budget-info.js";
+import { budgetRefusalOf } from "../stores/budget-info.js";
 
-/** How a call ended the run, when it did: a guard that threw, or a cancel or limit before it started. */
-type CallStop = { type: "failed"; failure: Failure } | { type: "stopped"; reason: StopReason };
+/**
+ * How a call ended the run, when it did: a guard that threw, a cancel or limit before it started, or
+ * its shared budget, which had no room for it (the call was not started and its charge is undone).
+ */
+type CallStop =
+  | { type: "failed"; failure: Failure }
+  | { type: "stopped"; reason: StopReason }
+  | { type: "budget"; refusal: BudgetRefusal };
 
 /**
  * Takes back a call whose intent was saved but that never started (a cancel or the running time
@@ -28,6 +37,8 @@ function withdrawCall(run: ActiveRun, step: Step, tool: Tool, restart: boolean, 
   if (restart) return { type: "stopped", reason };
   state.toolCalls -= 1;
   if (tool.cost !== 0) state.usage.cost -= tool.cost;
+  // The shared budget was charged with the intent: the call never started, so it gets the charge back.
+  run.chargeBudget({ cost: -tool.cost, toolCalls: -1 });
   if (step.starts === 0) delete step.starts;
   if (state.gate === true) state.ran = ranOfSteps(state.steps);
   else {
@@ -107,14 +118,22 @@ export async function invokeTool(
   run: ActiveRun,
   step: Step,
   tool: Tool,
-  options: { restart: boolean; unsaved: boolean },
+  options: { restart: boolean; unsaved: boolean; budgetTaken?: boolean },
 ): Promise<CallStop | undefined> {
   const { state } = run;
   const { restart, unsaved } = options;
+  // What a charge the shared budget refuses puts back: the counts as they were, exactly.
+  const before = { toolCalls: state.toolCalls, cost: state.usage.cost, key: step.idempotencyKey };
+  // With the store as sink, the budget takes a first start's charge in the intent's save, checked
+  // there (the store refuses the whole save when the budget has no room). A restart was charged by
+  // its first start; an unsaved start, and a call whose charge was taken on its own (a separate
+  // sink), were charged before their start was recorded.
+  const checked = !restart && !unsaved && options.budgetTaken !== true && state.budget !== undefined;
   if (!restart) {
     state.toolCalls += 1;
     state.usage.cost = Math.min(MAX_USAGE, state.usage.cost + tool.cost);
     if (state.gate !== true) state.ran.push(tool.name);
+    if (checked) run.chargeBudget({ cost: tool.cost, toolCalls: 1 });
   }
   step.starts = (step.starts ?? 0) + 1;
   // A gate's calls start in the order its loop's people answer them, not in step order: its `ran`
@@ -124,8 +143,9 @@ export async function invokeTool(
   // carries the same key, so a target that dedupes can recognise a repeat.
   step.idempotencyKey ??= digestOfJson(["leash.idempotency/1", state.runId, step.index, step.approval?.digest ?? null]);
   // A start the trail holds already (its intent never saved, so it never ran) is the one that runs.
+  let started: AuditRecord | undefined;
   if (!unsaved) {
-    run.record("tool_started", {
+    started = run.record("tool_started", {
       step: step.index,
       tool: tool.name,
       args: callArgs(step),
@@ -135,7 +155,27 @@ export async function invokeTool(
     });
   }
   // The intent is durable before the call: after a crash, resume knows a call may have happened.
-  await run.checkpoint();
+  try {
+    await run.checkpoint(checked ? { budgetCheck: "tool" } : {});
+  } catch (error) {
+    const refusal = checked ? budgetRefusalOf(error) : undefined;
+    if (refusal === undefined || started === undefined) throw error;
+    // The budget had no room: nothing was written, so the start and the run's own charge of it
+    // are taken back as if never made, and the step is left open for the caller to close or ask about.
+    run.takeBack(started);
+    state.toolCalls = before.toolCalls;
+    state.usage.cost = before.cost;
+    step.starts = (step.starts ?? 1) - 1;
+    if (step.starts === 0) delete step.starts;
+    if (state.gate === true) state.ran = ranOfSteps(state.steps);
+    else {
+      const at = state.ran.lastIndexOf(tool.name);
+      if (at >= 0) state.ran.splice(at, 1);
+    }
+    if (before.key === undefined) delete step.idempotencyKey;
+    run.chargeBudget({ cost: -tool.cost, toolCalls: -1 });
+    return { type: "budget", refusal };
+  }
   // A cancel or the running time may have landed while the intent was written: checked again here,
   // with nothing awaited before the call starts.
   const reached = runLimitReached(run);

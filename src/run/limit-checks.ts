@@ -1,4 +1,5 @@
-import type { StopReason } from "../limits/limits.js";
+import type { BudgetStopReason, StopReason } from "../limits/limits.js";
+import { budgetModelStop, chargedSpent } from "../stores/budget-info.js";
 import type { Tool } from "../tools/tool.js";
 import type { LiveRun } from "./live-run.js";
 
@@ -71,4 +72,30 @@ export function plannerLimitReached(run: LiveRun): StopReason | undefined {
     if (paying ? spentReached(usage.cost, maxCost) : spentPast(usage.cost, maxCost)) return "max_cost";
   }
   return undefined;
+}
+
+/**
+ * Whether the run's shared budget lets a model be called now: only while the budget's spend, with
+ * what this run spent since it last charged the budget, is below its `maxCost` and `maxTokens`
+ * (API.md section 17). Read from the store, so the spend of every run sharing the budget counts; a
+ * key with no budget set limits nothing.
+ */
+export async function budgetModelReached(run: LiveRun): Promise<BudgetStopReason | undefined> {
+  const key = run.state.budget;
+  const { store } = run.core;
+  if (key === undefined || store?.budget === undefined) return undefined;
+  const budget = await store.budget(key);
+  if (budget === null) return undefined;
+  return budgetModelStop({ ...budget, spent: chargedSpent(budget.spent, run.unchargedBudget()) });
+}
+
+/**
+ * Whether the run's shared budget lets the planner be asked again: a planner whose last decision
+ * was paid for (its `usage` had a cost or tokens) is a model, asked only while the budget has room
+ * for a model call ({@link budgetModelReached}); a free planner spends nothing of it.
+ */
+export async function plannerBudgetReached(run: LiveRun): Promise<BudgetStopReason | undefined> {
+  const usage = run.state.steps.at(-1)?.decision.usage;
+  if (usage === undefined || (usage.cost <= 0 && usage.tokens <= 0)) return undefined;
+  return budgetModelReached(run);
 }

@@ -3,6 +3,7 @@ import type { GuardedWork } from "../guards/guard.js";
 import type { StopReason } from "../limits/limits.js";
 import type { Failure, RunState } from "../state/run-state.js";
 import type { AgentCore } from "./agent-core.js";
+import type { BudgetSpent } from "../stores/budget-info.js";
 
 /** Why the loop must end now, whatever the planner does: set inside `callModel`, read by the loop. */
 export type ForcedEnd = { type: "stop"; reason: StopReason } | { type: "fail"; failure: Failure };
@@ -32,4 +33,11 @@ export interface LiveRun {
    * default; a model call gets `limit_reached`), and neither the state nor the trail changes.
    */
   assertOpen(code?: "run_ended" | "limit_reached"): void;
+  /**
+   * Adds what the run just spent to what its shared budget is charged at the next checkpoint (none
+   * when the run has no budget); a charge given back is negative.
+   */
+  chargeBudget(charge: Partial<BudgetSpent>): void;
+  /** What the run spent since its budget was last charged: not in the store's spend yet. */
+  unchargedBudget(): BudgetSpent;
 }

@@ -2,8 +2,11 @@ import type { Approval, ApprovalRequest, LimitApprovalRequest } from "../approva
 import { raiseProblem } from "../approvals/raise-problem.js";
 import { StateError } from "../errors/index.js";
 import type { AuditRecord } from "../audit/audit-record.js";
-import { isRaisableLimit, RAISABLE_LIMITS } from "../limits/limits.js";
+import { isBudgetStopReason, isRaisableLimit, RAISABLE_LIMITS } from "../limits/limits.js";
 import type { RunState } from "../state/run-state.js";
+import type { AgentCore } from "./agent-core.js";
+import type { AnswerOrigin } from "../approvals/answer-origin.js";
+import type { BudgetLimits } from "../stores/budget-info.js";
 import { answerClaimRecords } from "./decide-answers.js";
 import type { decideAnswers } from "./decide-answers.js";
 
@@ -55,7 +58,9 @@ export function raiseClaimRecords(
     { ...(data as Record<string, unknown>), kind: "limit" },
   ]);
   if (to !== undefined) {
-    const from = state.limits[RAISABLE_LIMITS[pending.limit]] ?? pending.allowed;
+    // A shared budget's limit is the store's, as the request measured it.
+    const limit = pending.limit;
+    const from = isBudgetStopReason(limit) ? pending.allowed : (state.limits[RAISABLE_LIMITS[limit]] ?? pending.allowed);
     records.push(["limit_raised", { limit: pending.limit, from, to, by: decided.answer.approver }]);
   }
   return records;
@@ -78,7 +83,51 @@ export function applyRaisesAhead(state: RunState, later: readonly AuditRecord[])
   }
 }
 
-/** The run's limit, raised to `to` for this run: saved in its state, so any later resume keeps it. */
+/**
+ * The run's limit, raised to `to` for this run: saved in its state, so any later resume keeps it. A
+ * shared budget's limit is not the run's: it is raised in the store ({@link raiseBudget}).
+ */
 export function applyRaise(state: RunState, pending: LimitApprovalRequest, to: number): void {
-  state.limits = { ...state.limits, [RAISABLE_LIMITS[pending.limit]]: to };
+  const limit = pending.limit;
+  if (isBudgetStopReason(limit)) return;
+  state.limits = { ...state.limits, [RAISABLE_LIMITS[limit]]: to };
+}
+
+/** Each budget stop reason's limit in a budget's limits. */
+const BUDGET_LIMIT_KEYS = {
+  budget_cost: "maxCost",
+  budget_tokens: "maxTokens",
+  budget_tool_calls: "maxToolCalls",
+} as const;
+
+/**
+ * Raises the run's shared budget in its store for a person's raise of a budget's limit request
+ * (`setBudget` with the budget's other limits kept, recorded as `budget_set` under `budget:<key>`
+ * with who raised it and where the answer came from), so every run that spends from it goes on
+ * under the new limit. A budget raised past `to` already (by someone else meanwhile) is left as it
+ * is: a raise never lowers a limit. Nothing happens for a run's own limit.
+ */
+export async function raiseBudget(
+  core: AgentCore,
+  state: RunState,
+  pending: LimitApprovalRequest,
+  to: number,
+  raisedBy: { approver: string; note?: string | undefined; origin?: AnswerOrigin | undefined },
+): Promise<void> {
+  const limit = pending.limit;
+  const key = state.budget;
+  const { store } = core;
+  if (!isBudgetStopReason(limit) || key === undefined || store?.budget === undefined || store.setBudget === undefined)
+    return;
+  const budget = await store.budget(key);
+  const name = BUDGET_LIMIT_KEYS[limit];
+  const limits: BudgetLimits = {};
+  for (const each of ["maxCost", "maxTokens", "maxToolCalls"] as const)
+    if (budget?.[each] !== undefined) limits[each] = budget[each];
+  const now = limits[name];
+  if (now !== undefined && now >= to) return;
+  const { approver, note, origin } = raisedBy;
+  // A budget's change records a note of at most 1000 characters; a longer one is in the run's trail.
+  const kept = note !== undefined && note.trim() !== "" && note.length <= 1000 ? { note } : {};
+  await store.setBudget(key, { ...limits, [name]: to }, { by: approver, ...kept, ...(origin === undefined ? {} : { origin }) });
 }

@@ -16,7 +16,11 @@ import { passGates } from "./gates.js";
 import { invokeTool } from "./invoke-tool.js";
 import { judgeAnswer } from "./judge-answer.js";
 import { limitRequest, limitToAsk } from "./limit-request.js";
-import { callLimitReached, plannerLimitReached, runLimitReached } from "./limit-checks.js";
+import type { BudgetMeasure } from "./limit-request.js";
+import { callLimitReached, plannerBudgetReached, plannerLimitReached, runLimitReached } from "./limit-checks.js";
+import { isBudgetStopReason } from "../limits/limits.js";
+import type { BudgetRefusal } from "../stores/budget-info.js";
+import { budgetRefusalOf, budgetUsed } from "../stores/budget-info.js";
 import { withdrawUnsavedStart } from "./withdrawn-call.js";
 import { recordWaiting, settleRequest } from "./waiting-requests.js";
 
@@ -156,12 +160,38 @@ async function pause(
   return paused;
 }
 
+/**
+ * What a shared budget's limit has used and allows now, read from its store, for a limit request; a
+ * budget that is gone (or whose limit was removed) measures 0 of 0.
+ */
+async function budgetMeasure(run: ActiveRun, reason: StopReason): Promise<BudgetMeasure | undefined> {
+  const key = run.state.budget;
+  const { store } = run.core;
+  if (!isBudgetStopReason(reason) || key === undefined || store?.budget === undefined) return undefined;
+  const budget = await store.budget(key);
+  if (budget === null) return { used: 0, allowed: 0 };
+  const { used, allowed } = budgetUsed(budget, reason);
+  return { used, allowed: allowed ?? 0 };
+}
+
 /** Ends the run on a limit, or pauses it for a person's raise when `askToRaise` names the limit. */
-function limitReached(run: ActiveRun, reason: StopReason): Promise<RunState> {
+async function limitReached(run: ActiveRun, reason: StopReason): Promise<RunState> {
   const ask = limitToAsk(run.state, reason);
   if (ask === undefined) return end(run, { status: "stopped", reason });
-  const asked = limitRequest(run, ask, run.state.steps.length);
+  const asked = limitRequest(run, ask, run.state.steps.length, await budgetMeasure(run, reason));
   return pause(run, asked.request, asked.history);
+}
+
+/**
+ * Ends the run at a step its shared budget had no room for (the call was not started), or pauses it
+ * there for a person's raise of the budget when `askToRaise` names `"budget"`: closed as a run's own
+ * `maxCost` at the gates closes it.
+ */
+function budgetRefused(run: ActiveRun, step: Step, refusal: BudgetRefusal): Promise<RunState> {
+  const ask = limitToAsk(run.state, refusal.reason);
+  if (ask === undefined) return stopStep(run, step, refusal.reason);
+  const asked = limitRequest(run, ask, step.index, { used: refusal.used, allowed: refusal.allowed });
+  return pause(run, asked.request, asked.history, step);
 }
 
 /** How an act step is taken: `restart` for a call already charged, `unsaved` for a start the trail holds and the state never saved. */
@@ -257,12 +287,39 @@ export async function actStep(run: ActiveRun, step: Step, options: ActOptions): 
     withdraw();
     return stopStep(run, step, reached);
   }
+  // With a separate sink, the shared budget takes a first start's charge in a transaction of its
+  // own before the start is recorded (with the store as sink it rides on the intent's save). The
+  // run's own limits were checked first, so when both would stop the call the run's reason is given.
+  const budgetTaken =
+    store !== undefined &&
+    !storeIsSink &&
+    !options.restart &&
+    options.unsaved !== true &&
+    state.budget !== undefined &&
+    store.chargeBudget !== undefined;
+  if (budgetTaken) {
+    try {
+      await run.takeToolCharge(gates.tool.cost);
+    } catch (error) {
+      const refusal = budgetRefusalOf(error);
+      if (refusal === undefined) throw error;
+      return budgetRefused(run, step, refusal);
+    }
+    // A cancel or the running time may have landed while the charge was taken: the budget gets it back.
+    const late = runLimitReached(run);
+    if (late !== undefined) {
+      run.chargeBudget({ cost: -gates.tool.cost, toolCalls: -1 });
+      return stopStep(run, step, late);
+    }
+  }
   const ended = await invokeTool(run, step, gates.tool, {
     restart: options.restart,
     unsaved: options.unsaved === true,
+    budgetTaken,
   });
   if (ended?.type === "failed") return end(run, { status: "failed", failure: ended.failure });
   if (ended?.type === "stopped") return end(run, { status: "stopped", reason: ended.reason });
+  if (ended?.type === "budget") return budgetRefused(run, step, ended.refusal);
   return undefined;
 }
 
@@ -273,7 +330,8 @@ export async function actStep(run: ActiveRun, step: Step, options: ActOptions): 
 export async function runLoop(run: ActiveRun): Promise<RunState> {
   const { state } = run;
   for (;;) {
-    const reached = plannerLimitReached(run);
+    // The run's own limits first: when both would stop it, the run's reason is given.
+    const reached = plannerLimitReached(run) ?? (await plannerBudgetReached(run));
     if (reached !== undefined) return limitReached(run, reached);
     const asked = await askPlanner(run);
     if (asked.type === "forced") {

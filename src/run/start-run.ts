@@ -1,10 +1,11 @@
-import { LeashError, StateError } from "../errors/index.js";
+import { LeashError, StateError, messageOf } from "../errors/index.js";
 import type { Limits } from "../limits/limits.js";
 import { checkLimits, mergeLimits } from "../limits/limits.js";
 import { RunState, RUN_STATE_VERSION } from "../state/run-state.js";
 import type { AgentCore, CompiledSkill } from "./agent-core.js";
 import { ActiveRun } from "./active-run.js";
 import { refuseReservedRunId } from "../stores/grant-options.js";
+import { checkBudgetKey } from "../stores/budget-info.js";
 
 /** Options of one run. */
 export interface RunOptions {
@@ -37,6 +38,35 @@ export function checkRunId(runId: unknown): string {
   return runId;
 }
 
+/**
+ * The key of the shared budget a new run spends from, worked out once by the `budget` option before
+ * anything is written: `undefined` (or no option) is no budget; a throw, or a result that is not a
+ * budget key, refuses the run with `invalid_option`.
+ */
+function budgetKeyOf(core: AgentCore, runId: string, goal: string, principal: string | undefined): string | undefined {
+  const { budget } = core;
+  if (budget === undefined) return undefined;
+  let key: unknown;
+  try {
+    key = budget({ runId, goal, principal, agent: core.name });
+  } catch (error) {
+    throw new LeashError("invalid_option", `The \`budget\` option threw for run \`${runId}\`: ${messageOf(error)}`, {
+      details: { runId },
+      cause: error,
+    });
+  }
+  if (key === undefined) return undefined;
+  try {
+    return checkBudgetKey(key);
+  } catch (error) {
+    throw new LeashError(
+      "invalid_option",
+      `The \`budget\` option gave run \`${runId}\` a key that is not a budget's: ${messageOf(error)}`,
+      { details: { runId } },
+    );
+  }
+}
+
 /** The longest goal a run takes, in characters: it is stored in the state and the trail. */
 const MAX_GOAL_LENGTH = 1_000_000;
 
@@ -59,6 +89,7 @@ export async function prepareRun(core: AgentCore, goal: unknown, options: Intern
   }
   const limits = mergeLimits(core.limits, checkLimits(options.limits, "limits"));
   const runId = checkRunId(options.runId ?? core.randomId());
+  const budget = budgetKeyOf(core, runId, goal, options.principal);
   const exists = (): never => {
     throw new StateError("run_exists", `Run \`${runId}\` exists already; a run id is never reused.`, {
       details: { runId },
@@ -95,6 +126,7 @@ export async function prepareRun(core: AgentCore, goal: unknown, options: Intern
     ...(options.principal === undefined ? {} : { principal: options.principal }),
     ...(options.skill === undefined ? {} : { skill: options.skill.skill.name }),
     ...(options.gate === true ? { gate: true } : {}),
+    ...(budget === undefined ? {} : { budget }),
   });
   // The state is created at revision 1 by the first checkpoint below.
   const run = new ActiveRun(core, state, { head: null, stored: false, skill: options.skill });
@@ -109,6 +141,7 @@ export async function prepareRun(core: AgentCore, goal: unknown, options: Intern
     limits: { ...limits },
     tools: run.tools.names(),
     ...(options.gate === true ? { gate: true } : {}),
+    ...(budget === undefined ? {} : { budget }),
   });
   await run.checkpoint();
   return run;

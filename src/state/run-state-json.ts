@@ -3,12 +3,11 @@ import { isDigest, isJson, isJsonObject, MAX_RECORD_DEPTH, toJson } from "../jso
 import type { Json } from "../json/index.js";
 import { turnProblem } from "../decisions/decision.js";
 import { EFFECTS } from "../tools/tool.js";
-import { checkLimits, RAISABLE_LIMITS } from "../limits/limits.js";
+import { BUDGET_STOP_REASONS, checkLimits, RAISABLE_LIMITS, STOP_REASONS } from "../limits/limits.js";
 import { FAILURE_CODES } from "../errors/index.js";
 import { OUTCOMES, RUN_STATUSES } from "./outcomes.js";
 import type { RunStateJson } from "./saved-run-state.js";
 
-const STOP_REASONS = ["max_steps", "max_tool_calls", "max_cost", "max_tokens", "max_duration", "cancelled"];
 
 type Check = (value: unknown, path: string) => void;
 
@@ -149,7 +148,7 @@ const limitRequest = shape({
   kind: string,
   runId: string,
   step: count,
-  limit: oneOf(Object.keys(RAISABLE_LIMITS)),
+  limit: oneOf([...Object.keys(RAISABLE_LIMITS), ...BUDGET_STOP_REASONS]),
   used: amount,
   allowed: amount,
   digest,
@@ -190,6 +189,7 @@ const state = shape({
   "retryOf?": string,
   "principal?": string,
   "skill?": string,
+  "budget?": string,
   nonce: string,
   rejections: count,
   elapsedMs: amount,

@@ -85,6 +85,8 @@ export class RunState {
   retryOf: string | undefined;
   principal: string | undefined;
   skill: string | undefined;
+  /** The key of the shared budget the run spends from (API.md section 17), worked out when it started; none: no budget. */
+  budget: string | undefined;
   /** The random nonce of the run's `run_started` record. */
   nonce: string;
   /** Refused answers so far. */
@@ -123,6 +125,7 @@ export class RunState {
     this.retryOf = json.retryOf;
     this.principal = json.principal;
     this.skill = json.skill;
+    this.budget = json.budget;
     this.nonce = json.nonce;
     this.rejections = json.rejections;
     this.elapsedMs = json.elapsedMs;
@@ -282,6 +285,7 @@ export class RunState {
     if (this.retryOf !== undefined) json.retryOf = this.retryOf;
     if (this.principal !== undefined) json.principal = this.principal;
     if (this.skill !== undefined) json.skill = this.skill;
+    if (this.budget !== undefined) json.budget = this.budget;
     return json;
   }
 }

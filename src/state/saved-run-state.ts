@@ -105,6 +105,8 @@ export interface RunStateJson {
   retryOf?: string;
   principal?: string;
   skill?: string;
+  /** The key of the run's shared budget, when it spends from one; states saved before budgets have none. */
+  budget?: string;
   nonce: string;
   rejections: number;
   elapsedMs: number;

@@ -157,6 +157,7 @@ function checkStart(state: RunState, facts: TrailFacts, mismatch: Mismatch): voi
     ["retryOf", state.retryOf ?? null, data.retryOf],
     ["limits", state.limits, limitsAsRaised(data.limits, facts)],
     ["gate", state.gate ?? null, data.gate ?? null],
+    ["budget", state.budget ?? null, data.budget ?? null],
   ];
   for (const [field, saved, recorded] of fields) {
     if (!sameJson(saved, recorded))

@@ -13,7 +13,7 @@ import {
   tool,
   verifyAudit,
 } from "../../src/index.js";
-import type { ApprovalRequest, LimitApprovalRequest, Limits, Planner, RunState } from "../../src/index.js";
+import type { ApprovalRequest, LimitApprovalRequest, Limits, Planner, RaisableLimit, RunState } from "../../src/index.js";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
 import { tempFolder } from "../cli/cli-helpers.js";
 
@@ -60,7 +60,7 @@ async function verifiesClean(store: SqliteStore, runId: string): Promise<void> {
 }
 
 const cases: {
-  limit: LimitApprovalRequest["limit"];
+  limit: RaisableLimit;
   limits: Limits;
   planner: Planner;
   cost?: number;

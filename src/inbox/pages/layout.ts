@@ -31,7 +31,7 @@ function header(viewer: Viewer | undefined): Html {
     <a class="brand" href="/">leash inbox</a>
     <nav>
       <a href="/">Runs</a> <a href="/?status=awaiting_approval">Waiting</a> <a href="/gave-up">Gave up</a>
-      <a href="/grants">Grants</a>
+      <a href="/grants">Grants</a> <a href="/budgets">Budgets</a>
     </nav>
     <span class="who">Signed in as <strong>${viewer.name}</strong></span>
     ${signOut}
