@@ -4,6 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Agent, Decision, MemoryStore, Policy, isLeashError, tool } from "../../src/index.js";
+import type { JsonSchema } from "../../src/index.js";
 
 function noteAgent(store: MemoryStore, text: string, written: string[]): Agent {
   const note = tool<{ text: string }>({
@@ -62,7 +63,7 @@ test("a grant whose pattern RE2 cannot match, or whose schema is too long, is re
 
 test("a grant's schema with a keyword or format the dialect does not know is refused with invalid_option naming it, and nothing is stored", async () => {
   const store = new MemoryStore();
-  const misspelt = [
+  const misspelt: { schema: JsonSchema; names: RegExp }[] = [
     { schema: { type: "object", properties: { amount: { type: "number", maximun: 50 } } }, names: /maximun/ },
     { schema: { type: "object", properties: { to: { type: "string", format: "emial" } } }, names: /emial/ },
     { schema: { type: "object", propertys: { amount: { maximum: 50 } } }, names: /propertys/ },
