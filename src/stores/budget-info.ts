@@ -3,7 +3,7 @@ import { makeRecord } from "../audit/audit-record.js";
 import type { AnswerOrigin } from "../approvals/answer-origin.js";
 import { LeashError, checkOptionKeys, isLeashError } from "../errors/index.js";
 import type { Json } from "../json/index.js";
-import { checkOrigin } from "./record-answer.js";
+import { checkOrigin } from "./check-origin.js";
 
 /** What a shared budget has been charged so far, over every run that spends from it. */
 export interface BudgetSpent {

@@ -6,7 +6,7 @@ import { LeashError, StateError, checkOptionKeys } from "../errors/index.js";
 import { toJson } from "../json/index.js";
 import type { JsonSchema } from "../tools/schema-validator.js";
 import type { GrantInfo, GrantOptions, GrantUse, GrantsOptions, RevokeGrantOptions } from "./grant-info.js";
-import { checkOrigin } from "./record-answer.js";
+import { checkOrigin } from "./check-origin.js";
 import { compileGrantSchema } from "./grant-schema.js";
 
 /** The most uses one grant may give: a standing grant is a bound, not a switch that turns approval off. */

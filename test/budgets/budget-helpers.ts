@@ -3,14 +3,7 @@
 import type { TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { Decision, MemoryAuditSink, MemoryStore, stateAgreesWithTrail, tool, verifyAudit } from "../../src/index.js";
-import type {
-  AuditSink,
-  ModelClient,
-  ModelResponse,
-  Planner,
-  RunStore,
-  RunStoreWithAudit,
-} from "../../src/index.js";
+import type { AuditSink, ModelClient, ModelResponse, Planner, RunStore, RunStoreWithAudit } from "../../src/index.js";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
 import { tempFolder } from "../cli/cli-helpers.js";
 
@@ -42,7 +35,7 @@ function sqliteFile(t: TestContext): string {
 function openSqlite(t: TestContext, path: string): BudgetStore {
   const store = new SqliteStore(path);
   t.after(() => store.close());
-  return store as unknown as BudgetStore;
+  return store;
 }
 
 /** Whether the SQLite store keeps shared budgets (it does once its budget methods exist). */

@@ -196,21 +196,20 @@ for (const kind of SETUPS) {
       const setup = kind.make(t);
       await setup.store.setBudget("team", { maxToolCalls: 5, maxCost: 1 });
       const calls: string[] = [];
-      let agent: Agent | undefined;
+      const agent = agentOn(setup, { calls, tools: [tick(calls, 0.25)], planner: ticker(2) });
       // The cancel lands while the budget takes the call's charge (the intent's save, or the
       // charge's own transaction with a separate sink): the call must not start.
       const store = setup.store;
       const save = store.save.bind(store);
       const charge = store.chargeBudget.bind(store);
       store.save = (state, options) => {
-        if (options.budgetCharge?.check === "tool") void agent!.cancel(state.runId);
+        if (options.budgetCharge?.check === "tool") void agent.cancel(state.runId);
         return save(state, options);
       };
       store.chargeBudget = (taken) => {
-        if (taken.check === "tool") void agent!.cancel("withdrawn");
+        if (taken.check === "tool") void agent.cancel("withdrawn");
         return charge(taken);
       };
-      agent = agentOn(setup, { calls, tools: [tick(calls, 0.25)], planner: ticker(2) });
       const state = await agent.run("tick", { runId: "withdrawn" });
       assert.equal(state.stopReason, "cancelled");
       assert.deepEqual(calls, []);
@@ -242,15 +241,19 @@ for (const kind of SETUPS) {
       await assert.rejects(agent.resume("raised", { approvals: [Approval.raise(pending.digest, "mallory", 9)] }));
       assert.equal((await setup.store.budget("team"))!.maxToolCalls, 2);
       // A raise that is not above what was used is refused before anything is written.
-      await assert.rejects(agent.resume("raised", { approvals: [Approval.raise(pending.digest, "noor", 2)] }), (error) =>
-        isLeashError(error, "invalid_answer"),
+      await assert.rejects(
+        agent.resume("raised", { approvals: [Approval.raise(pending.digest, "noor", 2)] }),
+        (error) => isLeashError(error, "invalid_answer"),
       );
       await setup.store.answer("raised", Approval.raise(pending.digest, "noor", 4, "month end"));
       const done = await agent.resume("raised");
       assert.equal(done.status, "completed", JSON.stringify(done.toJSON()));
       assert.equal(calls.length, 3);
       const budget = (await setup.store.budget("team"))!;
-      assert.deepEqual({ maxToolCalls: budget.maxToolCalls, maxCost: budget.maxCost }, { maxToolCalls: 4, maxCost: 10 });
+      assert.deepEqual(
+        { maxToolCalls: budget.maxToolCalls, maxCost: budget.maxCost },
+        { maxToolCalls: 4, maxCost: 10 },
+      );
       const raised = (await setup.audit.read("raised")).filter((record) => record.event === "limit_raised");
       assert.deepEqual(
         raised.map((record) => record.data),
