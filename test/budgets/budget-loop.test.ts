@@ -2,7 +2,7 @@
 // its limits, on every store setup (the store as the sink, and a separate sink).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Approval, Decision, Policy, isLeashError } from "../../src/index.js";
+import { Agent, Approval, Decision, Policy, isLeashError, tool } from "../../src/index.js";
 import type { LimitApprovalRequest, RunState } from "../../src/index.js";
 import type { Setup } from "./budget-helpers.js";
 import { SETUPS, model, modelTicker, near, tick, ticker, verifiesClean } from "./budget-helpers.js";
@@ -217,6 +217,38 @@ for (const kind of SETUPS) {
       const budget = (await setup.store.budget("team"))!;
       assert.deepEqual(budget.spent, { cost: 0, tokens: 0, toolCalls: 0 });
       await verifiesClean(setup, "withdrawn");
+    });
+
+    test("a call started again after a crash is not charged to the budget a second time", async (t) => {
+      const setup = kind.make(t);
+      await setup.store.setBudget("team", { maxToolCalls: 5, maxCost: 5 });
+      let starts = 0;
+      let started: () => void = () => undefined;
+      const running = new Promise<void>((resolve) => (started = resolve));
+      const flaky = tool({
+        name: "tick",
+        cost: 1,
+        idempotent: true,
+        // The first start never ends, as in a process that died during the call.
+        execute: () => {
+          starts += 1;
+          if (starts === 1) {
+            started();
+            return new Promise(() => undefined);
+          }
+          return "done";
+        },
+      });
+      const first = agentOn(setup, { calls: [], tools: [flaky], planner: ticker(1) });
+      void first.run("tick", { runId: "crashed" });
+      await running;
+      const recovering = agentOn(setup, { calls: [], tools: [flaky], planner: ticker(1) });
+      const done = await recovering.resume("crashed");
+      assert.equal(done.status, "completed", JSON.stringify(done.toJSON()));
+      assert.equal(starts, 2);
+      const budget = (await setup.store.budget("team"))!;
+      assert.deepEqual(budget.spent, { cost: 1, tokens: 0, toolCalls: 1 });
+      await verifiesClean(setup, "crashed");
     });
 
     test("askToRaise naming budget pauses at the budget; a raise goes on and changes the budget for every run", async (t) => {
