@@ -1,7 +1,14 @@
+import { describe } from "node:test";
 import { MemoryStore } from "../../src/index.js";
+import { budgetsContract } from "./budgets-contract.js";
+import type { MakeStore } from "./contract-fixtures.js";
 import { runStoreContract } from "./run-store-contract.js";
 
-runStoreContract("MemoryStore", async () => {
+const makeStore: MakeStore = async () => {
   const store = new MemoryStore();
   return { store, cleanup: () => store.close() };
-});
+};
+
+runStoreContract("MemoryStore", makeStore);
+
+describe("MemoryStore shared budgets", () => budgetsContract(makeStore));

@@ -1,12 +1,15 @@
+import { describe } from "node:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
+import { budgetsContract } from "./budgets-contract.js";
+import type { MakeStore } from "./contract-fixtures.js";
 import { runStoreContract } from "./run-store-contract.js";
 import { rawAccess } from "./sqlite-raw-access.js";
 
 // Each test gets its own database file in a temp directory, removed afterwards.
-runStoreContract("SqliteStore", async () => {
+const onFile: MakeStore = async () => {
   const directory = mkdtempSync(join(tmpdir(), "leash-sqlite-contract-"));
   const path = join(directory, "runs.db");
   const store = new SqliteStore(path);
@@ -19,9 +22,15 @@ runStoreContract("SqliteStore", async () => {
       rmSync(directory, { recursive: true, force: true });
     },
   };
-});
+};
 
-runStoreContract("SqliteStore in memory", async () => {
+const inMemory: MakeStore = async () => {
   const store = new SqliteStore(":memory:");
   return { store, cleanup: () => store.close() };
-});
+};
+
+runStoreContract("SqliteStore", onFile);
+runStoreContract("SqliteStore in memory", inMemory);
+
+describe("SqliteStore shared budgets", () => budgetsContract(onFile));
+describe("SqliteStore in memory shared budgets", () => budgetsContract(inMemory));

@@ -69,6 +69,7 @@ withPostgres("PostgresStore on PostgreSQL", (url) => {
           tables.rows.map((row: { table_name: string }) => row.table_name),
           [
             "leash_audit",
+            "leash_budgets",
             "leash_checkpoints",
             "leash_grants",
             "leash_log_nodes",

@@ -36,7 +36,7 @@ import type { RevokeGrantOptions } from "../grant-info.js";
 import { refuseReservedRunId } from "../grant-options.js";
 import { giveGrant, listGrants, revokeGrant, takeGrantUse, takeUse } from "./postgres-grants.js";
 import type { BudgetChangeOptions, BudgetCharge, BudgetInfo, BudgetLimits } from "../budget-info.js";
-import { checkBudgetCharge } from "../budget-info.js";
+import { checkBudgetCharge, isEmptyCharge } from "../budget-info.js";
 import { chargeBudget, resetBudget, selectBudget, selectBudgets, setBudget } from "./postgres-budgets.js";
 
 export type { PostgresConnection };
@@ -176,8 +176,10 @@ export class PostgresStore implements RunStore, AuditSink {
   async save(state: RunState, options: SaveOptions): Promise<void> {
     checkSaveRevision(state, options);
     const records = checkRecords(options.records ?? []);
-    const budgetCharge =
-      options.budgetCharge === undefined ? undefined : { ...checkBudgetCharge(options.budgetCharge) };
+    // A charge of nothing changes nothing and refuses nothing: the save goes as one without a charge
+    // (batched, no budget row locked).
+    const given = options.budgetCharge === undefined ? undefined : checkBudgetCharge(options.budgetCharge);
+    const budgetCharge = given === undefined || isEmptyCharge(given) ? undefined : { ...given };
     const { runId } = state;
     const writes = this.#written.plan(state, options.expectedRevision);
     const rows = runRows(state, writes);
