@@ -1,4 +1,4 @@
-// Processes whose agents spend from one shared budget at the same moment, on one SQLite file and on
+// Processes whose agents (each with its own store object) spend from one shared budget at the same moment, on one SQLite file and on
 // PostgreSQL: the tool calls that ran (counted as lines their effect appended to a file) end exactly
 // at the budget's limit and never past it, each refused run stops with the budget's reason, and
 // every trail verifies.
