@@ -33,7 +33,14 @@ export { Decision } from "./decisions/decision.js";
 export type { ActDecision, FinishDecision, Usage } from "./decisions/decision.js";
 export { Policy } from "./policy/policy.js";
 export type { PolicyOptions } from "./policy/policy.js";
-export type { AskToRaise, BudgetStopReason, Limits, RaisableLimit, RequestedLimit, StopReason } from "./limits/limits.js";
+export type {
+  AskToRaise,
+  BudgetStopReason,
+  Limits,
+  RaisableLimit,
+  RequestedLimit,
+  StopReason,
+} from "./limits/limits.js";
 
 export { Approval } from "./approvals/approval.js";
 export type {
@@ -64,13 +71,7 @@ export type {
   RevokeGrantOptions,
   GrantsOptions,
 } from "./stores/grant-info.js";
-export type {
-  BudgetInfo,
-  BudgetLimits,
-  BudgetSpent,
-  BudgetStop,
-  BudgetChangeOptions,
-} from "./stores/budget-info.js";
+export type { BudgetInfo, BudgetLimits, BudgetSpent, BudgetStop, BudgetChangeOptions } from "./stores/budget-info.js";
 export type { RunSummary, RunOrder, SummaryPage } from "./stores/run-summary.js";
 export type { AnswerOrigin } from "./approvals/answer-origin.js";
 

@@ -61,13 +61,7 @@ export function isRaisableLimit(reason: string): reason is RaisableLimit {
 
 /** Why a run stopped. */
 export type StopReason =
-  | "max_steps"
-  | "max_tool_calls"
-  | "max_cost"
-  | "max_tokens"
-  | "max_duration"
-  | "cancelled"
-  | BudgetStopReason;
+  "max_steps" | "max_tool_calls" | "max_cost" | "max_tokens" | "max_duration" | "cancelled" | BudgetStopReason;
 
 /** Every stop reason, in the order the contract lists them. */
 export const STOP_REASONS: readonly StopReason[] = [

@@ -128,7 +128,8 @@ export async function invokeTool(
   // there (the store refuses the whole save when the budget has no room). A restart was charged by
   // its first start; an unsaved start, and a call whose charge was taken on its own (a separate
   // sink), were charged before their start was recorded.
-  const checked = !restart && !unsaved && options.budgetTaken !== true && state.budget !== undefined;
+  const checked =
+    run.core.storeIsSink && !restart && !unsaved && options.budgetTaken !== true && state.budget !== undefined;
   if (!restart) {
     state.toolCalls += 1;
     state.usage.cost = Math.min(MAX_USAGE, state.usage.cost + tool.cost);

@@ -60,7 +60,9 @@ export function raiseClaimRecords(
   if (to !== undefined) {
     // A shared budget's limit is the store's, as the request measured it.
     const limit = pending.limit;
-    const from = isBudgetStopReason(limit) ? pending.allowed : (state.limits[RAISABLE_LIMITS[limit]] ?? pending.allowed);
+    const from = isBudgetStopReason(limit)
+      ? pending.allowed
+      : (state.limits[RAISABLE_LIMITS[limit]] ?? pending.allowed);
     records.push(["limit_raised", { limit: pending.limit, from, to, by: decided.answer.approver }]);
   }
   return records;
@@ -129,5 +131,9 @@ export async function raiseBudget(
   const { approver, note, origin } = raisedBy;
   // A budget's change records a note of at most 1000 characters; a longer one is in the run's trail.
   const kept = note !== undefined && note.trim() !== "" && note.length <= 1000 ? { note } : {};
-  await store.setBudget(key, { ...limits, [name]: to }, { by: approver, ...kept, ...(origin === undefined ? {} : { origin }) });
+  await store.setBudget(
+    key,
+    { ...limits, [name]: to },
+    { by: approver, ...kept, ...(origin === undefined ? {} : { origin }) },
+  );
 }

@@ -14,13 +14,7 @@ import { checkEdits } from "./check-edits.js";
 import { findResumable, headOf, readResumeOptions, skillOf } from "./resume-target.js";
 import type { ResumeOptions } from "./resume-target.js";
 import type { Ending } from "./run-loop.js";
-import {
-  applyRaise,
-  applyRaisesAhead,
-  decideRaise,
-  raiseClaimRecords,
-  refuseUnfitAnswers,
-} from "./raise-limit.js";
+import { applyRaise, applyRaisesAhead, decideRaise, raiseClaimRecords, refuseUnfitAnswers } from "./raise-limit.js";
 import { grantsFor } from "./standing-grant.js";
 import { endedByCancel, unsavedStart, withdrawCall, withdrawUnsavedStart } from "./withdrawn-call.js";
 
@@ -186,7 +180,8 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
       const raisedBy = raise.decided.answer;
       // Where the raise came from, when `store.answer` recorded it (the CLI, the inbox): the budget's record says so too.
       const origin = state.answers.find(
-        (answer) => answer.digest === pending.digest && answer.approver === raisedBy.approver && answer.raiseTo === raise.to,
+        (answer) =>
+          answer.digest === pending.digest && answer.approver === raisedBy.approver && answer.raiseTo === raise.to,
       )?.origin;
       // The raise is saved with the records that say it (with a separate sink, in the save after them).
       await run.claim(records, () => {

@@ -8,7 +8,6 @@ import { FAILURE_CODES } from "../errors/index.js";
 import { OUTCOMES, RUN_STATUSES } from "./outcomes.js";
 import type { RunStateJson } from "./saved-run-state.js";
 
-
 type Check = (value: unknown, path: string) => void;
 
 class Invalid extends Error {}

@@ -3,16 +3,11 @@
 import type { TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { Decision, MemoryAuditSink, MemoryStore, stateAgreesWithTrail, tool, verifyAudit } from "../../src/index.js";
-import type {
-  AuditSink,
-  ModelClient,
-  ModelResponse,
-  Planner,
-  RunStore,
-  RunStoreWithAudit,
-} from "../../src/index.js";
+import type { AuditSink, ModelClient, ModelResponse, Planner, RunStore, RunStoreWithAudit } from "../../src/index.js";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
 import { tempFolder } from "../cli/cli-helpers.js";
+import { PostgresStore } from "../../src/stores/postgres/index.js";
+import { freshStore } from "../postgres/database.js";
 
 /** A store with shared budgets, as the tests use it. */
 export type BudgetStore = RunStoreWithAudit &
@@ -42,7 +37,7 @@ function sqliteFile(t: TestContext): string {
 function openSqlite(t: TestContext, path: string): BudgetStore {
   const store = new SqliteStore(path);
   t.after(() => store.close());
-  return store as unknown as BudgetStore;
+  return store;
 }
 
 /** Whether the SQLite store keeps shared budgets (it does once its budget methods exist). */
@@ -89,6 +84,28 @@ export const SETUPS: SetupKind[] = [
       ]
     : []),
 ];
+
+/** A PostgreSQL store on a fresh schema, dropped after the test, and how to open it again. */
+function postgresSetup(t: TestContext, url: string, sink: boolean): Setup {
+  const made = freshStore(url);
+  t.after(made.cleanup);
+  const store = made.store as unknown as BudgetStore;
+  const reopen = (): BudgetStore => {
+    const again = new PostgresStore({ connectionString: url, schema: made.schema });
+    t.after(() => again.close());
+    return again;
+  };
+  return { store, audit: sink ? store : new MemoryAuditSink(), reopen };
+}
+
+const DATABASE_URL = process.env.DATABASE_URL;
+
+// PostgreSQL runs when a server is given (`npm test` starts one where its binaries are installed).
+if (DATABASE_URL !== undefined && DATABASE_URL !== "")
+  SETUPS.push(
+    { name: "PostgresStore as the sink", sink: true, make: (t) => postgresSetup(t, DATABASE_URL, true) },
+    { name: "PostgresStore with a separate sink", sink: false, make: (t) => postgresSetup(t, DATABASE_URL, false) },
+  );
 
 /** A read tool that counts its calls in `calls` and declares `cost` per call. */
 export function tick(calls: string[], cost = 0) {

@@ -2,7 +2,7 @@
 // its limits, on every store setup (the store as the sink, and a separate sink).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Approval, Decision, Policy, isLeashError } from "../../src/index.js";
+import { Agent, Approval, Decision, Policy, isLeashError, tool } from "../../src/index.js";
 import type { LimitApprovalRequest, RunState } from "../../src/index.js";
 import type { Setup } from "./budget-helpers.js";
 import { SETUPS, model, modelTicker, near, tick, ticker, verifiesClean } from "./budget-helpers.js";
@@ -196,21 +196,20 @@ for (const kind of SETUPS) {
       const setup = kind.make(t);
       await setup.store.setBudget("team", { maxToolCalls: 5, maxCost: 1 });
       const calls: string[] = [];
-      let agent: Agent | undefined;
+      const agent = agentOn(setup, { calls, tools: [tick(calls, 0.25)], planner: ticker(2) });
       // The cancel lands while the budget takes the call's charge (the intent's save, or the
       // charge's own transaction with a separate sink): the call must not start.
       const store = setup.store;
       const save = store.save.bind(store);
       const charge = store.chargeBudget.bind(store);
       store.save = (state, options) => {
-        if (options.budgetCharge?.check === "tool") void agent!.cancel(state.runId);
+        if (options.budgetCharge?.check === "tool") void agent.cancel(state.runId);
         return save(state, options);
       };
       store.chargeBudget = (taken) => {
-        if (taken.check === "tool") void agent!.cancel("withdrawn");
+        if (taken.check === "tool") void agent.cancel("withdrawn");
         return charge(taken);
       };
-      agent = agentOn(setup, { calls, tools: [tick(calls, 0.25)], planner: ticker(2) });
       const state = await agent.run("tick", { runId: "withdrawn" });
       assert.equal(state.stopReason, "cancelled");
       assert.deepEqual(calls, []);
@@ -218,6 +217,38 @@ for (const kind of SETUPS) {
       const budget = (await setup.store.budget("team"))!;
       assert.deepEqual(budget.spent, { cost: 0, tokens: 0, toolCalls: 0 });
       await verifiesClean(setup, "withdrawn");
+    });
+
+    test("a call started again after a crash is not charged to the budget a second time", async (t) => {
+      const setup = kind.make(t);
+      await setup.store.setBudget("team", { maxToolCalls: 5, maxCost: 5 });
+      let starts = 0;
+      let started: () => void = () => undefined;
+      const running = new Promise<void>((resolve) => (started = resolve));
+      const flaky = tool({
+        name: "tick",
+        cost: 1,
+        idempotent: true,
+        // The first start never ends, as in a process that died during the call.
+        execute: () => {
+          starts += 1;
+          if (starts === 1) {
+            started();
+            return new Promise(() => undefined);
+          }
+          return "done";
+        },
+      });
+      const first = agentOn(setup, { calls: [], tools: [flaky], planner: ticker(1) });
+      void first.run("tick", { runId: "crashed" });
+      await running;
+      const recovering = agentOn(setup, { calls: [], tools: [flaky], planner: ticker(1) });
+      const done = await recovering.resume("crashed");
+      assert.equal(done.status, "completed", JSON.stringify(done.toJSON()));
+      assert.equal(starts, 2);
+      const budget = (await setup.store.budget("team"))!;
+      assert.deepEqual(budget.spent, { cost: 1, tokens: 0, toolCalls: 1 });
+      await verifiesClean(setup, "crashed");
     });
 
     test("askToRaise naming budget pauses at the budget; a raise goes on and changes the budget for every run", async (t) => {
@@ -242,15 +273,19 @@ for (const kind of SETUPS) {
       await assert.rejects(agent.resume("raised", { approvals: [Approval.raise(pending.digest, "mallory", 9)] }));
       assert.equal((await setup.store.budget("team"))!.maxToolCalls, 2);
       // A raise that is not above what was used is refused before anything is written.
-      await assert.rejects(agent.resume("raised", { approvals: [Approval.raise(pending.digest, "noor", 2)] }), (error) =>
-        isLeashError(error, "invalid_answer"),
+      await assert.rejects(
+        agent.resume("raised", { approvals: [Approval.raise(pending.digest, "noor", 2)] }),
+        (error) => isLeashError(error, "invalid_answer"),
       );
       await setup.store.answer("raised", Approval.raise(pending.digest, "noor", 4, "month end"));
       const done = await agent.resume("raised");
       assert.equal(done.status, "completed", JSON.stringify(done.toJSON()));
       assert.equal(calls.length, 3);
       const budget = (await setup.store.budget("team"))!;
-      assert.deepEqual({ maxToolCalls: budget.maxToolCalls, maxCost: budget.maxCost }, { maxToolCalls: 4, maxCost: 10 });
+      assert.deepEqual(
+        { maxToolCalls: budget.maxToolCalls, maxCost: budget.maxCost },
+        { maxToolCalls: 4, maxCost: 10 },
+      );
       const raised = (await setup.audit.read("raised")).filter((record) => record.event === "limit_raised");
       assert.deepEqual(
         raised.map((record) => record.data),

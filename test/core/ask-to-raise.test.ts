@@ -13,7 +13,14 @@ import {
   tool,
   verifyAudit,
 } from "../../src/index.js";
-import type { ApprovalRequest, LimitApprovalRequest, Limits, Planner, RaisableLimit, RunState } from "../../src/index.js";
+import type {
+  ApprovalRequest,
+  LimitApprovalRequest,
+  Limits,
+  Planner,
+  RaisableLimit,
+  RunState,
+} from "../../src/index.js";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
 import { tempFolder } from "../cli/cli-helpers.js";
 
