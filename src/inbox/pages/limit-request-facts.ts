@@ -24,7 +24,7 @@ export function limitRequestFacts(request: LimitApprovalRequest): Html {
 /** The raise field of a limit request's form: approving it says to what the limit goes. */
 export function raiseField(request: ApprovalRequest, suffix: string): Html | null {
   if (request.kind !== "limit") return null;
-  const integer = request.limit !== "max_cost";
+  const integer = request.limit !== "max_cost" && request.limit !== "budget_cost";
   return html`<label for="raise${suffix}"
       >Raise ${request.limit} to (more than ${limitAmountText(request.limit, request.used)})</label
     >
