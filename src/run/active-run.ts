@@ -314,7 +314,7 @@ export class ActiveRun implements LiveRun {
    * a transaction of its own just before the records are written, so the budget is never charged
    * less than the trail says was spent.
    */
-  async checkpoint(options: { grantUse?: GrantUse; budgetCheck?: "tool" } = {}): Promise<void> {
+  async checkpoint(options: { grantUses?: readonly GrantUse[]; budgetCheck?: "tool" } = {}): Promise<void> {
     if (this.#seal === "sealed") this.assertOpen();
     const now = this.core.clock();
     this.state.elapsedMs += Math.max(0, now.getTime() - this.#segmentStart);
@@ -331,13 +331,13 @@ export class ActiveRun implements LiveRun {
     let written = false;
     try {
       if (store !== undefined && storeIsSink) {
-        const { grantUse } = options;
+        const { grantUses } = options;
         if (this.#stored) {
           const budgetCharge = this.#budgetCharge(options.budgetCheck ?? "none");
           await store.save(this.state, {
             expectedRevision,
             records,
-            ...(grantUse === undefined ? {} : { grantUse }),
+            ...(grantUses === undefined ? {} : { grantUses }),
             ...(budgetCharge === undefined ? {} : { budgetCharge }),
           });
           this.#charged(budgetCharge);
@@ -351,7 +351,14 @@ export class ActiveRun implements LiveRun {
         if (records.length > 0) await appendRecords(audit, records);
         written = true;
         if (store !== undefined) {
-          if (this.#stored) await store.save(this.state, { expectedRevision });
+          // Standing grants' uses, with a separate sink, commit with the state that holds the step
+          // they approve, before any record of them is made (the next checkpoint writes those).
+          const { grantUses } = options;
+          if (this.#stored)
+            await store.save(
+              this.state,
+              grantUses === undefined ? { expectedRevision } : { expectedRevision, grantUses },
+            );
           else await store.create(this.state);
         }
       }

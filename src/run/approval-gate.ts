@@ -7,7 +7,7 @@ import type { Failure, RecordedAnswer, RunState, Step } from "../state/run-state
 import type { Tool } from "../tools/tool.js";
 import type { ActiveRun } from "./active-run.js";
 import { raceAbort } from "./race-abort.js";
-import { approveByGrant, grantsFor } from "./standing-grant.js";
+import { approveByGrant, approveByQuorumOfGrants, grantsFor } from "./standing-grant.js";
 
 /** What the approval gate decided. */
 type ApprovalResult =
@@ -170,15 +170,19 @@ export async function approvalGate(
   }
   // A standing grant approves before anyone is asked and before the run would pause: nobody is
   // asked, so no `approval_requested` is written, only the use's `approval_answered`. Under a quorum
-  // above one no standing grant is used yet: the call waits for its people.
-  if ((request.quorum ?? 1) === 1) {
-    // A probe (a gate's `needsApproval`) only asks whether a grant would approve: the use is taken
-    // by the call itself, so a framework that asks and never calls spends nothing.
-    if (options.probe === true && (await grantsFor(run, request)).length > 0)
-      return { type: "go", approval: undefined };
-    const granted = await approveByGrant(run, step, tool, request);
-    if (granted !== undefined) return { type: "go", approval: granted };
-  }
+  // above one, as many grants of distinct givers as the quorum approve it together, their uses
+  // taken in one save; fewer wait, and are recorded as answers once the run has paused (a gate's
+  // session, whose requests do not pause, leaves them to its people).
+  const quorumOfRequest = request.quorum ?? 1;
+  // A probe (a gate's `needsApproval`) only asks whether grants would approve: the uses are taken
+  // by the call itself, so a framework that asks and never calls spends nothing.
+  if (options.probe === true && (await grantsFor(run, request, quorumOfRequest)).length >= quorumOfRequest)
+    return { type: "go", approval: undefined };
+  const granted =
+    quorumOfRequest === 1
+      ? await approveByGrant(run, step, tool, request)
+      : await approveByQuorumOfGrants(run, step, tool, request);
+  if (granted !== undefined) return { type: "go", approval: granted };
   if (approver === undefined) return paused(step, tool, { type: "pause", request, history });
   let given: unknown;
   // Raced against the run's signal: a cancel while the approver decides ends the run (the pause the

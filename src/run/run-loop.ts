@@ -11,6 +11,7 @@ import type { ActiveRun } from "./active-run.js";
 import { applyEdit } from "./apply-edit.js";
 import { approvalGate } from "./approval-gate.js";
 import { answeredData } from "./audit-answers.js";
+import { recordGrantAnswers } from "./standing-grant.js";
 import { askPlanner } from "./ask-planner.js";
 import { passGates } from "./gates.js";
 import { invokeTool } from "./invoke-tool.js";
@@ -157,6 +158,12 @@ async function pause(
   // The pause is durable and the next driver is a resume: this one writes nothing more.
   const paused = detachedCopy(state);
   run.letGo();
+  // Standing grants short of a quorum above one are recorded as answers, as a person's would be,
+  // now that there is a request to answer; a resume counts them with the people's.
+  if (request.kind === "call" && (request.quorum ?? 1) > 1 && run.core.store?.grants !== undefined) {
+    const answered = await recordGrantAnswers(run.core, state.runId, run.tools);
+    if (answered !== undefined) return answered;
+  }
   return paused;
 }
 

@@ -1,8 +1,14 @@
 import type { ApprovalJson, CallApprovalRequest } from "../approvals/approval.js";
+import { Approval } from "../approvals/approval.js";
+import type { AuditSink } from "../audit/audit-sink.js";
+import { recordGrantAnswer } from "../stores/record-answer.js";
+import type { RunStore } from "../stores/run-store.js";
+import type { Toolset } from "../tools/toolset.js";
+import type { AgentCore } from "./agent-core.js";
 import type { AnswerOrigin } from "../approvals/answer-origin.js";
 import { isLeashError } from "../errors/index.js";
 import type { GrantInfo, GrantUse } from "../stores/grant-info.js";
-import type { Step } from "../state/run-state.js";
+import type { RunState, Step } from "../state/run-state.js";
 import type { Tool } from "../tools/tool.js";
 import type { ActiveRun } from "./active-run.js";
 import { grantToolDigest, matchGrants } from "./grant-match.js";
@@ -35,11 +41,11 @@ export function grantCall(run: ActiveRun, request: CallApprovalRequest, excluded
   };
 }
 
-/** The standing grants that would approve this request now (read only: nothing is taken), oldest first. */
-export async function grantsFor(run: ActiveRun, request: CallApprovalRequest): Promise<GrantInfo[]> {
+/** The standing grants that would approve this request now (read only: nothing is taken), oldest first, at most `needed` of distinct givers. */
+export async function grantsFor(run: ActiveRun, request: CallApprovalRequest, needed = 1): Promise<GrantInfo[]> {
   const { store } = run.core;
   if (store?.grants === undefined) return [];
-  return matchGrants(await store.grants(), grantCall(run, request), 1);
+  return matchGrants(await store.grants(), grantCall(run, request), needed);
 }
 
 /**
@@ -73,7 +79,7 @@ export async function approveByGrant(
         const record = run.record("approval_answered", data);
         step.approval = approval;
         try {
-          await run.checkpoint({ grantUse: use });
+          await run.checkpoint({ grantUses: [use] });
         } catch (error) {
           if (useRefusedBy(error) === undefined) throw error;
           run.takeBack(record);
@@ -93,4 +99,118 @@ export async function approveByGrant(
     }
   }
   return undefined;
+}
+
+/**
+ * Under a quorum above one (API.md section 16): approves a call by `request.quorum` standing grants
+ * of distinct givers, oldest first, or by none. Every use is taken in one save, so either the
+ * quorum's uses are all taken or none is: when the store is the agent's sink, with the step's
+ * approval and each use's `approval_answered`; with a separate sink, with the step's approval, the
+ * records following in the next checkpoint (a crash in between leaves the approval for recovery
+ * to record). A use another process took first is tried again on the grants as they are now; when
+ * fewer than the quorum match, nothing is taken, and the run pauses for its people, the grants
+ * that match being recorded as answers once the pause is durable ({@link recordGrantAnswers}).
+ */
+export async function approveByQuorumOfGrants(
+  run: ActiveRun,
+  step: Step,
+  tool: Tool,
+  request: CallApprovalRequest,
+): Promise<ApprovalJson | undefined> {
+  const { store, storeIsSink } = run.core;
+  const quorum = request.quorum ?? 1;
+  if (store?.grants === undefined) return undefined;
+  const toolDigest = grantToolDigest(tool);
+  const excluded = new Set<string>();
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const grants = matchGrants(await store.grants(), grantCall(run, request, excluded), quorum);
+    if (grants.length < quorum) return undefined;
+    const uses: GrantUse[] = grants.map((grant) => ({ grant: grant.id, use: grant.uses + 1, toolDigest }));
+    const answers = grants.map((grant, index) => {
+      const approval: ApprovalJson = { digest: request.digest, granted: true, approver: grant.by };
+      const data = { step: step.index, accepted: true, ...approval, origin: useOrigin(grant, uses[index]!.use) };
+      return { approval, data };
+    });
+    // The last use completes the quorum: it is the answer the step keeps, as a resume keeps the
+    // grant that met the quorum.
+    const decisive = answers.at(-1)!.approval;
+    step.approval = decisive;
+    try {
+      if (storeIsSink) {
+        const records = answers.map((answer) => run.record("approval_answered", answer.data));
+        try {
+          await run.checkpoint({ grantUses: uses });
+        } catch (error) {
+          if (useRefusedBy(error) !== undefined) for (const record of records.reverse()) run.takeBack(record);
+          throw error;
+        }
+      } else {
+        await run.checkpoint({ grantUses: uses });
+        for (const answer of answers) run.record("approval_answered", answer.data);
+      }
+      return decisive;
+    } catch (error) {
+      delete step.approval;
+      const reason = useRefusedBy(error);
+      if (reason === undefined) throw error;
+      if (reason === "redefined" && isLeashError(error)) excluded.add(String(error.details.grant));
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Records, as answers to a paused call under a quorum above one, the standing grants that match it
+ * now: oldest first, each of a giver who has not answered this request, until the answers recorded
+ * would meet the quorum (a resume then decides on them) or no grant matches. Each is recorded as
+ * `store.answer` records a person's answer (`{ via: "grant", grant, use }` its origin), its use taken
+ * in the same save. Nothing is recorded once an answer denies the request. Gives the run as stored
+ * after the last answer recorded, or `undefined` when none was.
+ */
+export async function recordGrantAnswers(
+  core: AgentCore,
+  runId: string,
+  tools: Toolset,
+): Promise<RunState | undefined> {
+  const { store, policy } = core;
+  if (store?.grants === undefined) return undefined;
+  let recorded: RunState | undefined;
+  const excluded = new Set<string>();
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const state = await store.load(runId);
+    const request = state?.pending;
+    if (state === null || state.status !== "awaiting_approval" || request?.kind !== "call") return recorded;
+    const quorum = request.quorum ?? 1;
+    const answers = state.answers.filter((answer) => answer.digest === request.digest);
+    if (quorum <= 1 || answers.some((answer) => !answer.granted)) return recorded;
+    const answeredBy = new Set(answers.map((answer) => answer.approver));
+    if (answeredBy.size >= quorum) return recorded;
+    const tool = tools.get(request.tool);
+    if (tool === undefined) return recorded;
+    const call: GrantCall = {
+      request,
+      principal: state.principal,
+      agent: core.name,
+      now: core.clock(),
+      mayApprove: (grant, use) => policy.mayApprove(grant.by, structuredClone(request), useOrigin(grant, use)),
+      excluded,
+    };
+    const unanswered = (await store.grants()).filter((grant) => !answeredBy.has(grant.by));
+    const [grant] = matchGrants(unanswered, call, 1);
+    if (grant === undefined) return recorded;
+    const use: GrantUse = { grant: grant.id, use: grant.uses + 1, toolDigest: grantToolDigest(tool) };
+    try {
+      recorded = await recordGrantAnswer(
+        store as RunStore & AuditSink,
+        runId,
+        new Approval(request.digest, { granted: true, approver: grant.by }),
+        use,
+      );
+    } catch (error) {
+      const reason = useRefusedBy(error);
+      if (reason === undefined) throw error;
+      if (reason === "redefined") excluded.add(grant.id);
+    }
+  }
+  return recorded;
 }

@@ -15,7 +15,7 @@ import { findResumable, headOf, readResumeOptions, skillOf } from "./resume-targ
 import type { ResumeOptions } from "./resume-target.js";
 import type { Ending } from "./run-loop.js";
 import { applyRaise, applyRaisesAhead, decideRaise, raiseClaimRecords, refuseUnfitAnswers } from "./raise-limit.js";
-import { grantsFor } from "./standing-grant.js";
+import { grantsFor, recordGrantAnswers } from "./standing-grant.js";
 import { endedByCancel, unsavedStart, withdrawCall, withdrawUnsavedStart } from "./withdrawn-call.js";
 
 export type { ResumeOptions } from "./resume-target.js";
@@ -124,7 +124,12 @@ function refuseLost(lease: AbortSignal | undefined, runId: string): void {
   });
 }
 
-async function resume(core: AgentCore, target: unknown, options: ResumeOptions): Promise<TakeOver> {
+async function resume(
+  core: AgentCore,
+  target: unknown,
+  options: ResumeOptions,
+  grantsRecorded = false,
+): Promise<TakeOver> {
   const { approvals, lease } = readResumeOptions(options);
 
   const { state, trail, later, head } = await findResumable(core, target, approvals.length > 0);
@@ -139,6 +144,18 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
     refuseUnfitAnswers(state, pending, approvals);
     // An edit the tool's schema refuses is refused here, while nothing has been recorded.
     checkEdits(skill?.tools ?? core.tools, pending, approvals);
+    // Under a quorum above one, standing grants given since the pause count as that many answers:
+    // recorded as answers first (each with its use), then decided with the rest, on the run as it
+    // is now. Only for a run named by its id: a copy given to resume would be out of date after.
+    if (
+      !grantsRecorded &&
+      typeof target === "string" &&
+      pending.kind === "call" &&
+      (pending.quorum ?? 1) > 1 &&
+      lease?.aborted !== true &&
+      (await recordGrantAnswers(core, runId, skill?.tools ?? core.tools)) !== undefined
+    )
+      return resume(core, target, options, true);
     const unaudited = new Set(unauditedAnswers(state, trail).map((item) => item.index));
     let decided: ReturnType<typeof decideAnswers>;
     try {
@@ -153,7 +170,7 @@ async function resume(core: AgentCore, target: unknown, options: ResumeOptions):
       // No answer, given or recorded: a standing grant given since the pause may approve the call.
       // Only when one matches now is the run claimed, and the step goes through every gate again,
       // where the use is taken as at any call (lost to another process, the step pauses again).
-      // A limit request and a call under a quorum above one take no standing grant.
+      // A limit request takes no standing grant; under a quorum above one they were recorded as answers above.
       const run = new ActiveRun(core, state, { head, stored, skill });
       const none = approvals.length > 0 || state.answers.length > 0 || step === undefined;
       if (none || pending.kind !== "call" || (pending.quorum ?? 1) > 1 || (await grantsFor(run, pending)).length === 0)

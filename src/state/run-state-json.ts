@@ -74,13 +74,16 @@ const approval = shape({
   "raiseTo?": finite,
   "args?": json,
 });
-// Where an answer came from: `via`, and more string fields (the channel's own: user, host, client...).
+// Where an answer came from: `via`, and more string fields (the channel's own: user, host, client...);
+// a standing grant's use (`{ via: "grant", grant, use }`) numbers the use, a count.
 const origin: Check = (value, path) => {
   if (!isJsonObject(value) || Object.getPrototypeOf(value) !== Object.prototype) fail(path, "an object");
-  string((value as Record<string, unknown>).via, `${path}.via`);
+  const via = (value as Record<string, unknown>).via;
+  string(via, `${path}.via`);
   for (const [key, item] of Object.entries(value)) {
     if (key === "__proto__") throw new Invalid(`\`${path}\` has an unknown key \`${key}\``);
-    string(item, `${path}.${key}`);
+    if (via === "grant" && key === "use") count(item, `${path}.${key}`);
+    else string(item, `${path}.${key}`);
   }
 };
 // An answer recorded out of process: an approval, where it came from, and whether it is audited.

@@ -179,3 +179,15 @@ export function useRefused(use: GrantUse, reason: string): StateError {
     details: { grant: use.grant, reason },
   });
 }
+
+/**
+ * The uses a save carries, checked to name each grant once (two uses of one grant in one save would
+ * be checked against the same stored count): none when there are none. @internal
+ */
+export function distinctUses(uses: readonly GrantUse[] | undefined): readonly GrantUse[] {
+  if (uses === undefined || uses.length === 0) return [];
+  const grants = new Set(uses.map((use) => use.grant));
+  if (grants.size !== uses.length)
+    throw new LeashError("internal_error", "A save may carry at most one use of each standing grant.");
+  return uses;
+}

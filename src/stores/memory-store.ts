@@ -31,6 +31,7 @@ import {
   grantRunId,
   newGrant,
   refuseReservedRunId,
+  distinctUses,
   useRefusal,
   useRefused,
 } from "./grant-options.js";
@@ -164,13 +165,14 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
         );
       }
       if (options.records !== undefined) this.#checkContinuation(options.records);
-      if (options.grantUse !== undefined) this.#checkUse(options.grantUse);
+      const uses = distinctUses(options.grantUses);
+      for (const use of uses) this.#checkUse(use);
       if (options.budgetCharge !== undefined) this.#checkCharge(options.budgetCharge);
       // The map keeps a key where it was first set, so its order stays the order of creation.
       this.#states.set(state.runId, storedOf(state, this.#changes + 1, stored));
       this.#changes += 1;
       if (options.records !== undefined) this.append(options.records);
-      if (options.grantUse !== undefined) this.#takeUse(options.grantUse);
+      for (const use of uses) this.#takeUse(use);
       if (options.budgetCharge !== undefined) this.#takeCharge(options.budgetCharge);
       return Promise.resolve();
     } catch (error) {

@@ -9,6 +9,7 @@ import { MAX_RECORD_DEPTH, toJson } from "../json/index.js";
 import type { RecordedAnswer, RunState } from "../state/run-state.js";
 import type { AnswerOptions, AnswerOrigin, RunStore } from "./run-store.js";
 import { checkOrigin } from "./check-origin.js";
+import type { GrantUse } from "./grant-info.js";
 import { compileGrantSchema } from "./grant-schema.js";
 import type { SchemaValidator } from "../tools/schema-validator.js";
 
@@ -47,6 +48,30 @@ export async function recordAnswer(
       return await recordOnce(store, runId, approval, origin);
     } catch (error) {
       // A lost compare-and-set while the run still awaits this request: another answer got in first.
+      if (!isLeashError(error, "stale_state") || !error.details.moved || attempt >= MAX_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 5 * Math.min(attempt, 10))));
+    }
+  }
+}
+
+/**
+ * Records a standing grant's approval as an answer to a paused run's pending request, as
+ * {@link recordAnswer} records a person's, with the grant's use taken in the same save: the answer
+ * is stored exactly when the use is taken. Its origin is `{ via: "grant", grant, use }`. A use the
+ * grant does not give is refused (`stale_state` with `details.grant`) and nothing is recorded.
+ * @internal
+ */
+export async function recordGrantAnswer(
+  store: Pick<RunStore, "load" | "save"> & Pick<AuditSink, "read">,
+  runId: string,
+  approval: Approval,
+  use: GrantUse,
+): Promise<RunState> {
+  const origin: AnswerOrigin = { via: "grant", grant: use.grant, use: use.use };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await recordOnce(store, runId, approval, origin, use);
+    } catch (error) {
       if (!isLeashError(error, "stale_state") || !error.details.moved || attempt >= MAX_ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 5 * Math.min(attempt, 10))));
     }
@@ -120,6 +145,7 @@ async function recordOnce(
   runId: string,
   approval: Approval,
   origin: AnswerOrigin | undefined,
+  grantUse?: GrantUse,
 ): Promise<RunState> {
   const state = await store.load(runId);
   if (state === null)
@@ -159,9 +185,14 @@ async function recordOnce(
   state.revision = expectedRevision + 1;
   state.updatedAt = now;
   try {
-    await store.save(state, records === undefined ? { expectedRevision } : { expectedRevision, records });
+    await store.save(state, {
+      expectedRevision,
+      ...(records === undefined ? {} : { records }),
+      ...(grantUse === undefined ? {} : { grantUses: [grantUse] }),
+    });
   } catch (error) {
-    if (isLeashError(error, "stale_state")) {
+    // A grant's use refused is the grant's refusal, not a run another writer moved.
+    if (isLeashError(error, "stale_state") && typeof error.details.grant !== "string") {
       throw new StateError("stale_state", error.message, { details: { runId, moved: true }, cause: error });
     }
     throw error;

@@ -24,10 +24,11 @@ export interface SaveOptions {
   /** Audit records made since the last save, when the store is also the agent's sink: they commit with the state. */
   records?: readonly AuditRecord[];
   /**
-   * A standing grant's use to take in the same transaction: the save is refused (`stale_state`, with
-   * `details.grant`) and nothing is written unless the grant gives it (see {@link GrantUse}). @internal
+   * Standing grants' uses to take in the same transaction, each of a different grant (several under a
+   * quorum above one): the save is refused (`stale_state`, with `details.grant`) and nothing is
+   * written unless every grant gives its use (see {@link GrantUse}). @internal
    */
-  grantUse?: GrantUse;
+  grantUses?: readonly GrantUse[];
   /**
    * What the run spent since its last save, to take from its shared budget in the same transaction:
    * with `check: "tool"` a charge the budget has no room for refuses the whole save (`limit_reached`

@@ -269,7 +269,7 @@ export function budgetsContract(makeStore: MakeStore): void {
         store.save(stateOf("r1", { revision: 2, head: headOf(next) }), {
           expectedRevision: 1,
           records: next,
-          grantUse: { grant: grant.id, use: 1, toolDigest: "d" },
+          grantUses: [{ grant: grant.id, use: 1, toolDigest: "d" }],
           budgetCharge,
         });
       await assert.rejects(

@@ -129,12 +129,12 @@ export function grantsContract(makeStore: MakeStore): void {
       await store.takeGrantUse({ grant: grant.id, use: 1, toolDigest: "d" });
       const next = stateOf("r1", { revision: 2, goal: "changed" });
       await assert.rejects(
-        store.save(next, { expectedRevision: 1, grantUse: { grant: grant.id, use: 2, toolDigest: "d" } }),
+        store.save(next, { expectedRevision: 1, grantUses: [{ grant: grant.id, use: 2, toolDigest: "d" }] }),
         (error: unknown) => isLeashError(error, "stale_state") && error.details.grant === grant.id,
       );
       assert.equal((await store.load("r1"))?.revision, 1);
       const other: GrantInfo = await store.grant({ tool: "pay", maxUses: 1, by: "noor" });
-      await store.save(next, { expectedRevision: 1, grantUse: { grant: other.id, use: 1, toolDigest: "d" } });
+      await store.save(next, { expectedRevision: 1, grantUses: [{ grant: other.id, use: 1, toolDigest: "d" }] });
       assert.equal((await store.load("r1"))?.goal, "changed");
       assert.equal((await store.grants()).find((item) => item.id === other.id)?.uses, 1);
     }));

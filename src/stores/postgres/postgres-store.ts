@@ -33,7 +33,7 @@ import { DEFAULT_POOL_MAX, openPool, resolveTimeouts } from "./open-pool.js";
 import type { PostgresTimeouts } from "./open-pool.js";
 import type { GiveGrantOptions, GrantInfo, GrantOptions, GrantUse, GrantsOptions } from "../grant-info.js";
 import type { RevokeGrantOptions } from "../grant-info.js";
-import { refuseReservedRunId } from "../grant-options.js";
+import { distinctUses, refuseReservedRunId } from "../grant-options.js";
 import { giveGrant, listGrants, revokeGrant, takeGrantUse, takeUse } from "./postgres-grants.js";
 import type { BudgetChangeOptions, BudgetCharge, BudgetInfo, BudgetLimits } from "../budget-info.js";
 import {
@@ -186,6 +186,10 @@ export class PostgresStore implements RunStore, AuditSink {
     // (batched, no budget row locked).
     const given = options.budgetCharge === undefined ? undefined : checkBudgetCharge(options.budgetCharge);
     const budgetCharge = given === undefined || isEmptyCharge(given) ? undefined : { ...given };
+    // In the order of their ids: two saves that lock the same grants lock them in the same order.
+    const grantUses = distinctUses(options.grantUses).toSorted((first, second) =>
+      first.grant < second.grant ? -1 : first.grant > second.grant ? 1 : 0,
+    );
     const { runId } = state;
     const writes = this.#written.plan(state, options.expectedRevision);
     const rows = runRows(state, writes);
@@ -197,7 +201,11 @@ export class PostgresStore implements RunStore, AuditSink {
       records,
       (error) => staleTrail(runId, error),
       this.#batches,
-      options.grantUse === undefined ? undefined : (client) => takeUse(client, this.#tables, options.grantUse!),
+      grantUses.length === 0
+        ? undefined
+        : async (client) => {
+            for (const use of grantUses) await takeUse(client, this.#tables, use);
+          },
       budgetCharge,
     );
     this.#written.remember(runId, writes);

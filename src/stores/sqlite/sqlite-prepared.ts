@@ -38,7 +38,7 @@ export interface Prepared {
     write: RunWrite,
     expectedRevision: number,
     records: RecordWrite,
-    grantUse?: GrantUse,
+    grantUses: readonly GrantUse[],
     budgetCharge?: BudgetCharge,
   ) => void;
   /** An append's statements, inside its savepoint of a batch. */
@@ -91,10 +91,11 @@ function prepare(database: Database.Database, path: string): Prepared {
       trail.insert(records);
       changes.took(change);
     },
-    save: (write, expectedRevision, records, grantUse, budgetCharge) => {
+    save: (write, expectedRevision, records, grantUses, budgetCharge) => {
       const change = changes.next();
-      // In the save's own savepoint: a use the grant refuses rolls the whole save back.
-      if (grantUse !== undefined) grants.take(grantUse);
+      // In the save's own savepoint: a use a grant refuses rolls the whole save back, the uses of
+      // other grants taken before it included.
+      for (const use of grantUses) grants.take(use);
       runs.update(write, expectedRevision, change);
       trail.insert(records);
       // Last, as the memory store checks it (a stale save is refused as stale, not as over budget),

@@ -12,7 +12,7 @@ import type { StoreEvidenceLog } from "../../evidence/store-evidence-log.js";
 import { WrittenSteps } from "../written-steps.js";
 import { SqliteLogTables, sqliteEvidenceLog } from "./sqlite-log.js";
 import { toLeashError } from "./sqlite-errors.js";
-import { refuseReservedRunId } from "../grant-options.js";
+import { distinctUses, refuseReservedRunId } from "../grant-options.js";
 import type { SqliteOperation } from "./sqlite-errors.js";
 import type { QueuedWrite } from "./sqlite-group-commit.js";
 import { openPrepared } from "./sqlite-prepared.js";
@@ -134,11 +134,11 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
       const writes = this.#written.plan(state, expectedRevision);
       const run = runWriteOf(state, writes);
       const records = recordWriteOf(options.records ?? []);
-      const { grantUse } = options;
+      const grantUses = distinctUses(options.grantUses);
       const budgetCharge =
         options.budgetCharge === undefined ? undefined : { ...checkBudgetCharge(options.budgetCharge) };
       return {
-        apply: (prepared) => prepared.save(run, expectedRevision, records, grantUse, budgetCharge),
+        apply: (prepared) => prepared.save(run, expectedRevision, records, grantUses, budgetCharge),
         committed: () => this.#written.remember(run.runId, writes),
       };
     });
