@@ -29,9 +29,10 @@ export function raiseProblem(
   if (!answer.granted) return undefined;
   if (raiseTo === undefined)
     return `Run \`${request.runId}\` asks to raise ${request.limit}: approve it with a raise (\`Approval.raise(digest, approver, to)\`), or deny it.`;
-  if (typeof raiseTo !== "number" || !Number.isFinite(raiseTo))
-    return `Expected the raise of ${request.limit} to be a finite number, but it is ${String(raiseTo)}.`;
-  if (COUNTED.has(request.limit) && !Number.isInteger(raiseTo))
+  // The largest limit a run or a budget keeps exact, as every usage is capped at it.
+  if (typeof raiseTo !== "number" || !Number.isFinite(raiseTo) || raiseTo > Number.MAX_SAFE_INTEGER)
+    return `Expected the raise of ${request.limit} to be a finite number of at most ${Number.MAX_SAFE_INTEGER}, but it is ${String(raiseTo)}.`;
+  if (COUNTED.has(request.limit) && !Number.isSafeInteger(raiseTo))
     return `Expected the raise of ${request.limit} to be a whole number, but it is ${raiseTo}.`;
   if (raiseTo <= request.used)
     return `Expected the raise of ${request.limit} to be more than what was used (${request.used}), but it is ${raiseTo}.`;

@@ -1,6 +1,6 @@
 // What a gate's session is given by the app's loop, and how each is checked before anything is read
 // or written: a call (its id, tool, arguments and reason) and a model call to charge.
-import { MAX_CALL_ID_LENGTH, MAX_REASON_LENGTH } from "../decisions/decision.js";
+import { MAX_CALL_ID_LENGTH, MAX_REASON_LENGTH, MAX_USAGE } from "../decisions/decision.js";
 import { LeashError, checkOptionKeys } from "../errors/index.js";
 import { toJson } from "../json/index.js";
 import type { GateCallInput } from "./gate-call.js";
@@ -59,8 +59,8 @@ export function checkCharge(charge: unknown): GateCharge {
   checkOptionKeys(charge, ["tokens", "cost", "model"], "session.charge(usage)");
   const { tokens, cost, model } = charge as GateCharge;
   if (!Number.isSafeInteger(tokens) || tokens < 0) fail("Expected `tokens` to be a non-negative integer.");
-  if (typeof cost !== "number" || !Number.isFinite(cost) || cost < 0)
-    fail("Expected `cost` to be a non-negative finite number.");
+  if (typeof cost !== "number" || !Number.isFinite(cost) || cost < 0 || cost > MAX_USAGE)
+    fail(`Expected \`cost\` to be a non-negative finite number of at most ${MAX_USAGE}.`);
   if (model !== undefined && (typeof model !== "string" || model === "" || !model.isWellFormed()))
     fail("Expected `model` to be a non-empty string.");
   return model === undefined ? { tokens, cost } : { tokens, cost, model };

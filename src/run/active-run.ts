@@ -65,9 +65,10 @@ export class ActiveRun implements LiveRun {
   readonly #onLetGo: (() => void)[] = [];
   /**
    * What the run spent since its shared budget was last charged (tool calls' declared cost and
-   * count, model usage, a decision's own usage; a withdrawn call's charge given back, negative):
-   * taken from the budget with the next checkpoint, so the budget and the run's own counts move
-   * together. Kept only in this process: a crash before the checkpoint loses it with the state.
+   * count, a decision's own usage; a withdrawn call's charge given back, negative): taken from the
+   * budget with the next checkpoint, so the budget and the run's own counts move together (a crash
+   * before it loses it with the state that counted it). A model call's usage is taken at once
+   * ({@link takeUncharged}).
    */
   #uncharged: BudgetSpent = { cost: 0, tokens: 0, toolCalls: 0 };
 
@@ -195,6 +196,27 @@ export class ActiveRun implements LiveRun {
   /** What the run spent since its budget was last charged. */
   unchargedBudget(): BudgetSpent {
     return { ...this.#uncharged };
+  }
+
+  /**
+   * Takes what the run spent and has not charged yet from its shared budget now, in a transaction of
+   * its own (`check: "none"`): a model call's usage, known only after the call, reaches the budget as
+   * soon as the call returns, so the other runs sharing it see it before their next model call (they
+   * pass it by at most the calls in flight), and a crash before the run's next save cannot lose it
+   * (the budget may then count a call whose record the run never saved: over, never under). A store
+   * that fails here leaves the amount to the next checkpoint, which fails as loudly if it is down.
+   */
+  async takeUncharged(): Promise<void> {
+    const key = this.state.budget;
+    const { store } = this.core;
+    if (key === undefined || store?.chargeBudget === undefined || isEmptyCharge(this.#uncharged)) return;
+    const charge: BudgetCharge = { key, ...this.#uncharged, check: "none" };
+    try {
+      await store.chargeBudget(charge);
+    } catch {
+      return;
+    }
+    this.#charged(charge);
   }
 
   /**

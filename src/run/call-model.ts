@@ -154,6 +154,7 @@ function makeOneCall(run: LiveRun) {
       data.response = copyJson(response) as unknown as Json;
     }
     run.record("model_called", data);
+    await run.takeUncharged();
     const after = hasGuards
       ? await askGuards(run.core.guards, "afterModel", run.work(), signal, copyJson(response))
       : ALLOWED;

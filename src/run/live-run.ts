@@ -40,4 +40,6 @@ export interface LiveRun {
   chargeBudget(charge: Partial<BudgetSpent>): void;
   /** What the run spent since its budget was last charged: not in the store's spend yet. */
   unchargedBudget(): BudgetSpent;
+  /** Takes what the run spent and has not charged from its shared budget now, in a transaction of its own. */
+  takeUncharged(): Promise<void>;
 }

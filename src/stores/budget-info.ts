@@ -54,6 +54,12 @@ export interface BudgetChangeOptions {
   origin?: AnswerOrigin;
 }
 
+/**
+ * The largest limit or spend a budget keeps: the cap of a run's own usage (`MAX_USAGE`), so that
+ * every amount is exact in JSON and in every store's arithmetic.
+ */
+export const MAX_BUDGET_AMOUNT = Number.MAX_SAFE_INTEGER;
+
 const LIMIT_KEYS = ["maxCost", "maxTokens", "maxToolCalls"] as const;
 
 // The tolerance the run's own money limits use: ten charges of 0.1 fill a budget of 1.
@@ -94,10 +100,16 @@ export function checkBudgetLimits(limits: unknown): BudgetLimits {
     const value = (limits as Record<string, unknown>)[name];
     if (value === undefined) continue;
     const whole = name !== "maxCost";
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || (whole && !Number.isSafeInteger(value))) {
+    if (
+      typeof value !== "number" ||
+      !Number.isFinite(value) ||
+      value < 0 ||
+      value > MAX_BUDGET_AMOUNT ||
+      (whole && !Number.isSafeInteger(value))
+    ) {
       throw new LeashError(
         "invalid_option",
-        `Expected \`${name}\` to be ${whole ? "a whole number" : "a finite number"} at least 0.`,
+        `Expected \`${name}\` to be ${whole ? "a whole number" : "a finite number"} from 0 to ${MAX_BUDGET_AMOUNT}.`,
       );
     }
     checked[name] = value;
@@ -180,12 +192,17 @@ export function isEmptyCharge(charge: BudgetSpent): boolean {
   return charge.cost === 0 && charge.tokens === 0 && charge.toolCalls === 0;
 }
 
-/** The spend after a charge, never below zero (a charge given back after a reset takes nothing off). */
+/**
+ * The spend after a charge: never below zero (a charge given back after a reset takes nothing off)
+ * and never above {@link MAX_BUDGET_AMOUNT}, as a run's own usage is capped (a spend so far past any
+ * limit stops every call, and stays a number JSON carries exactly).
+ */
 export function chargedSpent(spent: BudgetSpent, charge: BudgetSpent): BudgetSpent {
+  const bounded = (value: number): number => Math.min(MAX_BUDGET_AMOUNT, Math.max(0, value));
   return {
-    cost: Math.max(0, spent.cost + charge.cost),
-    tokens: Math.max(0, spent.tokens + charge.tokens),
-    toolCalls: Math.max(0, spent.toolCalls + charge.toolCalls),
+    cost: bounded(spent.cost + charge.cost),
+    tokens: bounded(spent.tokens + charge.tokens),
+    toolCalls: bounded(spent.toolCalls + charge.toolCalls),
   };
 }
 

@@ -1,3 +1,4 @@
+import { MAX_BUDGET_AMOUNT } from "../budget-info.js";
 import { FUNCTION_STATES } from "./postgres-functions.js";
 import type { PostgresTables } from "./postgres-tables.js";
 
@@ -14,6 +15,9 @@ function dollarQuote(body: string): string {
  * JavaScript's, not `numeric`'s.
  */
 const MONEY_TOLERANCE = "1e-9::double precision";
+
+/** The largest spend a budget keeps (`MAX_BUDGET_AMOUNT`), as the memory and SQLite stores cap it. */
+const MAX_AMOUNT = `${MAX_BUDGET_AMOUNT}::double precision`;
 
 /**
  * The plpgsql functions of shared budgets (schema version 7), `CREATE OR REPLACE` under the migration
@@ -57,8 +61,9 @@ BEGIN
           'tokens', budget.spent_tokens, 'toolCalls', budget.spent_tool_calls)::text;
     END IF;
   END IF;
-  UPDATE ${budgets} SET spent_cost = greatest(0, spent_cost + p_cost),
-    spent_tokens = greatest(0, spent_tokens + p_tokens), spent_tool_calls = greatest(0, spent_tool_calls + p_tool_calls)
+  UPDATE ${budgets} SET spent_cost = least(${MAX_AMOUNT}, greatest(0, spent_cost + p_cost)),
+    spent_tokens = least(${MAX_AMOUNT}, greatest(0, spent_tokens + p_tokens)),
+    spent_tool_calls = least(${MAX_AMOUNT}, greatest(0, spent_tool_calls + p_tool_calls))
   WHERE key = p_key;
 END
 `;
