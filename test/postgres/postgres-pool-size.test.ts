@@ -16,12 +16,13 @@ import { dropSchema, freshSchemaName, sql, withPostgres } from "./database.js";
  * times out, so that a test of the pool's queue starts with the pool's connection open and idle.
  */
 async function opened(store: PostgresStore): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
     try {
       await store.load("none");
       return;
     } catch (error) {
-      if (attempt >= 50 || !isLeashError(error)) throw error;
+      if (Date.now() > deadline || !isLeashError(error)) throw error;
     }
   }
 }
@@ -99,7 +100,7 @@ withPostgres("PostgresStore pool on PostgreSQL", (url) => {
         connectionString: url,
         schema,
         poolMax: 1,
-        timeouts: { connectMs: 100, acquireMs: 60_000 },
+        timeouts: { connectMs: 1_000, acquireMs: 60_000 },
       });
       const impatient = new PostgresStore({
         connectionString: url,
@@ -140,10 +141,10 @@ withPostgres("PostgresStore pool on PostgreSQL", (url) => {
           impatient.save(stateOf("other", { revision: 2 }), { expectedRevision: 1 }),
           (error) => isLeashError(error, "store_busy") && /acquireMs/.test((error as Error).message),
         );
-        // The patient one waits past its connectMs (100 ms) without failing.
+        // The patient one waits past its connectMs (1 s) without failing.
         const queued = store.save(stateOf("other", { revision: 2 }), { expectedRevision: 1 });
         const since = Date.now();
-        await until(() => Date.now() - since > 300, "the queued save has waited past connectMs");
+        await until(() => Date.now() - since > 1_300, "the queued save has waited past connectMs");
         await locker.query("ROLLBACK");
         await queued;
         const settled = await bothSettled;
