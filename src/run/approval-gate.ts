@@ -82,11 +82,11 @@ const MAX_KEPT_SCHEMA_LENGTH = 65_536;
 /**
  * A pause for a person, with the tool's argument schema kept on the step (see `Step.argsSchema`):
  * an edit given with the answer is then checked where the tool is not at hand, before anything is
- * recorded. A schema too long to keep is left out; the resume checks the edit against the tool.
+ * recorded. A schema too long to keep is kept as `false`: an edit recorded out of process is then
+ * refused, and only a resume, which holds the tool, takes one.
  */
 function paused<T extends ApprovalResult & { type: "pause" }>(step: Step, tool: Tool, result: T): T {
-  if (step.argsSchema === undefined && JSON.stringify(tool.parameters).length <= MAX_KEPT_SCHEMA_LENGTH)
-    step.argsSchema = tool.parameters;
+  step.argsSchema ??= JSON.stringify(tool.parameters).length <= MAX_KEPT_SCHEMA_LENGTH ? tool.parameters : false;
   return result;
 }
 

@@ -54,10 +54,11 @@ export interface Step {
    */
   edited?: { args: Json; by: string };
   /**
-   * The JSON Schema of the tool's arguments, kept on a step whose call was asked of a person (when it
-   * is at most 64 KB of JSON), so that an edit given with an answer is checked where no tool is at
-   * hand (`store.answer`, `leash approve --args`, the inbox) before anything is recorded. The resume
-   * that acts on the answer checks the edited call against the tool itself, with every other gate.
+   * The JSON Schema of the tool's arguments, kept on a step whose call was asked of a person, so that
+   * an edit given with an answer is checked where no tool is at hand (`store.answer`, `leash approve
+   * --args`, the inbox) before anything is recorded; `false` when it was longer than 64 KB of JSON
+   * (an edit is then refused there). The resume that acts on the answer checks the edited call
+   * against the tool itself, with every other gate.
    */
   argsSchema?: Json;
 }

@@ -4,13 +4,13 @@ import { raiseProblem } from "../approvals/raise-problem.js";
 import type { AuditRecord } from "../audit/audit-record.js";
 import { makeRecord } from "../audit/audit-record.js";
 import type { AuditSink } from "../audit/audit-sink.js";
-import { isLeashError, LeashError, StateError } from "../errors/index.js";
+import { isLeashError, LeashError, StateError, messageOf } from "../errors/index.js";
 import { MAX_RECORD_DEPTH, toJson } from "../json/index.js";
 import type { RecordedAnswer, RunState } from "../state/run-state.js";
 import type { AnswerOptions, AnswerOrigin, RunStore } from "./run-store.js";
 import { checkOrigin } from "./check-origin.js";
 import type { GrantUse } from "./grant-info.js";
-import { compileGrantSchema } from "./grant-schema.js";
+import { compileEditSchema } from "./edit-schema.js";
 import type { SchemaValidator } from "../tools/schema-validator.js";
 
 /** How often an answer is tried again when another answer (or save) moved the run in between. */
@@ -118,19 +118,27 @@ function answeredRequest(state: RunState, approval: Approval): ApprovalRequest {
 /**
  * Refuses, before anything is recorded, an edit the tool's argument schema refuses
  * (`invalid_arguments`, naming the problems), when the asked step kept that schema (see
- * `Step.argsSchema`). The schema is compiled with RE2 as its pattern engine, as a standing grant's
- * is: no pattern can hang the process that records an answer. A schema that cannot be compiled so is
- * left to the resume, which checks the edited call against the tool itself with every other gate.
+ * `Step.argsSchema`). The schema is compiled with RE2 as its pattern engine: no pattern can hang
+ * the process that records an answer. An edit that cannot be checked here (a schema too long to
+ * keep, a pattern RE2 cannot match) is refused too: a resume, which holds the tool, can take it.
  */
 function checkEdit(state: RunState, pending: ApprovalRequest, approval: Approval): void {
   if (approval.args === undefined || pending.kind !== "call") return;
   const schema = state.steps[pending.step]?.argsSchema;
   if (schema === undefined) return;
+  const unchecked = (why: string): LeashError =>
+    new LeashError(
+      "invalid_arguments",
+      `The arguments ${approval.approver} gave for \`${pending.tool}\` cannot be checked here: ${why}. Nothing was recorded; approve without an edit, or give the edit to a resume, which checks it against the tool.`,
+      { details: { runId: state.runId, step: pending.step, approver: approval.approver } },
+    );
+  // A schema too long to keep was kept as `false`: an edit that cannot be checked is not recorded.
+  if (schema === false) throw unchecked("the tool's schema is too long to keep with the request");
   let validation: ReturnType<SchemaValidator["validate"]>;
   try {
-    validation = compileGrantSchema(schema, `the arguments' schema of \`${pending.tool}\``).validate(approval.args);
-  } catch {
-    return;
+    validation = compileEditSchema(schema, `the arguments' schema of \`${pending.tool}\``).validate(approval.args);
+  } catch (error) {
+    throw unchecked(messageOf(error));
   }
   if (!validation.valid)
     throw new LeashError(

@@ -14,7 +14,7 @@ import {
   stateAgreesWithTrail,
   tool,
 } from "../../src/index.js";
-import type { ApprovalRequest, Approver, AuditSink, Guard, Json, RunStore } from "../../src/index.js";
+import type { ApprovalRequest, Approver, AuditSink, Guard, Json, JsonSchema, RunStore } from "../../src/index.js";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
 import { PostgresStore } from "../../src/stores/postgres/index.js";
 import { dropSchema, freshSchemaName, withPostgres } from "../postgres/database.js";
@@ -293,4 +293,67 @@ test("an edit kept on a step by a claim runs edited after a crash before the cal
   assert.deepEqual(resumed.steps[0]?.edited, { args: { amount: 20 }, by: "noor" });
   assert.deepEqual(ran, [{ amount: 20 }]);
   assert.deepEqual(paid, []);
+});
+
+test("store.answer checks an edit against a tool schema with keywords JSON Schema does not know, and refuses one it cannot check, recording nothing", async () => {
+  const store = new MemoryStore();
+  const ran: Json[] = [];
+  const agentOf = (name: string, parameters: Record<string, Json>) =>
+    new Agent({
+      tools: [
+        tool({
+          name,
+          effect: "write",
+          parameters: parameters as JsonSchema,
+          execute: (args) => {
+            ran.push(args);
+            return "done";
+          },
+        }),
+      ],
+      store,
+      policy: new Policy({ allowEffects: ["read", "write"] }),
+      planner: (state) => (state.steps.length === 0 ? Decision.act(name, { amount: 5 }) : Decision.finish("done")),
+    });
+  // A schema with an annotation of the app's own and an unknown format: checked as the tool checks it.
+  const annotated = {
+    type: "object",
+    "x-ui": { widget: "slider" },
+    properties: { amount: { type: "number", maximum: 10 }, day: { type: "string", format: "fiscal-day" } },
+    required: ["amount"],
+  };
+  const first = await agentOf("pay", annotated).run("pay", { runId: "annotated" });
+  await assert.rejects(
+    store.answer("annotated", Approval.edit(first.pending!.digest, "noor", { amount: 50 })),
+    (error) => isLeashError(error, "invalid_arguments") && /maximum|<= 10/.test((error as Error).message),
+  );
+  await store.answer("annotated", Approval.edit(first.pending!.digest, "noor", { amount: 7, day: "Q3-12" }));
+  assert.equal((await store.load("annotated"))?.answers.length, 1);
+
+  // A pattern RE2 cannot match (a lookahead), and a schema too long to keep: no edit is recorded.
+  const lookahead = {
+    type: "object",
+    properties: { amount: { type: "number" }, memo: { type: "string", pattern: "^(?=INV)" } },
+  };
+  const huge = {
+    type: "object",
+    properties: { amount: { type: "number" } },
+    description: "x".repeat(70_000),
+  };
+  for (const [runId, parameters] of [
+    ["lookahead", lookahead],
+    ["huge", huge],
+  ] as const) {
+    const paused = await agentOf(`pay_${runId}`, parameters).run("pay", { runId });
+    await assert.rejects(
+      store.answer(runId, Approval.edit(paused.pending!.digest, "noor", { amount: 6 })),
+      (error) => isLeashError(error, "invalid_arguments") && /cannot be checked here/.test((error as Error).message),
+      runId,
+    );
+    assert.deepEqual((await store.load(runId))?.answers, [], runId);
+    // Approving without an edit is recorded as ever.
+    await store.answer(runId, Approval.grant(paused.pending!.digest, "noor"));
+    assert.equal((await store.load(runId))?.answers.length, 1, runId);
+  }
+  assert.deepEqual(ran, []);
 });
