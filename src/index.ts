@@ -72,6 +72,7 @@ export type {
   GrantsOptions,
 } from "./stores/grant-info.js";
 export type { BudgetInfo, BudgetLimits, BudgetSpent, BudgetStop, BudgetChangeOptions } from "./stores/budget-info.js";
+export type { BudgetLimitName } from "./stores/budget-raise.js";
 export type { RunSummary, RunOrder, SummaryPage } from "./stores/run-summary.js";
 export type { AnswerOrigin } from "./approvals/answer-origin.js";
 

@@ -4,11 +4,10 @@ import { detachedCopy } from "../state/run-state.js";
 import type { ActiveRun } from "./active-run.js";
 import { actStep, endRun, runLoop } from "./run-loop.js";
 import type { NextStage } from "./take-over.js";
-import { raiseBudget } from "./raise-limit.js";
 
 /**
  * Drives a run a take-over claimed from its next stage: the answered step, the call recovery
- * decided on, the loop, the end, a note after the end, or a shared budget raised first.
+ * decided on, the loop, the end, or a note after the end.
  */
 export async function continueRun(run: ActiveRun, next: NextStage): Promise<RunState> {
   switch (next.type) {
@@ -24,9 +23,6 @@ export async function continueRun(run: ActiveRun, next: NextStage): Promise<RunS
       return runLoop(run);
     case "end":
       return endRun(run, next.ending);
-    case "raise_budget":
-      await raiseBudget(run.core, run.state, next.request, next.to, next.by);
-      return continueRun(run, next.then);
     case "note":
       run.record(next.event, next.data);
       await run.checkpoint();

@@ -6,7 +6,7 @@ import { isBudgetStopReason, isRaisableLimit, RAISABLE_LIMITS } from "../limits/
 import type { RunState } from "../state/run-state.js";
 import type { AgentCore } from "./agent-core.js";
 import type { AnswerOrigin } from "../approvals/answer-origin.js";
-import type { BudgetLimits } from "../stores/budget-info.js";
+import type { BudgetChangeOptions, BudgetLimits } from "../stores/budget-info.js";
 import { answerClaimRecords } from "./decide-answers.js";
 import type { decideAnswers } from "./decide-answers.js";
 
@@ -102,38 +102,49 @@ const BUDGET_LIMIT_KEYS = {
   budget_tool_calls: "maxToolCalls",
 } as const;
 
+/** Who raised a shared budget's limit, for the budget's own record. */
+export interface BudgetRaiser {
+  approver: string;
+  note?: string | undefined;
+  origin?: AnswerOrigin | undefined;
+}
+
 /**
- * Raises the run's shared budget in its store for a person's raise of a budget's limit request
- * (`setBudget` with the budget's other limits kept, recorded as `budget_set` under `budget:<key>`
- * with who raised it and where the answer came from), so every run that spends from it goes on
- * under the new limit. A budget raised past `to` already (by someone else meanwhile) is left as it
- * is: a raise never lowers a limit. Nothing happens for a run's own limit.
+ * Raises the run's shared budget in its store for a person's raise of a budget's limit request, as
+ * one atomic change of the store (`store.raiseBudget`): the limit the request names is set to `to`
+ * only when it is still set and below `to`, every other limit kept as stored then, recorded as
+ * `budget_set` under `budget:<key>` with who raised it and where the answer came from. So a raise
+ * never lowers a limit raised further meanwhile, never puts back a limit removed meanwhile, and never
+ * drops a limit added meanwhile; run again for the same answer it changes and records nothing. It
+ * comes before the resume's claim that records `limit_raised`. Nothing happens for a run's own limit.
  */
 export async function raiseBudget(
   core: AgentCore,
   state: RunState,
   pending: LimitApprovalRequest,
   to: number,
-  raisedBy: { approver: string; note?: string | undefined; origin?: AnswerOrigin | undefined },
+  raisedBy: BudgetRaiser,
 ): Promise<void> {
   const limit = pending.limit;
   const key = state.budget;
   const { store } = core;
-  if (!isBudgetStopReason(limit) || key === undefined || store?.budget === undefined || store.setBudget === undefined)
-    return;
-  const budget = await store.budget(key);
+  if (!isBudgetStopReason(limit) || key === undefined || store === undefined) return;
   const name = BUDGET_LIMIT_KEYS[limit];
-  const limits: BudgetLimits = {};
-  for (const each of ["maxCost", "maxTokens", "maxToolCalls"] as const)
-    if (budget?.[each] !== undefined) limits[each] = budget[each];
-  const now = limits[name];
-  if (now !== undefined && now >= to) return;
   const { approver, note, origin } = raisedBy;
   // A budget's change records a note of at most 1000 characters; a longer one is in the run's trail.
   const kept = note !== undefined && note.trim() !== "" && note.length <= 1000 ? { note } : {};
-  await store.setBudget(
-    key,
-    { ...limits, [name]: to },
-    { by: approver, ...kept, ...(origin === undefined ? {} : { origin }) },
-  );
+  const change: BudgetChangeOptions = { by: approver, ...kept, ...(origin === undefined ? {} : { origin }) };
+  if (store.raiseBudget !== undefined) {
+    await store.raiseBudget(key, name, to, change);
+    return;
+  }
+  // A store of its own without `raiseBudget`: the same rule, read then written (not atomic there).
+  if (store.budget === undefined || store.setBudget === undefined) return;
+  const budget = await store.budget(key);
+  const now = budget?.[name];
+  if (budget === null || now === undefined || now >= to) return;
+  const limits: BudgetLimits = {};
+  for (const each of ["maxCost", "maxTokens", "maxToolCalls"] as const)
+    if (budget[each] !== undefined) limits[each] = budget[each];
+  await store.setBudget(key, { ...limits, [name]: to }, change);
 }

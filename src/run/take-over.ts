@@ -2,8 +2,6 @@ import type { Approval, LimitApprovalRequest } from "../approvals/approval.js";
 import { assertNever, isLeashError, StateError } from "../errors/index.js";
 import { MAX_RECORD_DEPTH, toJson } from "../json/index.js";
 import { ENDED_STATUSES } from "../state/outcomes.js";
-import { isBudgetStopReason } from "../limits/limits.js";
-import type { AnswerOrigin } from "../approvals/answer-origin.js";
 import type { RunState, Step } from "../state/run-state.js";
 import type { AgentCore } from "./agent-core.js";
 import { ActiveRun } from "./active-run.js";
@@ -14,7 +12,14 @@ import { checkEdits } from "./check-edits.js";
 import { findResumable, headOf, readResumeOptions, skillOf } from "./resume-target.js";
 import type { ResumeOptions } from "./resume-target.js";
 import type { Ending } from "./run-loop.js";
-import { applyRaise, applyRaisesAhead, decideRaise, raiseClaimRecords, refuseUnfitAnswers } from "./raise-limit.js";
+import {
+  applyRaise,
+  applyRaisesAhead,
+  decideRaise,
+  raiseBudget,
+  raiseClaimRecords,
+  refuseUnfitAnswers,
+} from "./raise-limit.js";
 import { grantsFor, recordGrantAnswers } from "./standing-grant.js";
 import { endedByCancel, unsavedStart, withdrawCall, withdrawUnsavedStart } from "./withdrawn-call.js";
 
@@ -40,15 +45,7 @@ export type NextStage =
   | { type: "act"; step: Step; start: "first" | "restart" | "unsaved" }
   | { type: "loop" }
   | { type: "end"; ending: Ending }
-  | { type: "note"; event: string; data: unknown }
-  | { type: "raise_budget"; request: LimitApprovalRequest; to: number; by: BudgetRaiser; then: NextStage };
-
-/** Who raised a shared budget's limit, for the budget's own record. */
-export interface BudgetRaiser {
-  approver: string;
-  note?: string | undefined;
-  origin?: AnswerOrigin | undefined;
-}
+  | { type: "note"; event: string; data: unknown };
 
 /**
  * Why a take-over went no further: no answer matches the pending request, the answers fall short of
@@ -192,26 +189,28 @@ async function resume(
       const raise = decideRaise(decided);
       const records = raiseClaimRecords(state, pending, raise.decided, raise.to);
       refuseLost(lease, runId);
-      const run = new ActiveRun(core, state, { head, stored, skill });
-      state.status = "running";
       const raisedBy = raise.decided.answer;
       // Where the raise came from, when `store.answer` recorded it (the CLI, the inbox): the budget's record says so too.
       const origin = state.answers.find(
         (answer) =>
           answer.digest === pending.digest && answer.approver === raisedBy.approver && answer.raiseTo === raise.to,
       )?.origin;
+      // A shared budget's raise changes the budget in the store before the claim that records it: a
+      // crash in between leaves the budget raised and the run paused with its answer, and the next
+      // resume raises again (already done: nothing changed or recorded) and claims.
+      if (raise.to !== undefined) {
+        await raiseBudget(core, state, pending, raise.to, { approver: raisedBy.approver, note: raisedBy.note, origin });
+        refuseLost(lease, runId);
+      }
+      const run = new ActiveRun(core, state, { head, stored, skill });
+      state.status = "running";
       // The raise is saved with the records that say it (with a separate sink, in the save after them).
       await run.claim(records, () => {
         state.answers = [];
         if (raise.to !== undefined) applyRaise(state, pending, raise.to);
       });
       holdWhile(run, lease);
-      const next = afterRaise(state, pending, raise.to);
-      // A shared budget's raise changes the budget in the store once this process owns the run, as
-      // the first thing the claimed run does (a failure there ends the run, as any failure does).
-      if (raise.to === undefined || !isBudgetStopReason(pending.limit)) return { type: "claimed", run, next };
-      const by = { approver: raisedBy.approver, note: raisedBy.note, origin };
-      return { type: "claimed", run, next: { type: "raise_budget", request: pending, to: raise.to, by, then: next } };
+      return { type: "claimed", run, next: afterRaise(state, pending, raise.to) };
     }
     if (step === undefined) throw new StateError("invalid_state", `Run \`${runId}\` has no step ${pending.step}.`);
     const records = answerClaimRecords(pending, decided);

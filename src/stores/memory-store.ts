@@ -36,6 +36,8 @@ import {
   useRefused,
 } from "./grant-options.js";
 import type { BudgetChangeOptions, BudgetCharge, BudgetInfo, BudgetLimits } from "./budget-info.js";
+import type { BudgetLimitName } from "./budget-raise.js";
+import { checkBudgetRaise, raisedBudget } from "./budget-raise.js";
 import {
   budgetNotFound,
   budgetRefused,
@@ -253,6 +255,31 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
       const info: BudgetInfo = { key, ...checked, spent: stored?.spent ?? { cost: 0, tokens: 0, toolCalls: 0 } };
       this.append([budgetSetRecord(info, change, this.#heads.get(budgetRunId(key)) ?? null, new Date().toISOString())]);
       this.#budgets.set(key, info);
+      return Promise.resolve(structuredClone(info));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /**
+   * Raises one limit of a budget when it is set and below `to`, recorded; see `RunStore.raiseBudget`.
+   * Read and written in one turn, so no other change of the budget comes in between. @internal
+   */
+  raiseBudget(
+    key: string,
+    limit: BudgetLimitName,
+    to: number,
+    options?: BudgetChangeOptions,
+  ): Promise<BudgetInfo | null> {
+    try {
+      const raise = checkBudgetRaise(key, limit, to, options);
+      const stored = this.#budgets.get(raise.key);
+      if (stored === undefined) return Promise.resolve(null);
+      const info = raisedBudget(stored, raise);
+      if (info === undefined) return Promise.resolve(structuredClone(stored));
+      const head = this.#heads.get(budgetRunId(raise.key)) ?? null;
+      this.append([budgetSetRecord(info, raise.change, head, new Date().toISOString())]);
+      this.#budgets.set(raise.key, info);
       return Promise.resolve(structuredClone(info));
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));

@@ -14,6 +14,7 @@ import type {
   RevokeGrantOptions,
 } from "./grant-info.js";
 import type { BudgetChangeOptions, BudgetCharge, BudgetInfo, BudgetLimits } from "./budget-info.js";
+import type { BudgetLimitName } from "./budget-raise.js";
 
 export type { AnswerOrigin };
 
@@ -152,6 +153,21 @@ export interface RunStore {
    * with a separate sink does, just before the records it charges for. @internal
    */
   chargeBudget?(charge: BudgetCharge): Promise<void>;
+  /**
+   * Raises one limit of a shared budget for a person's raise of a budget limit request, atomically:
+   * in one transaction the budget is read and, only when that limit is set and below `to`, set to
+   * `to` (every other limit and the spend kept as stored then), recorded as `budget_set` under
+   * `budget:<key>`. A limit at least `to` is never lowered and a removed limit never put back: then
+   * nothing is changed or recorded. Returns the budget as it is after, or `null` when none is set
+   * under `key` (nothing done). A `to` that is not a finite number above 0 (whole for the counts) is
+   * `invalid_option` and nothing is written. @internal
+   */
+  raiseBudget?(
+    key: string,
+    limit: BudgetLimitName,
+    to: number,
+    options?: BudgetChangeOptions,
+  ): Promise<BudgetInfo | null>;
   /** Releases what the store holds open. */
   close(): Promise<void>;
 }

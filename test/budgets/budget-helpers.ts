@@ -11,7 +11,7 @@ import { freshStore } from "../postgres/database.js";
 
 /** A store with shared budgets, as the tests use it. */
 export type BudgetStore = RunStoreWithAudit &
-  Required<Pick<RunStore, "setBudget" | "budget" | "resetBudget" | "budgets" | "chargeBudget">>;
+  Required<Pick<RunStore, "setBudget" | "budget" | "resetBudget" | "budgets" | "chargeBudget" | "raiseBudget">>;
 
 /** Where a test's agents keep their runs: a store, and the sink their trails go to (the store itself or not). */
 export interface Setup {

@@ -10,7 +10,8 @@ import type { BudgetCharge } from "../../src/stores/budget-info.js";
 import { chain, headOf, stateOf, withStore } from "./contract-fixtures.js";
 import type { MakeStore, StoreUnderTest } from "./contract-fixtures.js";
 
-type BudgetMethods = "setBudget" | "budget" | "resetBudget" | "budgets" | "chargeBudget" | "grant" | "grants";
+type BudgetMethods =
+  "setBudget" | "budget" | "resetBudget" | "budgets" | "chargeBudget" | "raiseBudget" | "grant" | "grants";
 type BudgetStore = RunStore & AuditSink & Required<Pick<RunStore, BudgetMethods>>;
 
 const NOTHING = { cost: 0, tokens: 0, toolCalls: 0 };
@@ -179,6 +180,169 @@ export function budgetsContract(makeStore: MakeStore): void {
         (await store.read("budget:team-a")).map((record) => record.event),
         ["budget_set"],
       );
+    }));
+
+  test("raiseBudget raises a limit set below `to`, keeps every other limit and the spend, and records budget_set once with who raised it", () =>
+    withBudgets(async (store) => {
+      const origin = { via: "cli", user: "alice", host: "desk" };
+      await store.setBudget("team-a", { maxCost: 10, maxTokens: 500, maxToolCalls: 3 });
+      await store.chargeBudget(charge("team-a", { cost: 2, tokens: 40, toolCalls: 3 }, "none"));
+      const raised = await store.raiseBudget("team-a", "maxToolCalls", 8, { by: "alice", note: "more", origin });
+      const expected = {
+        key: "team-a",
+        maxCost: 10,
+        maxTokens: 500,
+        maxToolCalls: 8,
+        spent: { cost: 2, tokens: 40, toolCalls: 3 },
+      };
+      assert.deepEqual(raised, expected);
+      assert.deepEqual(await store.budget("team-a"), expected);
+      const records = await store.read("budget:team-a");
+      assert.deepEqual(
+        records.map((record) => [record.event, record.seq]),
+        [
+          ["budget_set", 0],
+          ["budget_set", 1],
+        ],
+      );
+      assert.deepEqual(records[1]!.data, {
+        key: "team-a",
+        maxCost: 10,
+        maxTokens: 500,
+        maxToolCalls: 8,
+        by: "alice",
+        note: "more",
+        origin,
+      });
+      assert.deepEqual(verifyAudit(await store.read()), []);
+      // The same raise again changes and records nothing.
+      assert.deepEqual(await store.raiseBudget("team-a", "maxToolCalls", 8, { by: "alice" }), expected);
+      assert.equal((await store.read("budget:team-a")).length, 2);
+      const cost = await store.raiseBudget("team-a", "maxCost", 12.5);
+      assert.deepEqual(cost, { ...expected, maxCost: 12.5 });
+      assert.equal((await store.read("budget:team-a")).length, 3);
+    }));
+
+  test("raiseBudget never lowers a limit: a raise to less than the limit, or to the limit, changes and records nothing", () =>
+    withBudgets(async (store) => {
+      await store.setBudget("team-a", { maxCost: 10, maxTokens: 500 });
+      const before = await store.budget("team-a");
+      assert.deepEqual(await store.raiseBudget("team-a", "maxTokens", 200, { by: "bob" }), before);
+      assert.deepEqual(await store.raiseBudget("team-a", "maxTokens", 500, { by: "bob" }), before);
+      assert.deepEqual(await store.raiseBudget("team-a", "maxCost", 9.99), before);
+      assert.deepEqual(await store.budget("team-a"), before);
+      assert.deepEqual(
+        (await store.read("budget:team-a")).map((record) => record.event),
+        ["budget_set"],
+      );
+    }));
+
+  test("raiseBudget never puts back a removed limit: a limit not set stays unset, and nothing is recorded", () =>
+    withBudgets(async (store) => {
+      await store.setBudget("team-a", { maxToolCalls: 2 });
+      await store.setBudget("team-a", {});
+      assert.deepEqual(await store.raiseBudget("team-a", "maxToolCalls", 10, { by: "alice" }), {
+        key: "team-a",
+        spent: NOTHING,
+      });
+      await store.setBudget("team-b", { maxCost: 5 });
+      assert.deepEqual(await store.raiseBudget("team-b", "maxToolCalls", 10), {
+        key: "team-b",
+        maxCost: 5,
+        spent: NOTHING,
+      });
+      assert.deepEqual(await store.budget("team-a"), { key: "team-a", spent: NOTHING });
+      assert.deepEqual(await store.budget("team-b"), { key: "team-b", maxCost: 5, spent: NOTHING });
+      assert.equal((await store.read("budget:team-a")).length, 2);
+      assert.equal((await store.read("budget:team-b")).length, 1);
+    }));
+
+  test("raiseBudget on a key never set answers null and stores and records nothing", () =>
+    withBudgets(async (store) => {
+      assert.equal(await store.raiseBudget("nobody", "maxCost", 5, { by: "alice" }), null);
+      assert.deepEqual(await store.budgets(), []);
+      assert.deepEqual(await store.read(), []);
+    }));
+
+  test("raiseBudget refuses a bad key, limit, `to` or change options with invalid_option, and writes nothing", () =>
+    withBudgets(async (store) => {
+      await store.setBudget("team-a", { maxCost: 1, maxTokens: 1, maxToolCalls: 1 });
+      const before = await store.budget("team-a");
+      const bad: [unknown, unknown, unknown, unknown][] = [
+        ["", "maxCost", 5, undefined],
+        ["a\nb", "maxCost", 5, undefined],
+        ["team-a", "maxCalls", 5, undefined],
+        ["team-a", "maxCost", 0, undefined],
+        ["team-a", "maxCost", -1, undefined],
+        ["team-a", "maxCost", Number.NaN, undefined],
+        ["team-a", "maxCost", Number.POSITIVE_INFINITY, undefined],
+        ["team-a", "maxCost", "5", undefined],
+        ["team-a", "maxTokens", 1.5, undefined],
+        ["team-a", "maxToolCalls", 2 ** 53, undefined],
+        ["team-a", "maxToolCalls", 1e20, undefined],
+        ["team-a", "maxCost", 5, { by: "" }],
+        ["team-a", "maxCost", 5, { reason: "x" }],
+      ];
+      for (const [key, limit, to, options] of bad) {
+        await assert.rejects(
+          store.raiseBudget(key as string, limit as "maxCost", to as number, options as never),
+          refused("invalid_option"),
+          JSON.stringify([key, limit, to, options]),
+        );
+      }
+      assert.deepEqual(await store.budget("team-a"), before);
+      assert.deepEqual(
+        (await store.read("budget:team-a")).map((record) => record.event),
+        ["budget_set"],
+      );
+    }));
+
+  test("two raises of one limit racing end at the larger, whichever lands last, with a record for each change only", () =>
+    withBudgets(async (store) => {
+      for (let round = 0; round < 5; round += 1) {
+        const key = `team-${round}`;
+        await store.setBudget(key, { maxToolCalls: 2, maxCost: 3 });
+        const raises = [
+          () => store.raiseBudget(key, "maxToolCalls", 10, { by: "alice" }),
+          () => store.raiseBudget(key, "maxToolCalls", 5, { by: "bob" }),
+        ];
+        if (round % 2 === 1) raises.reverse();
+        await Promise.all(raises.map((raise) => raise()));
+        assert.deepEqual(await store.budget(key), { key, maxToolCalls: 10, maxCost: 3, spent: NOTHING });
+        const records = await store.read(`budget:${key}`);
+        assert.equal((records.at(-1)!.data as { maxToolCalls?: unknown }).maxToolCalls, 10);
+        assert.ok(records.length === 2 || records.length === 3, String(records.length));
+        assert.deepEqual(verifyAudit(records), []);
+      }
+    }));
+
+  test("two stores on one database racing raises and a setBudget keep the larger raise and never drop the limit setBudget added", (context) =>
+    withBudgets(async (store, child) => {
+      if (child === undefined) {
+        context.skip("a store no other object can open");
+        return;
+      }
+      const other = await secondStore(child);
+      try {
+        await store.setBudget("team-a", { maxToolCalls: 2 });
+        await Promise.all([
+          store.raiseBudget("team-a", "maxToolCalls", 10, { by: "alice" }),
+          other.raiseBudget("team-a", "maxToolCalls", 5, { by: "bob" }),
+        ]);
+        assert.equal((await other.budget("team-a"))?.maxToolCalls, 10);
+        await store.setBudget("team-b", { maxToolCalls: 2 });
+        await Promise.all([
+          store.raiseBudget("team-b", "maxToolCalls", 10, { by: "alice" }),
+          other.setBudget("team-b", { maxToolCalls: 2, maxCost: 3 }, { by: "cfo" }),
+        ]);
+        const budget = await other.budget("team-b");
+        assert.equal(budget?.maxCost, 3);
+        // Either the raise came first (and the setBudget set the count back to 2), or after it (10).
+        assert.ok(budget?.maxToolCalls === 2 || budget?.maxToolCalls === 10, JSON.stringify(budget));
+        assert.deepEqual(verifyAudit(await store.read()), []);
+      } finally {
+        await other.close();
+      }
     }));
 
   test("a save whose tool charge fits is written with its records and its charge taken", () =>

@@ -1,5 +1,7 @@
 import type { LeashError } from "../../errors/index.js";
 import type { BudgetChangeOptions, BudgetCharge, BudgetInfo, BudgetLimits, BudgetStop } from "../budget-info.js";
+import type { BudgetRaise } from "../budget-raise.js";
+import { raisedBudget } from "../budget-raise.js";
 import {
   budgetNotFound,
   budgetRefused,
@@ -123,6 +125,36 @@ export async function setBudget(
     return info;
   });
 }
+
+/**
+ * `store.raiseBudget` on PostgreSQL: in one transaction, the row locked (`FOR UPDATE`) and, when the
+ * limit is set and below `to`, that limit alone updated and `budget_set` recorded; a limit not set,
+ * or at least `to` already, is left as it is, with no record. Another change of the budget waits for
+ * the lock, or this one for it, so neither is lost.
+ */
+export async function raiseBudget(
+  pool: PostgresPool,
+  tables: PostgresTables,
+  raise: BudgetRaise,
+): Promise<BudgetInfo | null> {
+  const { key } = raise;
+  return inTransaction(pool, `raising shared budget \`${key}\``, async (client) => {
+    const found = await client.query(`SELECT * FROM ${tables.budgets} WHERE key = $1 FOR UPDATE`, [key]);
+    const row = found.rows[0];
+    if (row === undefined) return null;
+    const stored = budgetOf(row);
+    const info = raisedBudget(stored, raise);
+    if (info === undefined) return stored;
+    const column = RAISE_COLUMNS[raise.limit];
+    await client.query(`UPDATE ${tables.budgets} SET ${column} = $2 WHERE key = $1`, [key, raise.to]);
+    const record = budgetSetRecord(info, raise.change, await chainHead(client, tables, key), new Date().toISOString());
+    await insertRecords(client, tables, [record], (error) => trailTaken(record.run, error));
+    return info;
+  });
+}
+
+/** The column of each limit a raise sets. */
+const RAISE_COLUMNS = { maxCost: "max_cost", maxTokens: "max_tokens", maxToolCalls: "max_tool_calls" } as const;
 
 /** `store.resetBudget` on PostgreSQL: the row locked, its spend cleared, and `budget_reset` recorded, in one transaction. */
 export async function resetBudget(

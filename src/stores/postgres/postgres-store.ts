@@ -43,7 +43,9 @@ import {
   checkChangeOptions,
   isEmptyCharge,
 } from "../budget-info.js";
-import { chargeBudget, resetBudget, selectBudget, selectBudgets, setBudget } from "./postgres-budgets.js";
+import { chargeBudget, raiseBudget, resetBudget, selectBudget, selectBudgets, setBudget } from "./postgres-budgets.js";
+import type { BudgetLimitName } from "../budget-raise.js";
+import { checkBudgetRaise } from "../budget-raise.js";
 
 export type { PostgresConnection };
 
@@ -292,6 +294,21 @@ export class PostgresStore implements RunStore, AuditSink {
   /** Every shared budget, by key; see `RunStore.budgets`. */
   async budgets(): Promise<BudgetInfo[]> {
     return selectBudgets(await this.#open(), this.#tables);
+  }
+
+  /**
+   * Raises one limit of a budget when it is set and below `to`, with its `budget_set` record, in one
+   * transaction under the row's lock; see `RunStore.raiseBudget`. @internal
+   */
+  async raiseBudget(
+    key: string,
+    limit: BudgetLimitName,
+    to: number,
+    options?: BudgetChangeOptions,
+  ): Promise<BudgetInfo | null> {
+    // Checked before connecting, so that bad input is `invalid_option` whether or not the server answers.
+    const raise = checkBudgetRaise(key, limit, to, options);
+    return raiseBudget(await this.#open(), this.#tables, raise);
   }
 
   /** Takes a charge from a budget in one statement of its own (`leash_charge_budget`). @internal */

@@ -2,6 +2,8 @@ import type { SqliteOperation } from "./sqlite-errors.js";
 import type { Prepared } from "./sqlite-prepared.js";
 import { recordWriteOf } from "./sqlite-run-write.js";
 import type { BudgetChangeOptions, BudgetCharge, BudgetInfo, BudgetLimits } from "../budget-info.js";
+import type { BudgetLimitName } from "../budget-raise.js";
+import { checkBudgetRaise, raisedBudget } from "../budget-raise.js";
 import {
   budgetNotFound,
   budgetResetRecord,
@@ -60,6 +62,43 @@ export class SqliteBudgetWrites {
       };
     });
     return result!;
+  }
+
+  /**
+   * Raises one limit (see `RunStore.raiseBudget`): the row is read inside the write's apply, under
+   * the batch's `BEGIN IMMEDIATE`, so no other change of the budget comes between the read and the
+   * write. A limit not set, or at least `to` already, is left as it is, with no record.
+   */
+  async raise(
+    key: string,
+    limit: BudgetLimitName,
+    to: number,
+    options: BudgetChangeOptions | undefined,
+  ): Promise<BudgetInfo | null> {
+    let result: BudgetInfo | null = null;
+    await this.#write({ method: "raiseBudget" }, () => {
+      const raise = checkBudgetRaise(key, limit, to, options);
+      return {
+        apply: (prepared) => {
+          const stored = prepared.budgets.get(raise.key);
+          if (stored === undefined) {
+            result = null;
+            return;
+          }
+          const info = raisedBudget(stored, raise);
+          if (info === undefined) {
+            result = stored;
+            return;
+          }
+          const record = budgetSetRecord(info, raise.change, chainHead(prepared, raise.key), new Date().toISOString());
+          prepared.budgets.put(info);
+          prepared.trail.insert(recordWriteOf([record]));
+          result = info;
+        },
+        committed: () => undefined,
+      };
+    });
+    return result;
   }
 
   async reset(key: string, options: BudgetChangeOptions | undefined): Promise<BudgetInfo> {

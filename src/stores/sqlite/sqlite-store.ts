@@ -30,6 +30,7 @@ import { SqliteGrantWrites } from "./sqlite-grant-writes.js";
 import { SqliteBudgetWrites } from "./sqlite-budget-writes.js";
 import type { BudgetChangeOptions, BudgetCharge, BudgetInfo, BudgetLimits } from "../budget-info.js";
 import { checkBudgetCharge } from "../budget-info.js";
+import type { BudgetLimitName } from "../budget-raise.js";
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions {
@@ -228,6 +229,19 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
   /** Every shared budget, by key; see `RunStore.budgets`. */
   budgets(): Promise<BudgetInfo[]> {
     return this.#budgetWrites.list();
+  }
+
+  /**
+   * Raises one limit of a budget when it is set and below `to`, with its `budget_set` record, in one
+   * write; see `RunStore.raiseBudget`. @internal
+   */
+  raiseBudget(
+    key: string,
+    limit: BudgetLimitName,
+    to: number,
+    options?: BudgetChangeOptions,
+  ): Promise<BudgetInfo | null> {
+    return this.#budgetWrites.raise(key, limit, to, options);
   }
 
   /** Takes a charge from a budget in a write of its own, through the batches. @internal */
