@@ -14,7 +14,7 @@ import {
   stateAgreesWithTrail,
   tool,
 } from "../../src/index.js";
-import type { ApprovalRequest, Approver, AuditSink, Guard, Json, JsonSchema, RunStore } from "../../src/index.js";
+import type { ApprovalRequest, Approver, AuditSink, Guard, Json, RunStore } from "../../src/index.js";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
 import { PostgresStore } from "../../src/stores/postgres/index.js";
 import { dropSchema, freshSchemaName, withPostgres } from "../postgres/database.js";
@@ -304,7 +304,7 @@ test("store.answer checks an edit against a tool schema with keywords JSON Schem
         tool({
           name,
           effect: "write",
-          parameters: parameters as JsonSchema,
+          parameters: parameters,
           execute: (args) => {
             ran.push(args);
             return "done";
