@@ -14,6 +14,7 @@ import { actStep, endRun } from "../run/run-loop.js";
 import { recoveryStage } from "../run/take-over.js";
 import { recordWaiting, waitingRequest } from "../run/waiting-requests.js";
 import type { GateCallAnswer } from "./gate-answer.js";
+import { grantsFor } from "../run/standing-grant.js";
 import { endedAnswer, settledAnswer } from "./gate-answer.js";
 
 /** One call as the app's loop gives it, checked. */
@@ -80,6 +81,12 @@ async function answerWaiting(run: ActiveRun, step: Step, request: CallApprovalRe
     if (isLeashError(error, "approver_not_allowed")) return { status: "awaiting_approval", request };
     throw error;
   }
+  // Standing grants given since the call was asked (as many of distinct givers as its quorum) take it
+  // on when nobody has answered it yet: the step goes through every gate again, where the uses are
+  // taken as at any call (lost to another process meanwhile, the call waits again).
+  const quorum = request.quorum ?? 1;
+  if (decided === null && (await grantsFor(run, request, quorum)).length >= quorum)
+    return take(run, step, { restart: false });
   // Short of a quorum, the call still waits: its answers are recorded in the trail already.
   if (decided === null || decided.type === "short")
     return { status: "awaiting_approval", request: structuredClone(request) };

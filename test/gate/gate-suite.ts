@@ -127,6 +127,40 @@ export function gateSuite(open: () => Promise<OpenedStore>): void {
       await assertSessionAgrees(store, "chat-3");
     }));
 
+  test("a waiting call runs once a standing grant given later matches it, and under a quorum of two once two givers' grants do", () =>
+    withStore(async (store) => {
+      const grants = store as RunStoreWithAudit & Required<Pick<RunStoreWithAudit, "grant" | "grants">>;
+      const { gate, ran } = paymentGate(store);
+      const session = await gate.session("chat-grant");
+      assert.equal((await session.call("p1", "pay", { amount: 3 })).status, "awaiting_approval");
+      await grants.grant({ tool: "pay", maxUses: 5, by: "noor" });
+      assert.deepEqual(await session.call("p1", "pay", { amount: 3 }), { status: "executed", result: { paid: 3 } });
+      assert.deepEqual(await session.call("p1", "pay", { amount: 3 }), { status: "executed", result: { paid: 3 } });
+      assert.equal(ran.pay, 1);
+      assert.equal((await grants.grants())[0]?.uses, 1);
+      await assertSessionAgrees(store, "chat-grant");
+
+      const pair = paymentGate(store, { policy: new Policy({ allowEffects: ["read", "write"], quorum: () => 2 }) });
+      const pairSession = await pair.gate.session("chat-quorum");
+      assert.equal((await pairSession.call("q1", "pay", { amount: 4 })).status, "awaiting_approval");
+      // One giver's grant is short of the quorum: the call still waits, and no use is taken.
+      assert.equal((await pairSession.call("q1", "pay", { amount: 4 })).status, "awaiting_approval");
+      await grants.grant({ tool: "pay", maxUses: 5, by: "sam" });
+      assert.deepEqual(await pairSession.call("q1", "pay", { amount: 4 }), {
+        status: "executed",
+        result: { paid: 4 },
+      });
+      assert.equal(pair.ran.pay, 1);
+      assert.deepEqual(
+        (await grants.grants()).map((grant) => [grant.by, grant.uses]),
+        [
+          ["noor", 2],
+          ["sam", 1],
+        ],
+      );
+      await assertSessionAgrees(store, "chat-quorum");
+    }));
+
   test("the same call id with another tool or other arguments is refused with call_mismatch and changes nothing", () =>
     withStore(async (store) => {
       const { gate } = paymentGate(store);
