@@ -7,7 +7,7 @@ import type { Failure, RecordedAnswer, RunState, Step } from "../state/run-state
 import type { Tool } from "../tools/tool.js";
 import type { ActiveRun } from "./active-run.js";
 import { raceAbort } from "./race-abort.js";
-import { approveByGrant, approveByQuorumOfGrants, grantsFor } from "./standing-grant.js";
+import { approveByGrants, grantsFor } from "./standing-grant.js";
 
 /** What the approval gate decided. */
 type ApprovalResult =
@@ -178,10 +178,7 @@ export async function approvalGate(
   // by the call itself, so a framework that asks and never calls spends nothing.
   if (options.probe === true && (await grantsFor(run, request, quorumOfRequest)).length >= quorumOfRequest)
     return { type: "go", approval: undefined };
-  const granted =
-    quorumOfRequest === 1
-      ? await approveByGrant(run, step, tool, request)
-      : await approveByQuorumOfGrants(run, step, tool, request);
+  const granted = await approveByGrants(run, step, tool, request);
   if (granted !== undefined) return { type: "go", approval: granted };
   if (approver === undefined) return paused(step, tool, { type: "pause", request, history });
   let given: unknown;

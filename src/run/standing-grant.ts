@@ -29,13 +29,18 @@ function useRefusedBy(error: unknown): string | undefined {
 }
 
 /** What a call offers the store's grants: the request, who the run works for, the agent's clock and policy. */
-export function grantCall(run: ActiveRun, request: CallApprovalRequest, excluded?: ReadonlySet<string>): GrantCall {
-  const { policy } = run.core;
+export function grantCall(
+  core: AgentCore,
+  principal: string | undefined,
+  request: CallApprovalRequest,
+  excluded?: ReadonlySet<string>,
+): GrantCall {
+  const { policy } = core;
   return {
     request,
-    principal: run.state.principal,
-    agent: run.core.name,
-    now: run.core.clock(),
+    principal,
+    agent: core.name,
+    now: core.clock(),
     mayApprove: (grant, use) => policy.mayApprove(grant.by, structuredClone(request), useOrigin(grant, use)),
     ...(excluded === undefined ? {} : { excluded }),
   };
@@ -45,73 +50,23 @@ export function grantCall(run: ActiveRun, request: CallApprovalRequest, excluded
 export async function grantsFor(run: ActiveRun, request: CallApprovalRequest, needed = 1): Promise<GrantInfo[]> {
   const { store } = run.core;
   if (store?.grants === undefined) return [];
-  return matchGrants(await store.grants(), grantCall(run, request), needed);
+  return matchGrants(await store.grants(), grantCall(run.core, run.state.principal, request), needed);
 }
 
 /**
- * Approves a call by the oldest standing grant of the agent's store that matches it (API.md section
- * 16), taking one use, or gives `undefined` when none does. The use is taken atomically with what
- * records it: when the store is the agent's sink, in the checkpoint that saves the step's approval
- * and its `approval_answered` (a crash after it recovers to the approved call, never to a second
- * use); with a separate sink, in a transaction of its own just before that record is made. A use
- * another process took first is tried again on the grants as they are now, so processes racing for
- * k uses take exactly k; a use is never given back, whatever the call then does.
+ * Approves a call by standing grants of the agent's store (API.md section 16): by the oldest grant
+ * that matches it, or, under a quorum above one, by as many grants of distinct givers as the quorum,
+ * oldest first; or by none, giving `undefined`. Every use is taken in one save with the step's
+ * approval, so either all are taken or none is: when the store is the agent's sink, with each use's
+ * `approval_answered` too (a crash after it recovers to the approved call, never to a second use);
+ * with a separate sink, the records follow in the next checkpoint (a crash in between leaves the
+ * approval for recovery to record). A use another process took first is tried again on the grants
+ * as they are now, so processes racing for k uses take exactly k; a use is never given back,
+ * whatever the call then does. When fewer grants than the quorum match, nothing is taken: the run
+ * pauses for its people, and the grants that match are recorded as answers once the pause is
+ * durable ({@link recordGrantAnswers}).
  */
-export async function approveByGrant(
-  run: ActiveRun,
-  step: Step,
-  tool: Tool,
-  request: CallApprovalRequest,
-): Promise<ApprovalJson | undefined> {
-  const { store, storeIsSink } = run.core;
-  if (store?.grants === undefined) return undefined;
-  const toolDigest = grantToolDigest(tool);
-  // Grants whose first use pinned another declaration of the tool: they match nothing here.
-  const excluded = new Set<string>();
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const [grant] = matchGrants(await store.grants(), grantCall(run, request, excluded), 1);
-    if (grant === undefined) return undefined;
-    const use: GrantUse = { grant: grant.id, use: grant.uses + 1, toolDigest };
-    const approval: ApprovalJson = { digest: request.digest, granted: true, approver: grant.by };
-    const data = { step: step.index, accepted: true, ...approval, origin: useOrigin(grant, use.use) };
-    try {
-      if (storeIsSink) {
-        const record = run.record("approval_answered", data);
-        step.approval = approval;
-        try {
-          await run.checkpoint({ grantUses: [use] });
-        } catch (error) {
-          if (useRefusedBy(error) === undefined) throw error;
-          run.takeBack(record);
-          delete step.approval;
-          throw error;
-        }
-      } else {
-        if (store.takeGrantUse === undefined) return undefined;
-        await store.takeGrantUse(use);
-        run.record("approval_answered", data);
-      }
-      return approval;
-    } catch (error) {
-      const reason = useRefusedBy(error);
-      if (reason === undefined) throw error;
-      if (reason === "redefined") excluded.add(grant.id);
-    }
-  }
-  return undefined;
-}
-
-/**
- * Under a quorum above one (API.md section 16): approves a call by `request.quorum` standing grants
- * of distinct givers, oldest first, or by none. Every use is taken in one save, so either the
- * quorum's uses are all taken or none is: when the store is the agent's sink, with the step's
- * approval and each use's `approval_answered`; with a separate sink, with the step's approval, the
- * records following in the next checkpoint (a crash in between leaves the approval for recovery
- * to record). A use another process took first is tried again on the grants as they are now; when
- * fewer than the quorum match, nothing is taken, and the run pauses for its people, the grants
- * that match being recorded as answers once the pause is durable ({@link recordGrantAnswers}).
- */
-export async function approveByQuorumOfGrants(
+export async function approveByGrants(
   run: ActiveRun,
   step: Step,
   tool: Tool,
@@ -121,9 +76,11 @@ export async function approveByQuorumOfGrants(
   const quorum = request.quorum ?? 1;
   if (store?.grants === undefined) return undefined;
   const toolDigest = grantToolDigest(tool);
+  // Grants whose first use pinned another declaration of the tool: they match nothing here.
   const excluded = new Set<string>();
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const grants = matchGrants(await store.grants(), grantCall(run, request, excluded), quorum);
+    const call = grantCall(run.core, run.state.principal, request, excluded);
+    const grants = matchGrants(await store.grants(), call, quorum);
     if (grants.length < quorum) return undefined;
     const uses: GrantUse[] = grants.map((grant) => ({ grant: grant.id, use: grant.uses + 1, toolDigest }));
     const answers = grants.map((grant, index) => {
@@ -172,7 +129,7 @@ export async function recordGrantAnswers(
   runId: string,
   tools: Toolset,
 ): Promise<RunState | undefined> {
-  const { store, policy } = core;
+  const { store } = core;
   if (store?.grants === undefined) return undefined;
   let recorded: RunState | undefined;
   const excluded = new Set<string>();
@@ -187,14 +144,7 @@ export async function recordGrantAnswers(
     if (answeredBy.size >= quorum) return recorded;
     const tool = tools.get(request.tool);
     if (tool === undefined) return recorded;
-    const call: GrantCall = {
-      request,
-      principal: state.principal,
-      agent: core.name,
-      now: core.clock(),
-      mayApprove: (grant, use) => policy.mayApprove(grant.by, structuredClone(request), useOrigin(grant, use)),
-      excluded,
-    };
+    const call = grantCall(core, state.principal, request, excluded);
     const unanswered = (await store.grants()).filter((grant) => !answeredBy.has(grant.by));
     const [grant] = matchGrants(unanswered, call, 1);
     if (grant === undefined) return recorded;

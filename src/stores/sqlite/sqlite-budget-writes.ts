@@ -1,5 +1,4 @@
-import type { SqliteOperation } from "./sqlite-errors.js";
-import type { Prepared } from "./sqlite-prepared.js";
+import type { Prepared, StoreReader as Reader, StoreWriter as Writer } from "./sqlite-prepared.js";
 import { recordWriteOf } from "./sqlite-run-write.js";
 import type { BudgetChangeOptions, BudgetCharge, BudgetInfo, BudgetLimits } from "../budget-info.js";
 import type { BudgetLimitName } from "../budget-raise.js";
@@ -14,13 +13,6 @@ import {
   checkBudgetLimits,
   checkChangeOptions,
 } from "../budget-info.js";
-
-type Operation = Omit<SqliteOperation, "path">;
-type Reader = <T>(operation: Operation, body: (prepared: Prepared) => T) => Promise<T>;
-type Writer = (
-  operation: Operation,
-  plan: () => { apply: (prepared: Prepared) => void; committed: () => void },
-) => Promise<void>;
 
 /** The head of a budget's chain in the trail (null before its first record), read inside the write. */
 function chainHead(prepared: Prepared, key: string): { seq: number; digest: string } | null {

@@ -1,5 +1,4 @@
-import type { SqliteOperation } from "./sqlite-errors.js";
-import type { Prepared } from "./sqlite-prepared.js";
+import type { StoreReader as Reader, StoreWriter as Writer } from "./sqlite-prepared.js";
 import { recordWriteOf } from "./sqlite-run-write.js";
 import type {
   GiveGrantOptions,
@@ -20,13 +19,6 @@ import {
   grantRunId,
   newGrant,
 } from "../grant-options.js";
-
-type Operation = Omit<SqliteOperation, "path">;
-type Reader = <T>(operation: Operation, body: (prepared: Prepared) => T) => Promise<T>;
-type Writer = (
-  operation: Operation,
-  plan: () => { apply: (prepared: Prepared) => void; committed: () => void },
-) => Promise<void>;
 
 /**
  * The standing grants of a {@link SqliteStore}, written through its batches: a grant and its record

@@ -4,6 +4,7 @@ import type { StoreEvidenceLog } from "../../evidence/store-evidence-log.js";
 import { SqliteChangeSequence } from "./sqlite-change-sequence.js";
 import { SqliteCheckpoints } from "./sqlite-checkpoints.js";
 import { isBusy, toLeashError } from "./sqlite-errors.js";
+import type { SqliteOperation } from "./sqlite-errors.js";
 import { SqliteGroupCommit } from "./sqlite-group-commit.js";
 import { SqliteListing } from "./sqlite-listing.js";
 import type { RecordWrite, RunWrite } from "./sqlite-run-write.js";
@@ -15,6 +16,18 @@ import { SqliteGrants } from "./sqlite-grants.js";
 import type { GrantUse } from "../grant-info.js";
 import { SqliteBudgets } from "./sqlite-budgets.js";
 import type { BudgetCharge } from "../budget-info.js";
+
+/** What a write or a read of a store is, for the error of a failure. */
+type StoreOperation = Omit<SqliteOperation, "path">;
+
+/** Runs a read on the store's prepared statements (how the grants' and budgets' writers read). @internal */
+export type StoreReader = <T>(operation: StoreOperation, body: (prepared: Prepared) => T) => Promise<T>;
+
+/** Queues a write for the store's batches: its statements, and what follows its commit. @internal */
+export type StoreWriter = (
+  operation: StoreOperation,
+  plan: () => { apply: (prepared: Prepared) => void; committed: () => void },
+) => Promise<void>;
 
 /** The statements, tables and batches of an open store, prepared once. @internal */
 export interface Prepared {
