@@ -89,6 +89,9 @@ export const ERROR_CODES = [
   "tsx_not_installed",
   "invalid_config",
   "approver_exists",
+  // The roles of the approver registry (leash approvers roles, the inbox).
+  "approver_not_found",
+  "role_refused",
 ] as const;
 
 /** A code of a {@link LeashError}: a snake_case wire value. */

@@ -1,9 +1,12 @@
 import { LeashError } from "../index.js";
 import type { ApprovalRequest, RunState } from "../index.js";
 import { answerRun, editedArguments } from "../operate/answer-run.js";
+import { waitingRequests } from "../operate/waiting-requests.js";
 import type { StoreLocation } from "../operate/store-location.js";
 import type { CliStore } from "../operate/open-store.js";
 import { whyGatewayWillNotCount } from "../gateway/gateway-run-approval.js";
+import { roleRefused, rolesText, roleToAnswer } from "./approver-roles.js";
+import type { Role } from "./approver-roles.js";
 import type { KeyedQueue } from "./keyed-queue.js";
 import { answerEffect, answersToPending } from "./standing-answers.js";
 import type { AnswerEffect } from "./standing-answers.js";
@@ -106,6 +109,22 @@ export interface InboxAnswered {
   notice?: string;
 }
 
+/**
+ * Refuses an answer the person's roles do not allow (`role_refused`): a call's request takes the role
+ * `approver`, a limit request the role `spender`. Judged before the app's `mayApprove`, which still
+ * decides afterwards.
+ */
+function checkRole(approver: string, roles: readonly Role[], request: Pick<ApprovalRequest, "kind">): void {
+  const needs = roleToAnswer(request);
+  if (!roles.includes(needs))
+    throw roleRefused(
+      approver,
+      roles,
+      request.kind === "limit" ? "answer a limit request" : "answer a call's request",
+      needs,
+    );
+}
+
 /** The longest note kept with an answer. */
 const MAX_NOTE_LENGTH = 2000;
 
@@ -113,8 +132,9 @@ const MAX_NOTE_LENGTH = 2000;
  * Records a signed-in approver's answer the same way `leash approve` and `leash deny` do
  * ({@link answerRun}): pinned to the digest the page showed (a request that changed is refused with
  * `stale_state`, and `store.answer` refuses it too if it changes between this look and the write),
- * under the signed-in name only, with the origin `{ via: "leash-serve", user, host }`. With the
- * app's policy, an approver its `mayApprove` refuses is refused (`approver_not_allowed`) and nothing
+ * under the signed-in name only, with the origin `{ via: "leash-serve", user, host, roles }` (`roles`
+ * joined with ","). The person's roles must answer the request's kind (`role_refused` otherwise:
+ * `approver` for a call, `spender` for a limit request). With the app's policy, an approver its `mayApprove` refuses is refused (`approver_not_allowed`) and nothing
  * is recorded. Judged against the answers already recorded for the request ({@link answerEffect}):
  * the same answer again records nothing, a different one from the same approver is refused
  * (`stale_state`), and an approval given while a denial stands is recorded with a notice saying so.
@@ -125,6 +145,7 @@ export async function answerFromInbox(
   approver: string,
   answer: InboxAnswer,
   host: string,
+  roles: readonly Role[],
 ): Promise<InboxAnswered> {
   const { digest, decision, note } = answer;
   for (const [field, value] of Object.entries({ digest, decision, note })) checkWellFormed(field, value);
@@ -144,13 +165,23 @@ export async function answerFromInbox(
   return context.answerQueue.run(runId, async () => {
     // A run that cannot be loaded here is refused by the recording below, with its own message.
     const current = await context.store.load(runId).catch(() => null);
+    // The roles are judged first, so that not even a repeat of an answer is told to someone they refuse.
+    const asked =
+      current === null ? undefined : waitingRequests(current).find((item) => item.request.digest === digest);
+    if (asked !== undefined) checkRole(approver, roles, asked.request);
     // Judged only against the request the page showed; any other state is refused below, as it was.
     const effect: AnswerEffect =
       current !== null && answersToPending(current, digest).length > 0
         ? answerEffect(answersToPending(current, digest), approver, granted)
         : { type: "record" };
     if (effect.type === "repeat" && current !== null) return { state: current, recorded: false, notice: effect.notice };
-    const state = await record(context, runId, approver, { granted, digest, text, raiseTo, edit }, host);
+    const state = await record(
+      context,
+      runId,
+      { name: approver, roles },
+      { granted, digest, text, raiseTo, edit },
+      host,
+    );
     return { state, recorded: true, ...(effect.notice === undefined ? {} : { notice: effect.notice }) };
   });
 }
@@ -158,7 +189,7 @@ export async function answerFromInbox(
 async function record(
   context: AnswerContext,
   runId: string,
-  approver: string,
+  person: { name: string; roles: readonly Role[] },
   answer: {
     granted: boolean;
     digest: string;
@@ -170,6 +201,7 @@ async function record(
 ): Promise<RunState> {
   const { granted, digest, text, raiseTo, edit } = answer;
   const { policy } = context;
+  const { name: approver, roles } = person;
   const recorded = await answerRun(
     context.store,
     runId,
@@ -183,19 +215,17 @@ async function record(
     },
     context.location,
     {
-      origin: { via: "leash-serve", user: approver, host },
+      origin: { via: "leash-serve", user: approver, host, roles: rolesText(roles) },
       notCounted: (id, name, origin) => whyGatewayWillNotCount(context.location, id, name, origin),
-      ...(policy === undefined
-        ? {}
-        : {
-            check: (request: ApprovalRequest) => {
-              if (!policyAllows(policy, approver, request))
-                throw new LeashError(
-                  "approver_not_allowed",
-                  `${approver} may not answer this request: the app's policy (mayApprove) refuses. Nothing was recorded.`,
-                );
-            },
-          }),
+      // The request as it is recorded against: the roles first, then the app's policy.
+      check: (request: ApprovalRequest) => {
+        checkRole(approver, roles, request);
+        if (policy !== undefined && !policyAllows(policy, approver, request))
+          throw new LeashError(
+            "approver_not_allowed",
+            `${approver} may not answer this request: the app's policy (mayApprove) refuses. Nothing was recorded.`,
+          );
+      },
     },
   );
   return recorded.state;

@@ -58,6 +58,7 @@ export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
       c.get("approver"),
       { digest, decision, note, raiseTo, args },
       c.get("address"),
+      c.get("roles"),
     );
     // A cookie session's token is spent by an answer: the next one is in this header.
     const session = c.get("session");

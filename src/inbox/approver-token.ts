@@ -40,3 +40,8 @@ export function checkApproverName(name: unknown): string {
 export function approverExists(name: string): LeashError {
   return new LeashError("approver_exists", `There is an approver named ${name} already; remove them first.`);
 }
+
+/** The refusal of a name the registry does not hold. */
+export function approverNotFound(name: string): LeashError {
+  return new LeashError("approver_not_found", `There is no approver named ${name}.`);
+}

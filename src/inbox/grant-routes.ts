@@ -3,6 +3,8 @@ import { LeashError } from "../index.js";
 import type { CallApprovalRequest, GrantInfo, RunStore } from "../index.js";
 import { activeFirst, expiryAfter } from "../operate/grant-expiry.js";
 import { waitingRequests } from "../operate/waiting-requests.js";
+import { roleRefused, rolesText } from "./approver-roles.js";
+import type { Role } from "./approver-roles.js";
 import { inboxProblem } from "./inbox-problem.js";
 import { viewerOf } from "./inbox-context.js";
 import type { InboxContext, InboxEnv, InboxParts } from "./inbox-context.js";
@@ -64,7 +66,7 @@ export async function requestWithDigest(
 /**
  * Gives the grant of "approve, and allow N more calls of this tool with exactly these arguments
  * for T": the request's tool, its arguments as a `const` schema (nothing else matches), given by the
- * signed-in approver with the inbox's origin.
+ * signed-in approver with the inbox's origin (their roles in it, as an answer's).
  */
 export function grantLikeThis(
   parts: InboxParts,
@@ -72,6 +74,7 @@ export function grantLikeThis(
   approver: string,
   more: AllowMore,
   host: string,
+  roles: readonly Role[],
 ): Promise<GrantInfo> {
   return grantStore(parts).grant(
     {
@@ -82,7 +85,7 @@ export function grantLikeThis(
       by: approver,
       note: `allowed from the inbox while approving step ${request.step} of run ${request.runId}`,
     },
-    { origin: { via: "leash-serve", user: approver, host } },
+    { origin: { via: "leash-serve", user: approver, host, roles: rolesText(roles) } },
   );
 }
 
@@ -101,7 +104,7 @@ function refused(c: InboxContext, error: unknown): Response {
   );
 }
 
-/** The grants page and its revoke button: revoked under the signed-in name only. */
+/** The grants page and its revoke button: revoked under the signed-in name only, by the role approver. */
 export function addGrantRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
   app.get("/grants", async (c) => {
     const now = new Date();
@@ -111,6 +114,9 @@ export function addGrantRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
 
   app.post("/grants/:id/revoke", async (c) => {
     try {
+      // Standing grants are the role approver's to give and to revoke.
+      if (!c.get("roles").includes("approver"))
+        throw roleRefused(c.get("approver"), c.get("roles"), "revoke a standing grant", "approver");
       await grantStore(parts).revokeGrant(c.req.param("id"), { by: c.get("approver") });
     } catch (error) {
       return refused(c, error);

@@ -3,6 +3,7 @@ import type { StoreLocation } from "../operate/store-location.js";
 import type { CliStore } from "../operate/open-store.js";
 import type { ApproverCheck } from "./answer-from-inbox.js";
 import type { ApproverRegistry } from "./approver-registry.js";
+import type { Role } from "./approver-roles.js";
 import type { EventStreams } from "./event-streams.js";
 import type { InboxProblem } from "./inbox-problem.js";
 import type { KeyedQueue } from "./keyed-queue.js";
@@ -32,6 +33,8 @@ export interface InboxEnv {
   Variables: {
     /** The signed-in approver's name. */
     approver: string;
+    /** Their roles, read from the registry with their token on this request. */
+    roles: Role[];
     /** The cookie session, when the request came with one (not with a Bearer token). */
     session: Session | undefined;
     /** The client's address. */
@@ -47,10 +50,14 @@ export function isApiPath(path: string): boolean {
   return path === "/api" || path.startsWith("/api/");
 }
 
-/** Who looks at a page: the approver, and the session's CSRF token for its forms. */
+/** Who looks at a page: the approver, their roles, and the session's CSRF token for its forms. */
 export function viewerOf(c: InboxContext): Viewer {
   const session = c.get("session");
-  return { name: c.get("approver"), ...(session === undefined ? {} : { csrf: session.csrf }) };
+  return {
+    name: c.get("approver"),
+    roles: (c.get("roles") as Role[] | undefined) ?? [],
+    ...(session === undefined ? {} : { csrf: session.csrf }),
+  };
 }
 
 /** A refusal or an error, as JSON `{ error: { code, message } }` on an API route, else as a page with `[role=alert]`. */

@@ -1,5 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
+import type { ApproverIdentity } from "./approver-registry.js";
+import { mayAnswerAny } from "./approver-roles.js";
 import { isApiPath, problemResponse } from "./inbox-context.js";
 import type { InboxEnv, InboxParts } from "./inbox-context.js";
 import { sameSecret } from "./session-store.js";
@@ -63,6 +65,7 @@ function bearerOf(header: string | undefined): string | undefined {
  * must come from the inbox's own origin, and a POST of a cookie session must carry the session's
  * CSRF token (`_csrf` in a form, `X-CSRF-Token` for JSON); else 403 `csrf_refused`. Only the
  * sign-in page and the inbox's own stylesheet, script and icon are served to anyone: they hold no run data.
+ * A POST (but signing out) of a person whose roles answer nothing (`viewer` alone) is 403 `role_refused`.
  */
 export function requireApprover(parts: InboxParts): Guard {
   return async (c, next) => {
@@ -78,17 +81,18 @@ export function requireApprover(parts: InboxParts): Guard {
     const path = c.req.path;
     if (path === "/signin" || path === "/favicon.ico" || path.startsWith("/assets/")) return next();
     const bearer = bearerOf(c.req.header("authorization"));
-    let approver: string | undefined;
+    // Name and roles in one lookup, on every request: a change of roles holds at once.
+    let approver: ApproverIdentity | undefined;
     if (bearer !== undefined) {
-      approver = await parts.registry.nameOf(bearer);
+      approver = await parts.registry.whoIs(bearer);
       c.set("session", undefined);
     } else {
       const id = sessionIdOf(c.req.header("cookie"));
       const session = id === undefined ? undefined : parts.sessions.touch(id, c.req.header("user-agent") ?? "");
       if (session !== undefined) {
-        const name = await parts.registry.nameOf(session.token);
-        if (name === session.name) {
-          approver = name;
+        const who = await parts.registry.whoIs(session.token);
+        if (who !== undefined && who.name === session.name) {
+          approver = who;
           c.set("session", session);
         } else parts.sessions.end(session.id);
       }
@@ -98,7 +102,8 @@ export function requireApprover(parts: InboxParts): Guard {
         return c.json({ error: { code: "unauthorized", message: "Sign in: send Authorization: Bearer TOKEN." } }, 401);
       return c.redirect("/signin", 303);
     }
-    c.set("approver", approver);
+    c.set("approver", approver.name);
+    c.set("roles", approver.roles);
     const session = c.get("session");
     if (c.req.method === "POST" && session !== undefined) {
       // A browser sends it on the inbox's own forms and fetches; a program replaying a stolen cookie
@@ -126,6 +131,14 @@ export function requireApprover(parts: InboxParts): Guard {
             "This form did not carry your session's token (an old page, or a form from another site); nothing was done.",
         });
     }
+    // Every POST but signing out answers, grants or revokes: a person who may answer nothing (a
+    // viewer) is refused here, before any route reads the form. Each route checks the role it needs.
+    if (c.req.method === "POST" && path !== "/signout" && !mayAnswerAny(approver.roles))
+      return problemResponse(c, {
+        status: 403,
+        code: "role_refused",
+        message: `${approver.name} can view only (roles: ${approver.roles.join(", ")}): answering, granting and revoking take the role approver or spender. Nothing was recorded.`,
+      });
     await next();
   };
 }

@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { LeashError } from "../index.js";
 import { answerFromInbox } from "./answer-from-inbox.js";
+import { roleRefused } from "./approver-roles.js";
 import { allowMoreOf, grantLikeThis, requestWithDigest } from "./grant-routes.js";
 import type { InboxAnswered } from "./answer-from-inbox.js";
 import { runHref } from "./html.js";
@@ -139,6 +140,9 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
           "invalid_option",
           "An edit of the arguments cannot be allowed more: approve the edit alone, or clear the edit to allow more calls with exactly the arguments asked. Nothing was recorded.",
         );
+      // Allowing more calls gives a standing grant: the role approver's, as the call's answer is.
+      if (allowMore && !c.get("roles").includes("approver"))
+        throw roleRefused(c.get("approver"), c.get("roles"), "give a standing grant", "approver");
       const more = allowMore ? allowMoreOf(form, new Date()) : undefined;
       const request = allowMore ? await requestWithDigest(parts, runId, form.digest) : undefined;
       answered = await answerFromInbox(
@@ -156,9 +160,10 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
               args: form.args,
             },
         c.get("address"),
+        c.get("roles"),
       );
       if (more !== undefined && request !== undefined) {
-        const grant = await grantLikeThis(parts, request, c.get("approver"), more, c.get("address"));
+        const grant = await grantLikeThis(parts, request, c.get("approver"), more, c.get("address"), c.get("roles"));
         allowed = `And ${grant.maxUses} more calls of ${grant.tool} with exactly these arguments are allowed until ${grant.expiresAt} (grant ${grant.id}).`;
       }
     } catch (error) {

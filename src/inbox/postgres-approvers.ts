@@ -3,11 +3,14 @@ import { checkPostgresStore } from "../operate/open-postgres.js";
 import type { PostgresLocation } from "../operate/open-postgres.js";
 import { DEFAULT_POSTGRES_TIMEOUTS, openPool } from "../stores/postgres/open-pool.js";
 import { SQLSTATE, sqlState } from "../stores/postgres/postgres-errors.js";
-import type { PostgresPool } from "../stores/postgres/postgres-pool.js";
+import type { PostgresClient, PostgresPool } from "../stores/postgres/postgres-pool.js";
 import { quoteIdentifier } from "../stores/postgres/postgres-tables.js";
-import type { ApproverEntry, ApproverRegistry } from "./approver-registry.js";
+import type { AddApproverOptions, ApproverEntry, ApproverIdentity, ApproverRegistry } from "./approver-registry.js";
+import { checkRoles, rolesText, rolesToAdd, storedRoles } from "./approver-roles.js";
+import type { Role } from "./approver-roles.js";
 import {
   approverExists,
+  approverNotFound,
   approverTokenHash,
   checkApproverName,
   isApproverTokenShape,
@@ -54,26 +57,30 @@ class PostgresApprovers implements ApproverRegistry {
     }
   }
 
-  async add(name: string): Promise<{ name: string; token: string }> {
-    checkApproverName(name);
-    const token = newApproverToken();
-    let added: boolean;
+  /**
+   * Runs `body` in a transaction that holds the registry's lock for this schema, with the table
+   * made and, in a table kept before roles, its `roles` column added: `CREATE TABLE IF NOT EXISTS`
+   * and `ADD COLUMN IF NOT EXISTS` are not safe against themselves in two sessions at once (both may
+   * try to create the same catalog rows), so the lock makes the second wait and find them made.
+   */
+  async #write<T>(doing: string, body: (client: PostgresClient) => Promise<T>): Promise<T> {
     try {
       const client = await this.#pool.connect();
       try {
         await client.query("BEGIN");
-        // CREATE TABLE IF NOT EXISTS is not safe against itself in two sessions at once (both may
-        // try to create the table's type); a lock per schema makes the second wait and find it made.
         await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CREATE_LOCK, this.#location.schema]);
         await client.query(
-          `CREATE TABLE IF NOT EXISTS ${this.#table} (name text PRIMARY KEY, token_sha256 text UNIQUE NOT NULL, created_at text NOT NULL)`,
+          `CREATE TABLE IF NOT EXISTS ${this.#table} (name text PRIMARY KEY, token_sha256 text UNIQUE NOT NULL, created_at text NOT NULL, roles text)`,
         );
-        const result = await client.query(
-          `INSERT INTO ${this.#table} (name, token_sha256, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
-          [name, approverTokenHash(token), new Date().toISOString()],
+        const column = await client.query(
+          "SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'leash_approvers' AND column_name = 'roles'",
+          [this.#location.schema],
         );
+        if (column.rows.length === 0)
+          await client.query(`ALTER TABLE ${this.#table} ADD COLUMN IF NOT EXISTS roles text`);
+        const result = await body(client);
         await client.query("COMMIT");
-        added = result.rowCount === 1;
+        return result;
       } catch (error) {
         await client.query("ROLLBACK").catch(() => undefined);
         throw error;
@@ -81,19 +88,54 @@ class PostgresApprovers implements ApproverRegistry {
         client.release();
       }
     } catch (error) {
-      throw failed(error, "add an approver", this.#location);
+      throw failed(error, doing, this.#location);
     }
+  }
+
+  async add(name: string, options?: AddApproverOptions): Promise<{ name: string; token: string; roles: Role[] }> {
+    checkApproverName(name);
+    const roles = rolesToAdd(options);
+    const token = newApproverToken();
+    const added = await this.#write("add an approver", async (client) => {
+      const result = await client.query(
+        `INSERT INTO ${this.#table} (name, token_sha256, created_at, roles) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING`,
+        [name, approverTokenHash(token), new Date().toISOString(), rolesText(roles)],
+      );
+      return result.rowCount === 1;
+    });
     if (!added) throw approverExists(name);
-    return { name, token };
+    return { name, token, roles };
+  }
+
+  async setRoles(name: string, roles: readonly Role[]): Promise<Role[]> {
+    const checked = checkRoles(roles);
+    // A schema without the table holds nobody: nothing is created for a name that is not there.
+    if ((await this.rolesOf(name)) === undefined) throw approverNotFound(name);
+    const changed = await this.#write("change an approver's roles", async (client) => {
+      const result = await client.query(`UPDATE ${this.#table} SET roles = $1 WHERE name = $2`, [
+        rolesText(checked),
+        name,
+      ]);
+      return result.rowCount === 1;
+    });
+    if (!changed) throw approverNotFound(name);
+    return checked;
+  }
+
+  rolesOf(name: string): Promise<Role[] | undefined> {
+    // `*`: a table kept before roles has no such column, and its people are approvers.
+    return this.#read(
+      "look up an approver's roles",
+      `SELECT * FROM ${this.#table} WHERE name = $1`,
+      [name],
+      undefined,
+      (rows) => (rows[0] === undefined ? undefined : storedRoles(rows[0].roles)),
+    );
   }
 
   list(): Promise<ApproverEntry[]> {
-    return this.#read(
-      "list the approvers",
-      `SELECT name, created_at FROM ${this.#table} ORDER BY created_at, name`,
-      [],
-      [],
-      (rows) => rows.map((row) => ({ name: String(row.name), createdAt: String(row.created_at) })),
+    return this.#read("list the approvers", `SELECT * FROM ${this.#table} ORDER BY created_at, name`, [], [], (rows) =>
+      rows.map((row) => ({ name: String(row.name), createdAt: String(row.created_at), roles: storedRoles(row.roles) })),
     );
   }
 
@@ -108,13 +150,17 @@ class PostgresApprovers implements ApproverRegistry {
   }
 
   async nameOf(token: string): Promise<string | undefined> {
+    return (await this.whoIs(token))?.name;
+  }
+
+  async whoIs(token: string): Promise<ApproverIdentity | undefined> {
     if (!isApproverTokenShape(token)) return undefined;
     return this.#read(
       "look up an approver",
-      `SELECT name FROM ${this.#table} WHERE token_sha256 = $1`,
+      `SELECT * FROM ${this.#table} WHERE token_sha256 = $1`,
       [approverTokenHash(token)],
       undefined,
-      (rows) => (rows[0] === undefined ? undefined : String(rows[0].name)),
+      (rows) => (rows[0] === undefined ? undefined : { name: String(rows[0].name), roles: storedRoles(rows[0].roles) }),
     );
   }
 

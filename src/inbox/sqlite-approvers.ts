@@ -1,9 +1,12 @@
 import Database from "better-sqlite3";
 import { isLeashError, LeashError } from "../index.js";
 import { checkExistingSqlite } from "../operate/open-store.js";
-import type { ApproverEntry, ApproverRegistry } from "./approver-registry.js";
+import type { AddApproverOptions, ApproverEntry, ApproverIdentity, ApproverRegistry } from "./approver-registry.js";
+import { checkRoles, rolesText, rolesToAdd, storedRoles } from "./approver-roles.js";
+import type { Role } from "./approver-roles.js";
 import {
   approverExists,
+  approverNotFound,
   approverTokenHash,
   checkApproverName,
   isApproverTokenShape,
@@ -16,8 +19,14 @@ const BUSY_TIMEOUT_MS = 5000;
 const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS leash_approvers (
   name TEXT PRIMARY KEY,
   token_sha256 TEXT UNIQUE NOT NULL,
-  created_at TEXT NOT NULL
+  created_at TEXT NOT NULL,
+  roles TEXT
 )`;
+
+/** A registry kept before roles lacks the column: added once, and its people read as approvers. */
+const ADD_ROLES_COLUMN = "ALTER TABLE leash_approvers ADD COLUMN roles TEXT";
+
+type Row = { name: string; created_at: string; roles?: string | null };
 
 function failed(error: unknown, doing: string, path: string): LeashError {
   if (isLeashError(error)) return error;
@@ -58,31 +67,64 @@ class SqliteApprovers implements ApproverRegistry {
     }
   }
 
-  add(name: string): Promise<{ name: string; token: string }> {
+  /**
+   * Makes the table, and the roles column of a table kept before roles, inside a write transaction:
+   * one process at a time holds it, so two that open the same old file add the column once.
+   */
+  #prepareTable(): void {
+    this.#database.exec(CREATE_TABLE);
+    const columns = this.#database.prepare("PRAGMA table_info(leash_approvers)").all() as { name: string }[];
+    if (!columns.some((column) => column.name === "roles")) this.#database.exec(ADD_ROLES_COLUMN);
+  }
+
+  add(name: string, options?: AddApproverOptions): Promise<{ name: string; token: string; roles: Role[] }> {
     return this.#do("add an approver", () => {
       checkApproverName(name);
+      const roles = rolesToAdd(options);
       const token = newApproverToken();
       const insert = this.#database.transaction(() => {
-        this.#database.exec(CREATE_TABLE);
+        this.#prepareTable();
         return this.#database
           .prepare(
-            "INSERT INTO leash_approvers (name, token_sha256, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
+            "INSERT INTO leash_approvers (name, token_sha256, created_at, roles) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
           )
-          .run(name, approverTokenHash(token), new Date().toISOString()).changes;
+          .run(name, approverTokenHash(token), new Date().toISOString(), rolesText(roles)).changes;
       });
       if (insert.immediate() === 0) throw approverExists(name);
       this.#hasTable = true;
-      return { name, token };
+      return { name, token, roles };
+    });
+  }
+
+  setRoles(name: string, roles: readonly Role[]): Promise<Role[]> {
+    return this.#do("change an approver's roles", () => {
+      const checked = checkRoles(roles);
+      if (!this.#tableExists()) throw approverNotFound(name);
+      const update = this.#database.transaction(() => {
+        this.#prepareTable();
+        return this.#database
+          .prepare("UPDATE leash_approvers SET roles = ? WHERE name = ?")
+          .run(rolesText(checked), name).changes;
+      });
+      if (update.immediate() === 0) throw approverNotFound(name);
+      return checked;
+    });
+  }
+
+  rolesOf(name: string): Promise<Role[] | undefined> {
+    return this.#do("look up an approver's roles", () => {
+      if (!this.#tableExists()) return undefined;
+      // `*`: a table kept before roles has no such column, and its people are approvers.
+      const row = this.#database.prepare("SELECT * FROM leash_approvers WHERE name = ?").get(name) as Row | undefined;
+      return row === undefined ? undefined : storedRoles(row.roles);
     });
   }
 
   list(): Promise<ApproverEntry[]> {
     return this.#do("list the approvers", () => {
       if (!this.#tableExists()) return [];
-      const rows = this.#database
-        .prepare("SELECT name, created_at FROM leash_approvers ORDER BY created_at, name")
-        .all() as { name: string; created_at: string }[];
-      return rows.map((row) => ({ name: row.name, createdAt: row.created_at }));
+      const rows = this.#database.prepare("SELECT * FROM leash_approvers ORDER BY created_at, name").all() as Row[];
+      return rows.map((row) => ({ name: row.name, createdAt: row.created_at, roles: storedRoles(row.roles) }));
     });
   }
 
@@ -93,13 +135,17 @@ class SqliteApprovers implements ApproverRegistry {
     });
   }
 
-  nameOf(token: string): Promise<string | undefined> {
+  async nameOf(token: string): Promise<string | undefined> {
+    return (await this.whoIs(token))?.name;
+  }
+
+  whoIs(token: string): Promise<ApproverIdentity | undefined> {
     return this.#do("look up an approver", () => {
       if (!isApproverTokenShape(token) || !this.#tableExists()) return undefined;
       const row = this.#database
-        .prepare("SELECT name FROM leash_approvers WHERE token_sha256 = ?")
-        .get(approverTokenHash(token)) as { name: string } | undefined;
-      return row?.name;
+        .prepare("SELECT * FROM leash_approvers WHERE token_sha256 = ?")
+        .get(approverTokenHash(token)) as Row | undefined;
+      return row === undefined ? undefined : { name: row.name, roles: storedRoles(row.roles) };
     });
   }
 

@@ -40,7 +40,7 @@ eachStore("approvers add prints the token once, says how to sign in, and the tok
   const json = approvers(target, ["add", "sam", "--json"]);
   assert.equal(json.status, 0, json.stderr);
   const parsed = JSON.parse(json.stdout) as { name: string; token: string };
-  assert.deepEqual(Object.keys(parsed).sort(), ["name", "token"]);
+  assert.deepEqual(Object.keys(parsed).sort(), ["name", "roles", "token"]);
   assert.equal(parsed.name, "sam");
   assert.match(parsed.token, new RegExp(`^${TOKEN.source}$`));
   assert.equal(await nameOf(target, parsed.token), "sam");
@@ -55,13 +55,13 @@ eachStore("approvers list shows names and times, never a token or its hash", asy
   const { token } = JSON.parse(approvers(target, ["add", "noor", "--json"]).stdout) as { token: string };
   const text = approvers(target, ["list"]);
   assert.equal(text.status, 0, text.stderr);
-  assert.match(text.stdout, /^NAME\s+ADDED$/m);
-  assert.match(text.stdout, /^noor\s+\d{4}-\d\d-\d\dT/m);
+  assert.match(text.stdout, /^NAME\s+ROLES\s+ADDED$/m);
+  assert.match(text.stdout, /^noor\s+approver\s+\d{4}-\d\d-\d\dT/m);
   const json = approvers(target, ["list", "--json"]);
   const listed = JSON.parse(json.stdout) as { approvers: { name: string; createdAt: string }[] };
   assert.deepEqual(
     listed.approvers.map((approver) => Object.keys(approver).sort()),
-    [["createdAt", "name"]],
+    [["createdAt", "name", "roles"]],
   );
   assert.equal(listed.approvers[0]?.name, "noor");
   for (const output of [text.stdout, json.stdout]) {

@@ -89,7 +89,7 @@ eachRegistry(
       return;
     }
     const rows = await sql(location.db, `SELECT * FROM "${location.schema}".leash_approvers`);
-    assert.deepEqual(Object.keys(rows.rows[0] as object).sort(), ["created_at", "name", "token_sha256"]);
+    assert.deepEqual(Object.keys(rows.rows[0] as object).sort(), ["created_at", "name", "roles", "token_sha256"]);
     assert.equal(rows.rows[0]?.token_sha256, hash);
     assert.ok(!JSON.stringify(rows.rows).includes(token.slice("leash_at_".length)));
   },
@@ -123,7 +123,7 @@ eachRegistry("a store without approvers lists none, and reading it creates no ta
   const [entry] = await registry.list();
   assert.equal(entry?.name, "noor");
   assert.ok(!Number.isNaN(Date.parse(entry?.createdAt ?? "")), "createdAt is a time");
-  assert.deepEqual(Object.keys(entry ?? {}).sort(), ["createdAt", "name"]);
+  assert.deepEqual(Object.keys(entry ?? {}).sort(), ["createdAt", "name", "roles"]);
 });
 
 eachRegistry("two registries adding at once on a fresh store both succeed", async (t, registry, target) => {

@@ -23,7 +23,10 @@ const registry: ApproverRegistry = {
   add: () => Promise.reject(new Error("not in this test")),
   list: () => Promise.resolve([]),
   remove: () => Promise.resolve(false),
+  setRoles: () => Promise.reject(new Error("not in this test")),
+  rolesOf: (name) => Promise.resolve(name === "noor" ? ["approver"] : undefined),
   nameOf: (token) => Promise.resolve(token === TOKEN ? "noor" : undefined),
+  whoIs: (token) => Promise.resolve(token === TOKEN ? { name: "noor", roles: ["approver"] } : undefined),
   close: () => Promise.resolve(),
 };
 

@@ -67,12 +67,16 @@ export async function serve(
 }
 
 /**
- * Adds an approver with `leash approvers add NAME --json` and returns their token. The store is made
+ * Adds an approver with `leash approvers add NAME [--role R]... --json` (no role: an approver) and
+ * returns their token. The store is made
  * first (a PostgreSQL store creates its tables on first use), as an app that ran once has it.
  */
-export async function addApprover(target: CliStore, name: string): Promise<string> {
+export async function addApprover(target: CliStore, name: string, roles: string[] = []): Promise<string> {
   await target.store.list();
-  const added = leash(["approvers", "add", name, "--json", ...target.args], { cwd: target.cwd });
+  const added = leash(
+    ["approvers", "add", name, ...roles.flatMap((role) => ["--role", role]), "--json", ...target.args],
+    { cwd: target.cwd },
+  );
   assert.equal(added.status, 0, added.stderr);
   return (JSON.parse(added.stdout) as { token: string }).token;
 }

@@ -24,7 +24,7 @@ eachStore(
     const pending = paused.pending as LimitApprovalRequest;
     assert.equal(pending.kind, "limit");
     const served = await serve(t, target);
-    const session = await signIn(served, await addApprover(target, "finance"));
+    const session = await signIn(served, await addApprover(target, "finance", ["spender"]));
     const page = await (
       await fetch(new URL(`/runs/${paused.runId}`, served.url), { headers: { Cookie: session.cookie } })
     ).text();

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { openApproverRegistry } from "../../inbox/approver-registry.js";
 import type { ApproverRegistry } from "../../inbox/approver-registry.js";
+import { checkRoles, ROLES } from "../../inbox/approver-roles.js";
 import { CliError } from "../cli-error.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
@@ -17,15 +18,29 @@ async function withRegistry<T>(options: CommonOptions, body: (registry: Approver
   }
 }
 
+/** `--role R`, repeated: each one given, in order. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 function addCommand(): Command {
   const command = new Command("add")
     .description("add an approver and print their sign-in token, once (only its hash is kept)")
-    .argument("<name>", "the approver's name: 1 to 64 letters, digits, . _ @ -");
-  return withCommonOptions(command).action(async (name: string, options: CommonOptions) => {
-    const added = await withRegistry(options, (registry) => registry.add(name));
-    if (options.json) return printJson({ name: added.name, token: added.token });
+    .argument("<name>", "the approver's name: 1 to 64 letters, digits, . _ @ -")
+    .option(
+      "--role <role>",
+      `a role of theirs, repeated for several: ${ROLES.join(", ")} (default: approver)`,
+      collect,
+      [] as string[],
+    );
+  return withCommonOptions(command).action(async (name: string, options: CommonOptions & { role: string[] }) => {
+    const roles = options.role.length === 0 ? undefined : checkRoles(options.role);
+    const added = await withRegistry(options, (registry) =>
+      registry.add(name, roles === undefined ? undefined : { roles }),
+    );
+    if (options.json) return printJson({ name: added.name, token: added.token, roles: added.roles });
     printLines([
-      `Approver ${added.name} added. Their token:`,
+      `Approver ${added.name} added, with the roles ${added.roles.join(", ")}. Their token:`,
       "",
       `  ${added.token}`,
       "",
@@ -36,15 +51,17 @@ function addCommand(): Command {
 }
 
 function listCommand(): Command {
-  const command = new Command("list").description("list the approvers and when they were added (never their tokens)");
+  const command = new Command("list").description(
+    "list the approvers, their roles and when they were added (never their tokens)",
+  );
   return withCommonOptions(command).action(async (options: CommonOptions) => {
     const approvers = await withRegistry(options, (registry) => registry.list());
     if (options.json) return printJson({ approvers });
     if (approvers.length === 0) return printLines(["No approvers yet. Add one with: leash approvers add NAME"]);
     printLines(
       formatTable([
-        ["NAME", "ADDED"],
-        ...approvers.map((approver) => [approver.name, approver.createdAt].map(escapeText)),
+        ["NAME", "ROLES", "ADDED"],
+        ...approvers.map((approver) => [approver.name, approver.roles.join(","), approver.createdAt].map(escapeText)),
       ]),
     );
   });
@@ -62,11 +79,25 @@ function removeCommand(): Command {
   });
 }
 
-/** `leash approvers add|list|remove`: the people who may sign in to the inbox, each with a token of their own. */
+function rolesCommand(): Command {
+  const command = new Command("roles")
+    .description(`replace an approver's roles (${ROLES.join(", ")}); their sessions hold the new ones at once`)
+    .argument("<name>", "the approver's name")
+    .argument("<roles...>", `one or more of ${ROLES.join(", ")}`);
+  return withCommonOptions(command).action(async (name: string, given: string[], options: CommonOptions) => {
+    const roles = checkRoles(given);
+    const kept = await withRegistry(options, (registry) => registry.setRoles(name, roles));
+    if (options.json) return printJson({ name, roles: kept });
+    printLines([`Approver ${name} now has the roles ${kept.join(", ")}.`]);
+  });
+}
+
+/** `leash approvers add|list|roles|remove`: the people who may sign in to the inbox, each with a token and roles of their own. */
 export function approversCommand(): Command {
   return new Command("approvers")
-    .description("add, list or remove the people who sign in to the inbox (leash serve)")
+    .description("add, list, give roles to or remove the people who sign in to the inbox (leash serve)")
     .addCommand(addCommand())
     .addCommand(listCommand())
+    .addCommand(rolesCommand())
     .addCommand(removeCommand());
 }

@@ -11,7 +11,8 @@ export function revokeAction(id: string): string {
 }
 
 function revokeButton(grant: GrantInfo, viewer: Viewer, now: Date): Html | null {
-  if (grantStatus(grant, now) !== "active" || viewer.csrf === undefined) return null;
+  if (grantStatus(grant, now) !== "active" || viewer.csrf === undefined || !viewer.roles.includes("approver"))
+    return null;
   return html`<form method="post" action="${revokeAction(grant.id)}" class="revoke">
     <input type="hidden" name="_csrf" value="${viewer.csrf}" />
     <button type="submit" class="deny">Revoke as ${viewer.name}</button>

@@ -1,3 +1,4 @@
+import type { Role } from "../approver-roles.js";
 import { html } from "../html.js";
 import type { Html } from "../html.js";
 
@@ -5,6 +6,8 @@ import type { Html } from "../html.js";
 export interface Viewer {
   /** The signed-in approver's name. */
   name: string;
+  /** Their roles: the page shows only the forms these allow. */
+  roles: readonly Role[];
   /** The session's CSRF token; absent for a script signed in with a Bearer token (no form to post). */
   csrf?: string;
 }
@@ -33,7 +36,10 @@ function header(viewer: Viewer | undefined): Html {
       <a href="/">Runs</a> <a href="/?status=awaiting_approval">Waiting</a> <a href="/gave-up">Gave up</a>
       <a href="/grants">Grants</a> <a href="/budgets">Budgets</a>
     </nav>
-    <span class="who">Signed in as <strong>${viewer.name}</strong></span>
+    <span class="who"
+      >Signed in as <strong>${viewer.name}</strong>
+      <span class="roles" data-field="signed-in-roles">(${viewer.roles.join(", ")})</span></span
+    >
     ${signOut}
   </header>`;
 }

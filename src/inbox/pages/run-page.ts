@@ -1,3 +1,4 @@
+import { mayAnswerAny, roleToAnswer } from "../approver-roles.js";
 import { trace } from "../../index.js";
 import type { ApprovalRequest, CallApprovalRequest, RunState, Step } from "../../index.js";
 import { limitRequestFacts, raiseField } from "./limit-request-facts.js";
@@ -110,6 +111,17 @@ function answerItem(answer: StandingAnswer, viewer: Viewer): Html {
 
 /** The answer form, or, once the viewer answered, what they answered instead of its buttons. */
 function answerForm(state: RunState, request: ApprovalRequest, viewer: Viewer, suffix: string): Html {
+  // Only the forms the viewer's roles allow are shown: the routes refuse the rest anyway.
+  if (!mayAnswerAny(viewer.roles))
+    return html`<p class="view-only" data-field="view-only">
+      You can view only (role ${viewer.roles.join(", ")}): answering takes the role approver or spender.
+    </p>`;
+  const needs = roleToAnswer(request);
+  if (!viewer.roles.includes(needs))
+    return html`<p class="view-only" data-field="role-needed">
+      ${request.kind === "limit" ? "A limit request" : "A call's request"} is answered by the role ${needs}; your roles
+      are ${viewer.roles.join(", ")}.
+    </p>`;
   const answers = answersToPending(state, request.digest);
   const mine = answers.find((answer) => givenBy(answer, viewer.name));
   if (mine !== undefined)
@@ -197,7 +209,15 @@ function pendingSection(state: RunState, waiting: WaitingRequest, viewer: Viewer
   const answeredByViewer = standing.some((answer) => givenBy(answer, viewer.name));
   const count = approvalCount(state, request);
   return html`<section data-field="pending" data-digest="${request.digest}" class="pending">
-    <h2>${answeredByViewer ? "Answered by you: waiting for the app to act" : "Waiting for your answer"}</h2>
+    <h2>
+      ${
+        answeredByViewer
+          ? "Answered by you: waiting for the app to act"
+          : viewer.roles.includes(roleToAnswer(request))
+            ? "Waiting for your answer"
+            : "Waiting for an answer"
+      }
+    </h2>
     ${
       state.gate === true
         ? html`<p class="warning" data-field="recorded-by-loop">
