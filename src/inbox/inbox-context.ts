@@ -55,7 +55,7 @@ export function viewerOf(c: InboxContext): Viewer {
   const session = c.get("session");
   return {
     name: c.get("approver"),
-    roles: (c.get("roles") as Role[] | undefined) ?? [],
+    roles: c.get("roles"),
     ...(session === undefined ? {} : { csrf: session.csrf }),
   };
 }
