@@ -89,6 +89,9 @@ export const ERROR_CODES = [
   "tsx_not_installed",
   "invalid_config",
   "approver_exists",
+  // The roles of the inbox's people: a person whose roles do not let them answer a request (or who is
+  // no person of the registry) is refused, and nothing is recorded.
+  "role_refused",
 ] as const;
 
 /** A code of a {@link LeashError}: a snake_case wire value. */

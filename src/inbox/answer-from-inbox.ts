@@ -2,6 +2,7 @@ import { LeashError } from "../index.js";
 import type { ApprovalRequest, RunState } from "../index.js";
 import { answerRun, editedArguments } from "../operate/answer-run.js";
 import type { StoreLocation } from "../operate/store-location.js";
+import type { AnswerOrigin } from "../operate/answer-origin.js";
 import type { CliStore } from "../operate/open-store.js";
 import { whyGatewayWillNotCount } from "../gateway/gateway-run-approval.js";
 import type { KeyedQueue } from "./keyed-queue.js";
@@ -10,9 +11,9 @@ import type { AnswerEffect } from "./standing-answers.js";
 
 /** What the inbox needs of the app's policy: who may answer a request. */
 export interface ApproverCheck {
-  mayApprove(approver: string, request: ApprovalRequest): unknown;
+  mayApprove(approver: string, request: ApprovalRequest, origin?: AnswerOrigin): unknown;
   /** leash's `Policy.checkApprover`, which a resume applies: only `"allowed"` lets an answer through. */
-  checkApprover?(approver: string, request: ApprovalRequest): unknown;
+  checkApprover?(approver: string, request: ApprovalRequest, origin?: AnswerOrigin): unknown;
 }
 
 /**
@@ -20,14 +21,19 @@ export interface ApproverCheck {
  * the policy has it) must say `"allowed"` and `mayApprove` must return `true` itself; anything else
  * (a Promise, a truthy value, a throw) refuses.
  */
-function policyAllows(policy: ApproverCheck, approver: string, request: ApprovalRequest): boolean {
+function policyAllows(
+  policy: ApproverCheck,
+  approver: string,
+  request: ApprovalRequest,
+  origin: AnswerOrigin,
+): boolean {
   try {
     if (
       typeof policy.checkApprover === "function" &&
-      policy.checkApprover(approver, structuredClone(request)) !== "allowed"
+      policy.checkApprover(approver, structuredClone(request), { ...origin }) !== "allowed"
     )
       return false;
-    const answer = policy.mayApprove(approver, structuredClone(request));
+    const answer = policy.mayApprove(approver, structuredClone(request), { ...origin });
     if (answer instanceof Promise) answer.catch(() => undefined);
     return answer === true;
   } catch {
@@ -113,7 +119,8 @@ const MAX_NOTE_LENGTH = 2000;
  * Records a signed-in approver's answer the same way `leash approve` and `leash deny` do
  * ({@link answerRun}): pinned to the digest the page showed (a request that changed is refused with
  * `stale_state`, and `store.answer` refuses it too if it changes between this look and the write),
- * under the signed-in name only, with the origin `{ via: "leash-serve", user, host }`. With the
+ * under the signed-in name only, with the origin `{ via: "leash-serve", user, host }` (or the one
+ * given: a one-time link's). With the
  * app's policy, an approver its `mayApprove` refuses is refused (`approver_not_allowed`) and nothing
  * is recorded. Judged against the answers already recorded for the request ({@link answerEffect}):
  * the same answer again records nothing, a different one from the same approver is refused
@@ -125,6 +132,7 @@ export async function answerFromInbox(
   approver: string,
   answer: InboxAnswer,
   host: string,
+  origin: AnswerOrigin = { via: "leash-serve", user: approver, host },
 ): Promise<InboxAnswered> {
   const { digest, decision, note } = answer;
   for (const [field, value] of Object.entries({ digest, decision, note })) checkWellFormed(field, value);
@@ -150,7 +158,7 @@ export async function answerFromInbox(
         ? answerEffect(answersToPending(current, digest), approver, granted)
         : { type: "record" };
     if (effect.type === "repeat" && current !== null) return { state: current, recorded: false, notice: effect.notice };
-    const state = await record(context, runId, approver, { granted, digest, text, raiseTo, edit }, host);
+    const state = await record(context, runId, approver, { granted, digest, text, raiseTo, edit }, origin);
     return { state, recorded: true, ...(effect.notice === undefined ? {} : { notice: effect.notice }) };
   });
 }
@@ -166,7 +174,7 @@ async function record(
     raiseTo: number | undefined;
     edit: string | undefined;
   },
-  host: string,
+  origin: AnswerOrigin,
 ): Promise<RunState> {
   const { granted, digest, text, raiseTo, edit } = answer;
   const { policy } = context;
@@ -183,13 +191,13 @@ async function record(
     },
     context.location,
     {
-      origin: { via: "leash-serve", user: approver, host },
+      origin,
       notCounted: (id, name, origin) => whyGatewayWillNotCount(context.location, id, name, origin),
       ...(policy === undefined
         ? {}
         : {
             check: (request: ApprovalRequest) => {
-              if (!policyAllows(policy, approver, request))
+              if (!policyAllows(policy, approver, request, origin))
                 throw new LeashError(
                   "approver_not_allowed",
                   `${approver} may not answer this request: the app's policy (mayApprove) refuses. Nothing was recorded.`,

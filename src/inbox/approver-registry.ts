@@ -1,4 +1,5 @@
 import type { StoreLocation } from "../operate/store-location.js";
+import type { Role } from "./role-allows.js";
 
 /** An approver as a registry lists them: never their token, nor its hash. */
 export interface ApproverEntry {
@@ -20,6 +21,8 @@ export interface ApproverRegistry {
   remove(name: string): Promise<boolean>;
   /** The approver a token belongs to, or undefined (looked up by the token's SHA-256; never logs it). */
   nameOf(token: string): Promise<string | undefined>;
+  /** The roles of a person of the registry, or undefined when there is no such person. */
+  rolesOf(name: string): Promise<Role[] | undefined>;
   close(): Promise<void>;
 }
 

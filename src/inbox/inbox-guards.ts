@@ -62,7 +62,8 @@ function bearerOf(header: string | undefined): string | undefined {
  * Otherwise an HTML route answers 303 to `/signin` and an API route 401 `unauthorized`. Every POST
  * must come from the inbox's own origin, and a POST of a cookie session must carry the session's
  * CSRF token (`_csrf` in a form, `X-CSRF-Token` for JSON); else 403 `csrf_refused`. Only the
- * sign-in page and the inbox's own stylesheet, script and icon are served to anyone: they hold no run data.
+ * sign-in page and the inbox's own stylesheet, script and icon are served to anyone: they hold no run
+ * data; and a one-time link's page, to whoever holds its token (its POST checked for origin as every POST).
  */
 export function requireApprover(parts: InboxParts): Guard {
   return async (c, next) => {
@@ -77,6 +78,8 @@ export function requireApprover(parts: InboxParts): Guard {
       });
     const path = c.req.path;
     if (path === "/signin" || path === "/favicon.ico" || path.startsWith("/assets/")) return next();
+    // A one-time link is its own credential, bound to one request and one person (`link-routes`).
+    if (path.startsWith("/link/")) return next();
     const bearer = bearerOf(c.req.header("authorization"));
     let approver: string | undefined;
     if (bearer !== undefined) {

@@ -6,6 +6,9 @@ import { SQLSTATE, sqlState } from "../stores/postgres/postgres-errors.js";
 import type { PostgresPool } from "../stores/postgres/postgres-pool.js";
 import { quoteIdentifier } from "../stores/postgres/postgres-tables.js";
 import type { ApproverEntry, ApproverRegistry } from "./approver-registry.js";
+import type { Role } from "./role-allows.js";
+import { deletePostgresLinksOf } from "./postgres-links.js";
+import { inTransaction } from "../stores/postgres/postgres-pool.js";
 import {
   approverExists,
   approverTokenHash,
@@ -97,14 +100,18 @@ class PostgresApprovers implements ApproverRegistry {
     );
   }
 
-  remove(name: string): Promise<boolean> {
-    return this.#read(
-      "remove an approver",
-      `DELETE FROM ${this.#table} WHERE name = $1 RETURNING name`,
-      [name],
-      false,
-      (rows) => rows.length > 0,
-    );
+  async remove(name: string): Promise<boolean> {
+    try {
+      // Their one-time links go with them, in the same transaction.
+      return await inTransaction(this.#pool, "removing an approver", async (client) => {
+        const removed = await client.query(`DELETE FROM ${this.#table} WHERE name = $1 RETURNING name`, [name]);
+        await deletePostgresLinksOf(client, this.#location.schema, name);
+        return removed.rows.length > 0;
+      });
+    } catch (error) {
+      if (isLeashError(error) && error.details.sqlState === SQLSTATE.undefinedTable) return false;
+      throw failed(error, "remove an approver", this.#location);
+    }
   }
 
   async nameOf(token: string): Promise<string | undefined> {
@@ -115,6 +122,17 @@ class PostgresApprovers implements ApproverRegistry {
       [approverTokenHash(token)],
       undefined,
       (rows) => (rows[0] === undefined ? undefined : String(rows[0].name)),
+    );
+  }
+
+  // Until roles are kept, every person of the registry is an approver.
+  rolesOf(name: string): Promise<Role[] | undefined> {
+    return this.#read(
+      "look up an approver's roles",
+      `SELECT 1 FROM ${this.#table} WHERE name = $1`,
+      [name],
+      undefined,
+      (rows): Role[] | undefined => (rows.length === 0 ? undefined : ["approver"]),
     );
   }
 

@@ -2,6 +2,8 @@ import Database from "better-sqlite3";
 import { isLeashError, LeashError } from "../index.js";
 import { checkExistingSqlite } from "../operate/open-store.js";
 import type { ApproverEntry, ApproverRegistry } from "./approver-registry.js";
+import type { Role } from "./role-allows.js";
+import { deleteSqliteLinksOf } from "./sqlite-links.js";
 import {
   approverExists,
   approverTokenHash,
@@ -89,7 +91,12 @@ class SqliteApprovers implements ApproverRegistry {
   remove(name: string): Promise<boolean> {
     return this.#do("remove an approver", () => {
       if (!this.#tableExists()) return false;
-      return this.#database.prepare("DELETE FROM leash_approvers WHERE name = ?").run(name).changes > 0;
+      // Their one-time links go with them, in the same transaction.
+      const remove = this.#database.transaction(() => {
+        deleteSqliteLinksOf(this.#database, name);
+        return this.#database.prepare("DELETE FROM leash_approvers WHERE name = ?").run(name).changes > 0;
+      });
+      return remove.immediate();
     });
   }
 
@@ -100,6 +107,15 @@ class SqliteApprovers implements ApproverRegistry {
         .prepare("SELECT name FROM leash_approvers WHERE token_sha256 = ?")
         .get(approverTokenHash(token)) as { name: string } | undefined;
       return row?.name;
+    });
+  }
+
+  // Until roles are kept, every person of the registry is an approver.
+  rolesOf(name: string): Promise<Role[] | undefined> {
+    return this.#do("look up an approver's roles", () => {
+      if (!this.#tableExists()) return undefined;
+      const row = this.#database.prepare("SELECT 1 FROM leash_approvers WHERE name = ?").get(name);
+      return row === undefined ? undefined : ["approver" as const];
     });
   }
 

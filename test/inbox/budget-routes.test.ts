@@ -24,6 +24,7 @@ const registry: ApproverRegistry = {
   list: () => Promise.resolve([]),
   remove: () => Promise.resolve(false),
   nameOf: (token) => Promise.resolve(token === TOKEN ? "noor" : undefined),
+  rolesOf: (name) => Promise.resolve(name === "noor" ? ["approver"] : undefined),
   close: () => Promise.resolve(),
 };
 
