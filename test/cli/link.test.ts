@@ -90,11 +90,11 @@ eachStore(
     const run = await pausedRun(target);
     const denied = leash(["deny", run.runId, "--as", "ops", ...target.args], { cwd: target.cwd });
     assert.equal(denied.status, 0, denied.stderr);
-    const { payAgent } = await import("./pay-agent.js");
+    // Denied twice: the run ends, waiting on nothing.
     const resumed = await payAgent(target.store).resume(run.runId);
+    assert.equal(resumed.status, "awaiting_approval");
     const denyAgain = leash(["deny", run.runId, "--as", "ops", ...target.args], { cwd: target.cwd });
     assert.equal(denyAgain.status, 0, denyAgain.stderr);
-    assert.equal(resumed.status, "awaiting_approval");
     const ended = await payAgent(target.store).resume(run.runId);
     assert.notEqual(ended.status, "awaiting_approval");
     const stale = link(target, [run.runId, "--as", "noor"]);

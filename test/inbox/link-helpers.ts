@@ -12,7 +12,7 @@ import type { Served } from "./serve-helpers.js";
 /** The location a CLI store's `--db`/`--schema` name. */
 export function locationOf(target: CliStore): StoreLocation {
   const [, db, , schema] = target.args;
-  return storeLocation(schema === undefined ? { db: db as string } : { db: db as string, schema });
+  return storeLocation(schema === undefined ? { db } : { db, schema });
 }
 
 /** Makes a link with `leash link RUN --as NAME --json --base <the inbox>`; returns its URL, token and expiry. */
