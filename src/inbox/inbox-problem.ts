@@ -16,6 +16,7 @@ const STATUS_OF: Readonly<Record<string, InboxProblem["status"]>> = {
   unauthorized: 401,
   csrf_refused: 403,
   approver_not_allowed: 403,
+  role_refused: 403,
   run_not_found: 404,
   grant_not_found: 404,
   stale_state: 409,

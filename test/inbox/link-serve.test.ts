@@ -242,3 +242,47 @@ eachStore(
     if (resumed instanceof Error) assert.match(String((resumed as { code?: string }).code), /approver_not_allowed/);
   },
 );
+
+/** An agent that ticks four times, asking a person to raise max_tool_calls after two: a limit request. */
+function tickAgent(store: RunStore & AuditSink): Agent {
+  return new Agent({
+    tools: [tool({ name: "tick", execute: () => "tick" })],
+    planner: (state) => (state.toolCalls >= 4 ? Decision.finish(state.toolCalls) : Decision.act("tick", {})),
+    limits: { maxToolCalls: 2, askToRaise: ["max_tool_calls"] },
+    store,
+    audit: store,
+  });
+}
+
+eachStore(
+  "a person whose roles do not answer a limit request gets no link for it, and a link to it is 403 role_refused",
+  async (t, target) => {
+    const paused = await tickAgent(target.store).run("tick four times");
+    assert.equal(paused.pending?.kind, "limit");
+    // Every person of the registry is an approver (until roles are kept): a limit request needs a spender.
+    await addApprover(target, "noor");
+    const refused = leash(["link", paused.runId, "--as", "noor", ...target.args], { cwd: target.cwd });
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /\(role_refused\)$/m);
+
+    const served = await serve(t, target);
+    const links = await openLinkStore(locationOf(target));
+    t.after(() => links.close());
+    const { token } = await links.create({
+      name: "noor",
+      runId: paused.runId,
+      digest: paused.pending?.digest ?? "",
+      step: paused.pending?.step ?? 0,
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    const url = `${served.origin}/link/${token}`;
+    const page = await fetch(url);
+    assert.equal(page.status, 403);
+    assert.match(await page.text(), /role="alert"[\s\S]*role_refused/);
+    const posted = await postLink(served, url, { decision: "approve", raise_to: "4" });
+    assert.equal(posted.status, 403);
+    assert.match(await posted.text(), /role_refused/);
+    assert.equal((await links.find(token))?.usedAt, undefined, "a refused post spends nothing");
+    assert.deepEqual(await answersOf(target, paused.runId), []);
+  },
+);
