@@ -13,6 +13,7 @@ const COMMANDS: readonly { name: string; load: (version: string) => Promise<Comm
   { name: "show", load: async () => (await import("./commands/show.js")).showCommand() },
   { name: "approve", load: async () => (await import("./commands/answer-command.js")).answerCommand("approve") },
   { name: "deny", load: async () => (await import("./commands/answer-command.js")).answerCommand("deny") },
+  { name: "link", load: async () => (await import("./commands/link.js")).linkCommand() },
   { name: "grant", load: async () => (await import("./commands/grants.js")).grantCommand() },
   { name: "grants", load: async () => (await import("./commands/grants.js")).grantsCommand() },
   { name: "revoke", load: async () => (await import("./commands/grants.js")).revokeCommand() },

@@ -3,6 +3,7 @@ import type { ApprovalRequest, RunState } from "../index.js";
 import { answerRun, editedArguments } from "../operate/answer-run.js";
 import { waitingRequests } from "../operate/waiting-requests.js";
 import type { StoreLocation } from "../operate/store-location.js";
+import type { AnswerOrigin } from "../operate/answer-origin.js";
 import type { CliStore } from "../operate/open-store.js";
 import { whyGatewayWillNotCount } from "../gateway/gateway-run-approval.js";
 import { roleRefused, rolesText, roleToAnswer } from "./approver-roles.js";
@@ -13,9 +14,9 @@ import type { AnswerEffect } from "./standing-answers.js";
 
 /** What the inbox needs of the app's policy: who may answer a request. */
 export interface ApproverCheck {
-  mayApprove(approver: string, request: ApprovalRequest): unknown;
+  mayApprove(approver: string, request: ApprovalRequest, origin?: AnswerOrigin): unknown;
   /** leash's `Policy.checkApprover`, which a resume applies: only `"allowed"` lets an answer through. */
-  checkApprover?(approver: string, request: ApprovalRequest): unknown;
+  checkApprover?(approver: string, request: ApprovalRequest, origin?: AnswerOrigin): unknown;
 }
 
 /**
@@ -23,14 +24,19 @@ export interface ApproverCheck {
  * the policy has it) must say `"allowed"` and `mayApprove` must return `true` itself; anything else
  * (a Promise, a truthy value, a throw) refuses.
  */
-function policyAllows(policy: ApproverCheck, approver: string, request: ApprovalRequest): boolean {
+function policyAllows(
+  policy: ApproverCheck,
+  approver: string,
+  request: ApprovalRequest,
+  origin: AnswerOrigin,
+): boolean {
   try {
     if (
       typeof policy.checkApprover === "function" &&
-      policy.checkApprover(approver, structuredClone(request)) !== "allowed"
+      policy.checkApprover(approver, structuredClone(request), { ...origin }) !== "allowed"
     )
       return false;
-    const answer = policy.mayApprove(approver, structuredClone(request));
+    const answer = policy.mayApprove(approver, structuredClone(request), { ...origin });
     if (answer instanceof Promise) answer.catch(() => undefined);
     return answer === true;
   } catch {
@@ -133,8 +139,9 @@ const MAX_NOTE_LENGTH = 2000;
  * ({@link answerRun}): pinned to the digest the page showed (a request that changed is refused with
  * `stale_state`, and `store.answer` refuses it too if it changes between this look and the write),
  * under the signed-in name only, with the origin `{ via: "leash-serve", user, host, roles }` (`roles`
- * joined with ","). The person's roles must answer the request's kind (`role_refused` otherwise:
- * `approver` for a call, `spender` for a limit request). With the app's policy, an approver its `mayApprove` refuses is refused (`approver_not_allowed`) and nothing
+ * joined with ","), or the one given (a one-time link's). The person's roles must answer the request's
+ * kind (`role_refused` otherwise: `approver` for a call, `spender` for a limit request). With the app's
+ * policy, an approver its `mayApprove` refuses is refused (`approver_not_allowed`) and nothing
  * is recorded. Judged against the answers already recorded for the request ({@link answerEffect}):
  * the same answer again records nothing, a different one from the same approver is refused
  * (`stale_state`), and an approval given while a denial stands is recorded with a notice saying so.
@@ -146,6 +153,7 @@ export async function answerFromInbox(
   answer: InboxAnswer,
   host: string,
   roles: readonly Role[],
+  origin: AnswerOrigin = { via: "leash-serve", user: approver, host, roles: rolesText(roles) },
 ): Promise<InboxAnswered> {
   const { digest, decision, note } = answer;
   for (const [field, value] of Object.entries({ digest, decision, note })) checkWellFormed(field, value);
@@ -180,7 +188,7 @@ export async function answerFromInbox(
       runId,
       { name: approver, roles },
       { granted, digest, text, raiseTo, edit },
-      host,
+      origin,
     );
     return { state, recorded: true, ...(effect.notice === undefined ? {} : { notice: effect.notice }) };
   });
@@ -197,7 +205,7 @@ async function record(
     raiseTo: number | undefined;
     edit: string | undefined;
   },
-  host: string,
+  origin: AnswerOrigin,
 ): Promise<RunState> {
   const { granted, digest, text, raiseTo, edit } = answer;
   const { policy } = context;
@@ -215,12 +223,12 @@ async function record(
     },
     context.location,
     {
-      origin: { via: "leash-serve", user: approver, host, roles: rolesText(roles) },
+      origin,
       notCounted: (id, name, origin) => whyGatewayWillNotCount(context.location, id, name, origin),
       // The request as it is recorded against: the roles first, then the app's policy.
       check: (request: ApprovalRequest) => {
         checkRole(approver, roles, request);
-        if (policy !== undefined && !policyAllows(policy, approver, request))
+        if (policy !== undefined && !policyAllows(policy, approver, request, origin))
           throw new LeashError(
             "approver_not_allowed",
             `${approver} may not answer this request: the app's policy (mayApprove) refuses. Nothing was recorded.`,

@@ -57,6 +57,11 @@ export function roleToAnswer(request: Pick<ApprovalRequest, "kind">): Role {
   return request.kind === "limit" ? "spender" : "approver";
 }
 
+/** Whether a person with these roles may answer this request (`policy.mayApprove` still decides after). */
+export function rolesAllowAnswer(roles: readonly Role[], request: Pick<ApprovalRequest, "kind">): boolean {
+  return roles.includes(roleToAnswer(request));
+}
+
 /** Whether these roles may answer some request (an approver's or a spender's); a viewer's alone may not. */
 export function mayAnswerAny(roles: readonly Role[]): boolean {
   return roles.includes("approver") || roles.includes("spender");

@@ -12,6 +12,7 @@ import { inboxProblem } from "./inbox-problem.js";
 import { addPageRoutes } from "./page-routes.js";
 import { addGrantRoutes } from "./grant-routes.js";
 import { addBudgetRoutes } from "./budget-routes.js";
+import { addLinkRoutes, loggedPath } from "./link-routes.js";
 import { secureHeaders } from "./security-headers.js";
 
 /**
@@ -48,6 +49,7 @@ export function inboxApp(parts: InboxParts): Hono<InboxEnv> {
   addApiRoutes(app, parts);
   addGrantRoutes(app, parts);
   addBudgetRoutes(app, parts);
+  addLinkRoutes(app, parts);
   addPageRoutes(app, parts);
 
   app.onError((error, c) => {
@@ -57,7 +59,7 @@ export function inboxApp(parts: InboxParts): Hono<InboxEnv> {
     // any password in a connection string masked.
     if (problem.status === 500 || (problem.status === 503 && !signedIn))
       process.stderr.write(
-        `${escapeText(maskPasswords(`leash serve: ${c.req.method} ${c.req.path} failed: ${error.stack ?? error.message}`))}\n`,
+        `${escapeText(maskPasswords(`leash serve: ${c.req.method} ${loggedPath(c.req.path)} failed: ${error.stack ?? error.message}`))}\n`,
       );
     // Someone not signed in learns only that the store is out of reach, never where it is or why.
     if (problem.status === 503 && !signedIn)

@@ -7,6 +7,7 @@ import type { Role } from "./approver-roles.js";
 import type { EventStreams } from "./event-streams.js";
 import type { InboxProblem } from "./inbox-problem.js";
 import type { KeyedQueue } from "./keyed-queue.js";
+import type { LinkStore } from "./link-store.js";
 import { messagePage } from "./pages/message-page.js";
 import type { Viewer } from "./pages/layout.js";
 import type { Session, SessionStore } from "./session-store.js";
@@ -17,6 +18,8 @@ export interface InboxParts {
   store: CliStore;
   location: StoreLocation;
   registry: ApproverRegistry;
+  /** The one-time approval links (`leash link`); without them, every link is unknown. */
+  links?: LinkStore;
   /** The app's policy, when `leash serve --agent` loaded it. */
   policy?: ApproverCheck;
   sessions: SessionStore;

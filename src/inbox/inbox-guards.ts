@@ -66,6 +66,7 @@ function bearerOf(header: string | undefined): string | undefined {
  * CSRF token (`_csrf` in a form, `X-CSRF-Token` for JSON); else 403 `csrf_refused`. Only the
  * sign-in page and the inbox's own stylesheet, script and icon are served to anyone: they hold no run data.
  * A POST (but signing out) of a person whose roles answer nothing (`viewer` alone) is 403 `role_refused`.
+ * A one-time link's page is served to whoever holds its token (its POST checked for origin as every POST).
  */
 export function requireApprover(parts: InboxParts): Guard {
   return async (c, next) => {
@@ -80,6 +81,8 @@ export function requireApprover(parts: InboxParts): Guard {
       });
     const path = c.req.path;
     if (path === "/signin" || path === "/favicon.ico" || path.startsWith("/assets/")) return next();
+    // A one-time link is its own credential, bound to one request and one person (`link-routes`).
+    if (path.startsWith("/link/")) return next();
     const bearer = bearerOf(c.req.header("authorization"));
     // Name and roles in one lookup, on every request: a change of roles holds at once.
     let approver: ApproverIdentity | undefined;

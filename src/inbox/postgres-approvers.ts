@@ -8,6 +8,8 @@ import { quoteIdentifier } from "../stores/postgres/postgres-tables.js";
 import type { AddApproverOptions, ApproverEntry, ApproverIdentity, ApproverRegistry } from "./approver-registry.js";
 import { checkRoles, rolesText, rolesToAdd, storedRoles } from "./approver-roles.js";
 import type { Role } from "./approver-roles.js";
+import { deletePostgresLinksOf } from "./postgres-links.js";
+import { inTransaction } from "../stores/postgres/postgres-pool.js";
 import {
   approverExists,
   approverNotFound,
@@ -139,14 +141,18 @@ class PostgresApprovers implements ApproverRegistry {
     );
   }
 
-  remove(name: string): Promise<boolean> {
-    return this.#read(
-      "remove an approver",
-      `DELETE FROM ${this.#table} WHERE name = $1 RETURNING name`,
-      [name],
-      false,
-      (rows) => rows.length > 0,
-    );
+  async remove(name: string): Promise<boolean> {
+    try {
+      // Their one-time links go with them, in the same transaction.
+      return await inTransaction(this.#pool, "removing an approver", async (client) => {
+        const removed = await client.query(`DELETE FROM ${this.#table} WHERE name = $1 RETURNING name`, [name]);
+        await deletePostgresLinksOf(client, this.#location.schema, name);
+        return removed.rows.length > 0;
+      });
+    } catch (error) {
+      if (isLeashError(error) && error.details.sqlState === SQLSTATE.undefinedTable) return false;
+      throw failed(error, "remove an approver", this.#location);
+    }
   }
 
   async nameOf(token: string): Promise<string | undefined> {

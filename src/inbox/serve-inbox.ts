@@ -8,6 +8,7 @@ import type { ApproverRegistry } from "./approver-registry.js";
 import { EventStreams } from "./event-streams.js";
 import { inboxApp } from "./inbox-app.js";
 import { KeyedQueue } from "./keyed-queue.js";
+import { openLinkStore } from "./link-store.js";
 import { allowedHosts, hostPart } from "./security-headers.js";
 import { SessionStore } from "./session-store.js";
 import { SignInThrottle } from "./sign-in-throttle.js";
@@ -43,11 +44,14 @@ interface RunningInbox {
 export async function startInbox(options: InboxOptions): Promise<RunningInbox> {
   const watcher = new StoreWatcher(options.store, options.pollMs === undefined ? {} : { intervalMs: options.pollMs });
   const streams = new EventStreams(watcher);
+  // The one-time links, on a connection of their own beside the registry's, closed with the inbox.
+  const links = await openLinkStore(options.location);
   let hosts: ReadonlySet<string> | null = new Set();
   const app = inboxApp({
     store: options.store,
     location: options.location,
     registry: options.registry,
+    links,
     ...(options.policy === undefined ? {} : { policy: options.policy }),
     sessions: new SessionStore(),
     answerQueue: new KeyedQueue(),
@@ -61,6 +65,9 @@ export async function startInbox(options: InboxOptions): Promise<RunningInbox> {
     const started = serve({ fetch: app.fetch, port: options.port, hostname: options.host }) as Server;
     started.once("listening", () => resolve(started));
     started.once("error", reject);
+  }).catch(async (error: unknown) => {
+    await links.close().catch(() => undefined);
+    throw error;
   });
   const port = (server.address() as AddressInfo).port;
   hosts = allowedHosts(options.host, port);
@@ -83,6 +90,7 @@ export async function startInbox(options: InboxOptions): Promise<RunningInbox> {
         });
         server.closeIdleConnections();
       });
+      await links.close();
     },
   };
 }

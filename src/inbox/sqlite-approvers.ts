@@ -4,6 +4,7 @@ import { checkExistingSqlite } from "../operate/open-store.js";
 import type { AddApproverOptions, ApproverEntry, ApproverIdentity, ApproverRegistry } from "./approver-registry.js";
 import { checkRoles, rolesText, rolesToAdd, storedRoles } from "./approver-roles.js";
 import type { Role } from "./approver-roles.js";
+import { deleteSqliteLinksOf } from "./sqlite-links.js";
 import {
   approverExists,
   approverNotFound,
@@ -131,7 +132,12 @@ class SqliteApprovers implements ApproverRegistry {
   remove(name: string): Promise<boolean> {
     return this.#do("remove an approver", () => {
       if (!this.#tableExists()) return false;
-      return this.#database.prepare("DELETE FROM leash_approvers WHERE name = ?").run(name).changes > 0;
+      // Their one-time links go with them, in the same transaction.
+      const remove = this.#database.transaction(() => {
+        deleteSqliteLinksOf(this.#database, name);
+        return this.#database.prepare("DELETE FROM leash_approvers WHERE name = ?").run(name).changes > 0;
+      });
+      return remove.immediate();
     });
   }
 

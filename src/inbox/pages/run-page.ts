@@ -60,7 +60,8 @@ function chainText(chain: RunChain): Html {
     ${lineList(problemLines(chain.problems))}`;
 }
 
-function historyOf(state: RunState, request: ApprovalRequest): Html {
+/** The steps a request was asked after, each with its call and outcome. */
+export function historyOf(state: RunState, request: ApprovalRequest): Html {
   const before = state.steps.filter((step) => step.index < request.step);
   if (before.length === 0) return html`<p>Nothing: it is the run's first step.</p>`;
   return html`<ol class="history">
@@ -73,7 +74,7 @@ function historyOf(state: RunState, request: ApprovalRequest): Html {
 }
 
 /** What a call request asks: the tool, its arguments whole, effect, scopes, reason, time and digest. */
-function callFacts(request: CallApprovalRequest, count: string | undefined): Html {
+export function callFacts(request: CallApprovalRequest, count: string | undefined): Html {
   return html`<p class="ask">
       Step ${request.step} asks to run <strong data-field="tool">${request.tool}</strong> with these arguments, in full:
     </p>
