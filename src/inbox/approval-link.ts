@@ -5,6 +5,7 @@ import type { StoreLocation } from "../operate/store-location.js";
 import { selectRequest } from "../operate/waiting-requests.js";
 import type { RequestSelector } from "../operate/waiting-requests.js";
 import type { ApproverRegistry } from "./approver-registry.js";
+import { notAPerson } from "./link-store.js";
 import type { LinkInfo, LinkStore } from "./link-store.js";
 import { rolesAllowAnswer } from "./approver-roles.js";
 
@@ -90,11 +91,7 @@ export async function makeApprovalLink(input: ApprovalLinkInput): Promise<Approv
   const state = await findRun(input.store, input.runId, input.location);
   const { request } = selectRequest(state, input.select);
   const roles = await input.registry.rolesOf(input.name);
-  if (roles === undefined)
-    throw new LeashError(
-      "role_refused",
-      `${input.name} is not a person of leash approvers, so no link can answer as them; add them with leash approvers add.`,
-    );
+  if (roles === undefined) throw notAPerson(input.name);
   if (!rolesAllowAnswer(roles, request))
     throw new LeashError(
       "role_refused",
