@@ -134,7 +134,7 @@ describe("a store from before the notification outbox", () => {
           [pg.escapeIdentifier(schema)],
         );
         assert.deepEqual(
-          functions.rows.map((row) => [row.proname, row.forms]),
+          functions.rows.map((row: { proname: string; forms: number }) => [row.proname, row.forms]),
           [
             ["leash_create_run", 1],
             ["leash_save_run", 1],
