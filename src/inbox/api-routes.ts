@@ -13,7 +13,7 @@ import { runChain } from "./run-chain.js";
 export function addApiRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
   app.get("/api/runs", async (c) => {
     const query = listQuery(c.req.query("status"), c.req.query("page"), c.req.query("cursor"));
-    const list = await listRuns(parts.store, query);
+    const list = await listRuns(parts.store, query, c.get("approver"));
     // `next` is the cursor of the next page (`?cursor=`), `null` at the end; no count of pages.
     return c.json({ runs: list.runs, page: list.page, next: list.next ?? null });
   });

@@ -1,4 +1,4 @@
-import { cursorAfter, listSummaries } from "../index.js";
+import { LeashError, cursorAfter, listSummaries } from "../index.js";
 import type { AuditRecord, AuditSink, RunStore, RunSummary } from "../index.js";
 
 /** A piece of work whose every attempt failed: what a person must look at, since no retry is left. */
@@ -16,6 +16,8 @@ export interface GaveUpWork {
   problem: { code: string; message: string };
   /** When it gave up: the `gave_up` record's time. */
   endedAt: string;
+  /** The person the work is for (the agent's `sponsor`), or `null`. */
+  sponsor: string | null;
 }
 
 /** One page of the work that gave up, and where the next starts. */
@@ -59,24 +61,73 @@ function workOf(run: RunSummary, record: AuditRecord): GaveUpWork {
       message: typeof data.problem === "string" ? data.problem : "the work gave up",
     },
     endedAt: record.at,
+    sponsor: run.sponsor ?? null,
   };
+}
+
+/** Which runs a scan keeps: all, only those sponsored by a person, or all but those. */
+type Phase = { kind: "all" } | { kind: "sponsored" | "others"; sponsor: string };
+
+function keeps(phase: Phase, run: RunSummary): boolean {
+  if (phase.kind === "all") return true;
+  return phase.kind === "sponsored" ? run.sponsor === phase.sponsor : run.sponsor !== phase.sponsor;
+}
+
+/**
+ * A listing cursor of a two-part listing (a person's sponsored work, then the rest): `s.` or `o.`
+ * before the cursor of the summaries of that part, `o.` alone for the start of the rest.
+ */
+function phaseOf(
+  sponsor: string | undefined,
+  cursor: string | undefined,
+): { phase: Phase; cursor: string | undefined } {
+  if (sponsor === undefined) return { phase: { kind: "all" }, cursor };
+  if (cursor === undefined) return { phase: { kind: "sponsored", sponsor }, cursor: undefined };
+  const part = cursor.startsWith("o.") ? "others" : cursor.startsWith("s.") ? "sponsored" : undefined;
+  if (part === undefined) throw new LeashError("invalid_option", "The cursor is not one of this listing's.");
+  const rest = cursor.slice(2);
+  return { phase: { kind: part, sponsor }, cursor: rest === "" ? undefined : rest };
+}
+
+function cursorIn(phase: Phase, cursor: string): string {
+  return phase.kind === "all" ? cursor : `${phase.kind === "sponsored" ? "s" : "o"}.${cursor}`;
 }
 
 /**
  * One page of the work that gave up (its last attempt's run, whose trail holds the `gave_up`
  * record), newest first (the `gave_up` note is that run's last save). It reads summaries of failed
  * runs, and the trails of only those that may have given up: a run of a skill (only a skill retries
- * and gives up) that no later failed attempt retried. `cursor` is a page's `next`.
+ * and gives up) that no later failed attempt retried. `cursor` is a page's `next`. With `sponsor`
+ * (the signed-in person), the work sponsored by them comes first, newest first, then the rest,
+ * newest first: two scans, the cursor saying which one a page continues.
  */
 export async function readGaveUp(
   store: RunStore & AuditSink,
-  options: { limit: number; cursor?: string },
+  options: { limit: number; cursor?: string; sponsor?: string },
 ): Promise<GaveUpListing> {
+  const start = phaseOf(options.sponsor, options.cursor);
+  const first = await scanGaveUp(store, options.limit, start.phase, start.cursor);
+  // A full page always has a `next`: a sponsored scan that ends short of the page is at its end.
+  if (start.phase.kind !== "sponsored" || first.next !== undefined) return first;
+  // The sponsored work ended inside this page: the rest fills it.
+  const others: Phase = { kind: "others", sponsor: start.phase.sponsor };
+  const rest = await scanGaveUp(store, options.limit - first.work.length, others, undefined);
+  return { work: [...first.work, ...rest.work], runs: [...first.runs, ...rest.runs], next: rest.next };
+}
+
+/** One scan of {@link readGaveUp}: up to `limit` pieces of work of one phase, from a summaries cursor. */
+async function scanGaveUp(
+  store: RunStore & AuditSink,
+  limit: number,
+  phase: Phase,
+  from: string | undefined,
+): Promise<GaveUpListing> {
+  const options = { limit };
   const work: GaveUpWork[] = [];
   const runs: RunSummary[] = [];
   // The runs a later failed attempt retried: they did not give up, their trails need no reading.
   const retried = new Set<string>();
-  let cursor = options.cursor;
+  let cursor = from;
   for (;;) {
     const page = await listSummaries(store, {
       status: "failed",
@@ -87,13 +138,13 @@ export async function readGaveUp(
     for (const run of page.runs) {
       if (retried.size >= MAX_REMEMBERED) retried.clear();
       if (run.retryOf !== undefined) retried.add(run.retryOf);
-      if (run.skill === undefined || retried.has(run.runId)) continue;
+      if (run.skill === undefined || retried.has(run.runId) || !keeps(phase, run)) continue;
       const record = gaveUpRecord(await store.read(run.runId));
       if (record === undefined) continue;
       work.push(workOf(run, record));
       runs.push(run);
       // The page is full: the next one starts right after this run, in the order of the summaries.
-      if (work.length === options.limit) return { work, runs, next: cursorAfter(run, "updated_desc") };
+      if (work.length === options.limit) return { work, runs, next: cursorIn(phase, cursorAfter(run, "updated_desc")) };
     }
     if (page.next === undefined) return { work, runs, next: undefined };
     cursor = page.next;

@@ -119,11 +119,12 @@ async function pageOf<Item>(
  * query's cursor, or by page number. `awaiting_approval` lists every run awaiting a person, gate
  * sessions with requests waiting included. `gave_up` lists the last attempt of each piece of work that gave up.
  */
-export async function listRuns(store: CliStore, query: RunListQuery): Promise<RunPage> {
+export async function listRuns(store: CliStore, query: RunListQuery, viewer?: string): Promise<RunPage> {
   const found = await pageOf(query, async (limit, cursor) => {
     const at = cursor === undefined ? {} : { cursor };
     if (query.status === "gave_up") {
-      const gaveUp = await readGaveUp(store, { limit, ...at });
+      // The signed-in person's sponsored work first, then the rest.
+      const gaveUp = await readGaveUp(store, { limit, ...at, ...(viewer === undefined ? {} : { sponsor: viewer }) });
       return { items: gaveUp.runs, next: gaveUp.next };
     }
     const options: ListOptions = {
@@ -148,9 +149,15 @@ export async function listRuns(store: CliStore, query: RunListQuery): Promise<Ru
 export async function listGaveUpPage(
   store: CliStore,
   query: RunListQuery,
+  viewer?: string,
 ): Promise<{ work: GaveUpWork[]; page: number | null; next: string | undefined }> {
   const found = await pageOf(query, async (limit, cursor) => {
-    const gaveUp = await readGaveUp(store, { limit, ...(cursor === undefined ? {} : { cursor }) });
+    const gaveUp = await readGaveUp(store, {
+      limit,
+      ...(cursor === undefined ? {} : { cursor }),
+      // The signed-in person's sponsored work first, then the rest.
+      ...(viewer === undefined ? {} : { sponsor: viewer }),
+    });
     return { items: gaveUp.work, next: gaveUp.next };
   });
   return { work: found.items, page: query.page, next: found.next };

@@ -109,12 +109,12 @@ export function addPageRoutes(app: Hono<InboxEnv>, parts: InboxParts): void {
 
   app.get("/", async (c) => {
     const query = listQuery(c.req.query("status"), c.req.query("page"), c.req.query("cursor"));
-    return c.html(runsPage(await listRuns(parts.store, query), viewerOf(c)).toString());
+    return c.html(runsPage(await listRuns(parts.store, query, viewerOf(c).name), viewerOf(c)).toString());
   });
 
   app.get("/gave-up", async (c) => {
     const query = listQuery("gave_up", c.req.query("page"), c.req.query("cursor"));
-    const shown = await listGaveUpPage(parts.store, query);
+    const shown = await listGaveUpPage(parts.store, query, viewerOf(c).name);
     return c.html(gaveUpPage(shown, viewerOf(c)).toString());
   });
 

@@ -74,6 +74,7 @@ withPostgres("PostgresStore on PostgreSQL", (url) => {
             "leash_grants",
             "leash_log_nodes",
             "leash_meta",
+            "leash_outbox",
             "leash_runs",
             "leash_steps",
           ],

@@ -27,6 +27,7 @@ export async function printGaveUp(
     [
       work.runId,
       work.skill === null ? shorten(work.goal, 40) : `${work.skill}: ${shorten(work.goal, 28)}`,
+      work.sponsor ?? "-",
       String(work.attempts),
       `${work.problem.code}: ${shorten(work.problem.message, 60)}`,
       work.endedAt,
@@ -35,7 +36,7 @@ export async function printGaveUp(
   printLines([
     "Needs attention: work that gave up after its last attempt failed.",
     "",
-    ...formatTable([["RUN", "SKILL / GOAL", "ATTEMPTS", "PROBLEM", "GAVE UP"], ...rows]),
+    ...formatTable([["RUN", "SKILL / GOAL", "SPONSOR", "ATTEMPTS", "PROBLEM", "GAVE UP"], ...rows]),
     "",
     "Read one with: leash show RUN",
     ...(next === undefined

@@ -14,7 +14,10 @@ interface GaveUpPage {
   next: string | undefined;
 }
 
-/** The work that gave up, newest first, a page at a time: what needs a person's attention, with its attempts and problem. */
+/**
+ * The work that gave up, a page at a time: what needs a person's attention, with its sponsor,
+ * attempts and problem; the signed-in person's sponsored work first, then the rest, each newest first.
+ */
 export function gaveUpPage(list: GaveUpPage, viewer: Viewer): Html {
   const rows = list.work.map(
     (item) =>
@@ -23,6 +26,7 @@ export function gaveUpPage(list: GaveUpPage, viewer: Viewer): Html {
         <td class="goal">
           ${item.skill === null ? null : html`<span class="skill">${item.skill}</span> `}${item.goal}
         </td>
+        <td data-field="sponsor" data-label="Sponsor">${item.sponsor ?? ""}</td>
         <td class="num" data-field="attempts" data-label="Attempts">${item.attempts}</td>
         <td data-field="problem"><code>${item.problem.code}</code> ${item.problem.message}</td>
         <td class="when"><time datetime="${item.endedAt}">${item.endedAt}</time></td>
@@ -34,6 +38,7 @@ export function gaveUpPage(list: GaveUpPage, viewer: Viewer): Html {
       : listTable(
           html`<th scope="col">Last run</th>
             <th scope="col">Goal</th>
+            <th scope="col">Sponsor</th>
             <th scope="col" class="num">Attempts</th>
             <th scope="col">Problem</th>
             <th scope="col">Ended</th>`,
@@ -44,7 +49,10 @@ export function gaveUpPage(list: GaveUpPage, viewer: Viewer): Html {
     viewer,
     events: "/events",
     main: html`<h1>Work that gave up</h1>
-      <p class="lede">Each piece of work here used up its attempts; its last run holds the record of why.</p>
+      <p class="lede">
+        Each piece of work here used up its attempts; its last run holds the record of why. Work you sponsor comes
+        first.
+      </p>
       ${body}${pager(list.page, ...pageLinks("/gave-up", null, list.page, list.next))}`,
   });
 }
