@@ -57,7 +57,10 @@ eachStore(
     assert.match(text.stdout, /Needs attention/);
     const row = text.stdout.split("\n").find((line) => line.startsWith(outcome.task));
     assert.ok(row !== undefined, text.stdout);
-    assert.match(row, /Summarize: Summarize the manual\.\s+2\s+answer_rejected: /);
+    // No sponsor: "-" in the SPONSOR column.
+    assert.match(text.stdout, /RUN\s+SKILL \/ GOAL\s+SPONSOR\s+ATTEMPTS/);
+    assert.match(row, /Summarize: Summarize the manual\.\s+-\s+2\s+answer_rejected: /);
+    assert.equal(listed.runs[0]?.sponsor, null);
     assert.ok(!text.stdout.includes(plain.runId));
     assert.ok(!text.stdout.includes(firstAttempt));
   },
