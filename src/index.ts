@@ -72,6 +72,18 @@ export type {
   GrantsOptions,
 } from "./stores/grant-info.js";
 export type { BudgetInfo, BudgetLimits, BudgetSpent, BudgetStop, BudgetChangeOptions } from "./stores/budget-info.js";
+export type {
+  ClaimNotificationsOptions,
+  NotificationEvent,
+  NotificationOutcome,
+  NotificationPage,
+  NotificationStatus,
+  NotificationType,
+  NotificationsOptions,
+  StartNotificationsOptions,
+  StartNotificationsResult,
+} from "./stores/notification-info.js";
+export { NOTIFICATION_STATUSES, notificationEventsOf } from "./stores/notification-info.js";
 export type { BudgetLimitName } from "./stores/budget-raise.js";
 export type { RunSummary, RunOrder, SummaryPage } from "./stores/run-summary.js";
 export type { AnswerOrigin } from "./approvals/answer-origin.js";

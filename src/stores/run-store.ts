@@ -15,6 +15,15 @@ import type {
 } from "./grant-info.js";
 import type { BudgetChangeOptions, BudgetCharge, BudgetInfo, BudgetLimits } from "./budget-info.js";
 import type { BudgetLimitName } from "./budget-raise.js";
+import type {
+  ClaimNotificationsOptions,
+  NotificationEvent,
+  NotificationOutcome,
+  NotificationPage,
+  NotificationsOptions,
+  StartNotificationsOptions,
+  StartNotificationsResult,
+} from "./notification-info.js";
 
 export type { AnswerOrigin };
 
@@ -168,6 +177,30 @@ export interface RunStore {
     to: number,
     options?: BudgetChangeOptions,
   ): Promise<BudgetInfo | null>;
+  /**
+   * The outbox (API.md section 19, "Webhooks"), newest first, optionally only events of a status;
+   * paged with `limit` and the `next` cursor of the page before. Every save that makes a run await a
+   * person, end or give up writes its event in the same transaction (see `notificationEventsOf`).
+   */
+  notifications?(options?: NotificationsOptions): Promise<NotificationPage>;
+  /**
+   * Hands a deliverer the pending events due at `now`, oldest first, and in the same transaction
+   * moves their `nextAttemptAt` to `now + leaseMs`, so that no other deliverer takes them meanwhile.
+   */
+  claimNotifications?(options: ClaimNotificationsOptions): Promise<NotificationEvent[]>;
+  /**
+   * Records how a delivery went: `delivered`, or tried again at `nextAttemptAt` (`null`: `failed`).
+   * Only a pending event changes; an unknown id changes nothing.
+   */
+  settleNotification?(id: string, outcome: NotificationOutcome): Promise<void>;
+  /**
+   * A deliverer's start. The first call ever on the store (remembered in it) marks `skipped` every
+   * pending event created before `now - catchUpMs`, except the `approval_requested` events of runs
+   * that still wait for that request; any later call changes nothing (`{ first: false, skipped: 0 }`).
+   */
+  startNotifications?(options: StartNotificationsOptions): Promise<StartNotificationsResult>;
+  /** Deletes the delivered events delivered before `deliveredBefore`; returns how many. */
+  pruneNotifications?(options: { deliveredBefore: Date }): Promise<number>;
   /** Releases what the store holds open. */
   close(): Promise<void>;
 }
