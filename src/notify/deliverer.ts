@@ -1,5 +1,6 @@
 import { LeashError, checkOptionKeys, messageOf } from "../errors/index.js";
-import type { NotificationEvent, OutboxStore } from "./outbox-port.js";
+import type { NotificationEvent } from "../stores/notification-info.js";
+import type { RunStore } from "../stores/run-store.js";
 import { checkBaseUrl, checkHttpUrl, runPageUrl } from "./notify-urls.js";
 import { RETRY_FOR_MS, retryAt } from "./retry-schedule.js";
 import { signWebhook } from "./sign-webhook.js";
@@ -45,8 +46,8 @@ export interface Notifier {
 }
 
 /** The methods a store needs to keep an outbox for a notifier. */
-type Outbox = Required<Pick<OutboxStore, "startNotifications" | "claimNotifications" | "settleNotification">> &
-  Pick<OutboxStore, "pruneNotifications">;
+type Outbox = Required<Pick<RunStore, "startNotifications" | "claimNotifications" | "settleNotification">> &
+  Pick<RunStore, "pruneNotifications">;
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_POLL_MS = 500;
@@ -81,7 +82,7 @@ function positiveInteger(value: unknown, name: string, fallback: number): number
  * have nothing to read, and saying so at the start beats a notifier that never sends.
  */
 export function outboxOf(store: unknown): Outbox {
-  const candidate = store as OutboxStore | null | undefined;
+  const candidate = store as Partial<RunStore> | null | undefined;
   if (
     typeof candidate?.startNotifications !== "function" ||
     typeof candidate.claimNotifications !== "function" ||

@@ -4,11 +4,10 @@ import type { CommonOptions } from "../common-options.js";
 import { CliError } from "../cli-error.js";
 import { withExistingStore } from "../../operate/open-store.js";
 import { escapeText } from "../../operate/escape-text.js";
-import type { NotificationEvent, NotificationStatus, OutboxStore } from "../../notify/outbox-port.js";
+import { NOTIFICATION_STATUSES } from "../../stores/notification-info.js";
+import type { NotificationEvent, NotificationStatus } from "../../stores/notification-info.js";
 import { integerOption } from "./bench-corpus.js";
 import { formatTable, printJson, printLines, shorten } from "../print.js";
-
-const STATUSES: readonly NotificationStatus[] = ["pending", "delivered", "failed", "skipped"];
 
 /** A page when `--limit` is not given: the outbox keeps a week of delivered events, too many to print at once. */
 const DEFAULT_LIMIT = 50;
@@ -42,7 +41,7 @@ export function notificationsCommand(): Command {
   const command = new Command("notifications")
     .description("list the webhook events of the store's outbox, newest first (--failed: those that gave up)")
     .option("--failed", "only the events whose delivery gave up (the same as --status failed)")
-    .addOption(new Option("--status <status>", "only the events of this status").choices([...STATUSES]))
+    .addOption(new Option("--status <status>", "only the events of this status").choices([...NOTIFICATION_STATUSES]))
     .option(
       "--limit <n>",
       `at most this many events (default ${DEFAULT_LIMIT}), then the cursor of the next page`,
@@ -59,10 +58,9 @@ export function notificationsCommand(): Command {
     const location = storeLocation(options);
     const limit = options.limit ?? DEFAULT_LIMIT;
     const page = await withExistingStore(location, async (store) => {
-      const outbox = store as OutboxStore;
-      if (typeof outbox.notifications !== "function")
+      if (typeof store.notifications !== "function")
         throw new CliError("invalid_option", `${location.label} keeps no outbox: this store has no notifications.`);
-      return outbox.notifications({
+      return store.notifications({
         limit,
         ...(status === undefined ? {} : { status }),
         ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
