@@ -63,6 +63,13 @@ export interface AgentOptions {
    * shared budgets (`setBudget`, `budget`).
    */
   budget?: BudgetOption;
+  /**
+   * The person this agent's work is for (API.md section 19, "Sponsors"): kept in each run's state and
+   * `run_started` record, carried to a skill's later attempts, and named by the notifications of its
+   * end and of work that gave up; the inbox lists the work that gave up for its sponsor first. A name
+   * as `leash approvers` takes them: 1 to 64 characters, each a letter, a digit or one of . _ @ -.
+   */
+  sponsor?: string;
 }
 
 /** Every option {@link AgentOptions} names: any other key is refused. */
@@ -85,7 +92,11 @@ export const AGENT_OPTIONS = [
   "recordModelText",
   "checkpoint",
   "budget",
+  "sponsor",
 ] as const;
+
+/** What a sponsor's name may be: the shape of an approver's name, so that it can be a signed-in person's. */
+const SPONSOR_SHAPE = /^[A-Za-z0-9._@-]{1,64}$/;
 
 const SKILL_FIELDS = ["name", "description", "tools", "output", "brief", "check", "retry"] as const;
 
@@ -226,6 +237,9 @@ export function buildCore(options: AgentOptions): AgentCore {
     fail("Expected `audit` to be an AuditSink (append, read).");
   const store = options.store;
   const budget = checkBudgetOption(options.budget, store);
+  const sponsor: unknown = options.sponsor;
+  if (sponsor !== undefined && (typeof sponsor !== "string" || !SPONSOR_SHAPE.test(sponsor)))
+    fail("Expected `sponsor` to be a person's name: 1 to 64 characters, each a letter, a digit or one of . _ @ -.");
   const audit = options.audit ?? (isAuditSink(store) ? store : new MemoryAuditSink());
   const maxArgumentsSize = options.maxArgumentsSize ?? 1_000_000;
   if (!Number.isSafeInteger(maxArgumentsSize) || maxArgumentsSize < 2)
@@ -253,6 +267,7 @@ export function buildCore(options: AgentOptions): AgentCore {
     recordModelText: options.recordModelText === true,
     feed: SILENT_FEED,
     ...(budget === undefined ? {} : { budget }),
+    ...(sponsor === undefined ? {} : { sponsor: sponsor as string }),
   };
 }
 

@@ -56,6 +56,8 @@ export async function doSkill<I, O>(
   if (state === undefined) throw new LeashError("invalid_skill", "The skill made no attempt.");
   if (state.status === "failed" && state.failure !== undefined) {
     const gaveUp = { task: state.runId, attempts: attempt, problem: state.failure.message };
+    // Kept in the state too, saved with the record: a store that is not the run's sink sees it there.
+    state.gaveUp = { attempts: attempt, problem: state.failure.message };
     state = await driver.note(state, "gave_up", gaveUp);
     driver.emit("gave_up", gaveUp);
   }

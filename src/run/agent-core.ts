@@ -54,6 +54,8 @@ export interface AgentCore {
   skills: Map<string, CompiledSkill>;
   clock: () => Date;
   randomId: () => string;
+  /** The person the agent's work is for (API.md section 19), kept in each run it starts. */
+  sponsor?: string;
   /** The largest canonical size of a tool call's arguments, in characters. */
   maxArgumentsSize: number;
   /** The largest JSON size of one tool result, in characters. */

@@ -127,6 +127,7 @@ export async function prepareRun(core: AgentCore, goal: unknown, options: Intern
     ...(options.skill === undefined ? {} : { skill: options.skill.skill.name }),
     ...(options.gate === true ? { gate: true } : {}),
     ...(budget === undefined ? {} : { budget }),
+    ...(core.sponsor === undefined ? {} : { sponsor: core.sponsor }),
   });
   // The state is created at revision 1 by the first checkpoint below.
   const run = new ActiveRun(core, state, { head: null, stored: false, skill: options.skill });
@@ -142,6 +143,7 @@ export async function prepareRun(core: AgentCore, goal: unknown, options: Intern
     tools: run.tools.names(),
     ...(options.gate === true ? { gate: true } : {}),
     ...(budget === undefined ? {} : { budget }),
+    ...(core.sponsor === undefined ? {} : { sponsor: core.sponsor }),
   });
   await run.checkpoint();
   return run;

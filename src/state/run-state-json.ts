@@ -192,6 +192,8 @@ const state = shape({
   "principal?": string,
   "skill?": string,
   "budget?": string,
+  "sponsor?": string,
+  "gaveUp?": shape({ attempts: count, problem: string }),
   nonce: string,
   rejections: count,
   elapsedMs: amount,

@@ -87,6 +87,10 @@ export class RunState {
   skill: string | undefined;
   /** The key of the shared budget the run spends from (API.md section 17), worked out when it started; none: no budget. */
   budget: string | undefined;
+  /** The person the run's work is for (API.md section 19), when its agent names one. */
+  sponsor: string | undefined;
+  /** How the work gave up, on the last attempt of a skill's work that did (its `gave_up` record says the same). */
+  gaveUp: { attempts: number; problem: string } | undefined;
   /** The random nonce of the run's `run_started` record. */
   nonce: string;
   /** Refused answers so far. */
@@ -126,6 +130,8 @@ export class RunState {
     this.principal = json.principal;
     this.skill = json.skill;
     this.budget = json.budget;
+    this.sponsor = json.sponsor;
+    this.gaveUp = json.gaveUp;
     this.nonce = json.nonce;
     this.rejections = json.rejections;
     this.elapsedMs = json.elapsedMs;
@@ -227,6 +233,7 @@ export class RunState {
       answer.origin === undefined ? { ...answer } : { ...answer, origin: { ...answer.origin } },
     );
     if (json.failure !== undefined) json.failure = { ...json.failure };
+    if (json.gaveUp !== undefined) json.gaveUp = { ...json.gaveUp };
     // The run's own parts are checked JSON: a JSON copy is what structuredClone gives for them, at a
     // fraction of its fixed cost per call, which a planner reading a step at every step pays.
     if (json.answer !== undefined) json.answer = copyJson(json.answer);
@@ -286,6 +293,8 @@ export class RunState {
     if (this.principal !== undefined) json.principal = this.principal;
     if (this.skill !== undefined) json.skill = this.skill;
     if (this.budget !== undefined) json.budget = this.budget;
+    if (this.sponsor !== undefined) json.sponsor = this.sponsor;
+    if (this.gaveUp !== undefined) json.gaveUp = this.gaveUp;
     return json;
   }
 }

@@ -20,6 +20,8 @@ export interface RunSummary {
   goalShortened: boolean;
   skill: string | undefined;
   principal: string | undefined;
+  /** The person the run's work is for (API.md section 19), when its agent names one. */
+  sponsor: string | undefined;
   attempt: number;
   retryOf: string | undefined;
   /** How many steps the run has. */
@@ -125,6 +127,7 @@ export function summaryOf(state: RunState, change: number): RunSummary {
     ...summaryGoal(state.goal),
     skill: state.skill,
     principal: state.principal,
+    sponsor: state.sponsor,
     attempt: state.attempt,
     retryOf: state.retryOf,
     steps: state.steps.length,

@@ -108,6 +108,13 @@ export interface RunStateJson {
   skill?: string;
   /** The key of the run's shared budget, when it spends from one; states saved before budgets have none. */
   budget?: string;
+  /** The person the run's work is for (API.md section 19, "Sponsors"); carried to a skill's later attempts. */
+  sponsor?: string;
+  /**
+   * Set on the last attempt of a skill's work when it gave up (with its `gave_up` record): so that a
+   * store that is not the run's audit sink still sees it, and announces it.
+   */
+  gaveUp?: { attempts: number; problem: string };
   nonce: string;
   rejections: number;
   elapsedMs: number;

@@ -158,6 +158,7 @@ function checkStart(state: RunState, facts: TrailFacts, mismatch: Mismatch): voi
     ["limits", state.limits, limitsAsRaised(data.limits, facts)],
     ["gate", state.gate ?? null, data.gate ?? null],
     ["budget", state.budget ?? null, data.budget ?? null],
+    ["sponsor", state.sponsor ?? null, data.sponsor ?? null],
   ];
   for (const [field, saved, recorded] of fields) {
     if (!sameJson(saved, recorded))

@@ -4,6 +4,7 @@ import { describe } from "node:test";
 import { freshStore, withPostgres } from "../postgres/database.js";
 import { budgetsContract } from "./budgets-contract.js";
 import type { MakeStore } from "./contract-fixtures.js";
+import { notificationsContract } from "./notifications-contract.js";
 import { runStoreContract } from "./run-store-contract.js";
 import { rawAccess } from "./postgres-raw-access.js";
 
@@ -18,4 +19,5 @@ withPostgres("PostgresStore contract", (url) => {
   };
   runStoreContract("PostgresStore", makeStore);
   describe("PostgresStore shared budgets", () => budgetsContract(makeStore));
+  describe("PostgresStore outbox", () => notificationsContract(makeStore));
 });

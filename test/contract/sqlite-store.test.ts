@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { SqliteStore } from "../../src/stores/sqlite/index.js";
 import { budgetsContract } from "./budgets-contract.js";
 import type { MakeStore } from "./contract-fixtures.js";
+import { notificationsContract } from "./notifications-contract.js";
 import { runStoreContract } from "./run-store-contract.js";
 import { rawAccess } from "./sqlite-raw-access.js";
 
@@ -34,3 +35,5 @@ runStoreContract("SqliteStore in memory", inMemory);
 
 describe("SqliteStore shared budgets", () => budgetsContract(onFile));
 describe("SqliteStore in memory shared budgets", () => budgetsContract(inMemory));
+describe("SqliteStore outbox", () => notificationsContract(onFile));
+describe("SqliteStore in memory outbox", () => notificationsContract(inMemory));

@@ -35,7 +35,7 @@ const MAX_AMOUNT = `${MAX_BUDGET_AMOUNT}::double precision`;
  *   stale save is refused as stale (as the memory store does), and the budget's row is locked only
  *   for the instant before the commit, in the same order (run row, then budget row) by every save.
  */
-export function budgetFunctionDefinitions(tables: PostgresTables): string {
+export function budgetFunctionDefinitions(tables: PostgresTables, outbox = false): string {
   const { budgets } = tables;
   const charge = `
 DECLARE
@@ -72,7 +72,9 @@ DECLARE
   change bigint;
 BEGIN
   change := ${tables.saveRun}(p_run_id, p_expected, p_revision, p_status, p_answer_count, p_state, p_step_count,
-    p_full, p_indexes, p_steps, p_summary, p_updated_key, p_runs, p_seqs, p_records, p_digests, p_prevs);
+    p_full, p_indexes, p_steps, p_summary, p_updated_key, p_runs, p_seqs, p_records, p_digests, p_prevs${
+      outbox ? ", p_events" : ""
+    });
   PERFORM ${tables.chargeBudget}(p_key, p_cost, p_tokens, p_tool_calls, p_check);
   RETURN change;
 END
@@ -85,7 +87,9 @@ RETURNS void LANGUAGE plpgsql AS ${dollarQuote(charge)};
 CREATE OR REPLACE FUNCTION ${tables.saveRunCharged}(
   p_run_id text, p_expected bigint, p_revision bigint, p_status text, p_answer_count integer, p_state text,
   p_step_count integer, p_full boolean, p_indexes integer[], p_steps text[], p_summary text, p_updated_key text,
-  p_runs text[], p_seqs bigint[], p_records text[], p_digests text[], p_prevs text[], ${chargeParameters})
+  p_runs text[], p_seqs bigint[], p_records text[], p_digests text[], p_prevs text[], ${chargeParameters}${
+    outbox ? ", p_events text" : ""
+  })
 RETURNS bigint LANGUAGE plpgsql AS ${dollarQuote(saveCharged)};
 `;
 }

@@ -49,8 +49,16 @@ const RECORD_PARAMETERS = "p_runs text[], p_seqs bigint[], p_records text[], p_d
  * migration lock, so several processes opening the schema at once create them once. Each is
  * `CREATE OR REPLACE`, so a later migration may replace a body without dropping what uses it.
  */
-export function functionDefinitions(tables: PostgresTables): string {
+export function functionDefinitions(tables: PostgresTables, outbox = false): string {
   const { runs, steps, audit } = tables;
+  // From schema version 8 (`outbox`), a create and a save take the events they make true, as JSON
+  // text (`p_events`, NULL for none), and insert them in the same statement (see `postgres-outbox.ts`).
+  const eventsParameter = outbox ? ", p_events text" : "";
+  const addEvents = outbox
+    ? `IF p_events IS NOT NULL THEN
+    PERFORM ${tables.addEvents}(p_run_id, p_events);
+  END IF;`
+    : "";
   const fence = `PERFORM pg_advisory_xact_lock_shared(${CHANGE_LOCK}, hashtext(${quoteLiteral(tables.schema)}));
   change := nextval(${quoteLiteral(tables.changes)}::regclass);`;
   const writeSteps = `INSERT INTO ${steps} (run_id, step_index, step)
@@ -105,6 +113,7 @@ BEGIN
     DELETE FROM ${steps} WHERE run_id = p_run_id AND step_index >= p_step_count;
   END IF;
   PERFORM ${tables.appendRecords}(p_runs, p_seqs, p_records, p_digests, p_prevs);
+  ${addEvents}
   RETURN change;
 END
 `;
@@ -122,6 +131,7 @@ BEGIN
   DELETE FROM ${steps} WHERE run_id = p_run_id AND step_index >= p_step_count;
   ${writeSteps}
   PERFORM ${tables.appendRecords}(p_runs, p_seqs, p_records, p_digests, p_prevs);
+  ${addEvents}
   RETURN change;
 END
 `;
@@ -163,7 +173,9 @@ BEGIN
       save_change := ${tables.saveRun}(item->>'runId', (item->>'expected')::bigint, (item->>'revision')::bigint,
         item->>'status', (item->>'answers')::integer, item->>'header', (item->>'steps')::integer, (item->>'full')::boolean,
         ${element("indexes", "integer")}, ${element("texts")}, item->>'summary', item->>'updatedKey',
-        ${element("runs")}, ${element("seqs", "bigint")}, ${element("records")}, ${element("digests")}, ${element("prevs")});
+        ${element("runs")}, ${element("seqs", "bigint")}, ${element("records")}, ${element("digests")}, ${element("prevs")}${
+          outbox ? ", item->>'events'" : ""
+        });
     EXCEPTION WHEN OTHERS THEN
       GET STACKED DIAGNOSTICS save_state = RETURNED_SQLSTATE, save_detail = PG_EXCEPTION_DETAIL;
     END;
@@ -177,12 +189,12 @@ RETURNS void LANGUAGE plpgsql AS ${dollarQuote(`BEGIN${append}END`)};
 CREATE OR REPLACE FUNCTION ${tables.saveRun}(
   p_run_id text, p_expected bigint, p_revision bigint, p_status text, p_answer_count integer, p_state text,
   p_step_count integer, p_full boolean, p_indexes integer[], p_steps text[], p_summary text, p_updated_key text,
-  ${RECORD_PARAMETERS})
+  ${RECORD_PARAMETERS}${eventsParameter})
 RETURNS bigint LANGUAGE plpgsql AS ${dollarQuote(save)};
 CREATE OR REPLACE FUNCTION ${tables.createRun}(
   p_run_id text, p_revision bigint, p_status text, p_answer_count integer, p_state text,
   p_step_count integer, p_indexes integer[], p_steps text[], p_summary text, p_updated_key text,
-  ${RECORD_PARAMETERS})
+  ${RECORD_PARAMETERS}${eventsParameter})
 RETURNS bigint LANGUAGE plpgsql AS ${dollarQuote(create)};
 CREATE OR REPLACE FUNCTION ${tables.saveRuns}(p_saves jsonb)
 RETURNS TABLE (save_index integer, save_change bigint, save_state text, save_detail text)

@@ -1,4 +1,6 @@
+import type { AuditRecord } from "../../audit/audit-record.js";
 import { StateError } from "../../errors/index.js";
+import { eventsText } from "./postgres-outbox-events.js";
 import { summaryText } from "../run-summary.js";
 import { RunState } from "../../state/run-state.js";
 import { prefixEnd } from "../list-runs.js";
@@ -26,13 +28,15 @@ export interface RunRows {
   summary: string;
   /** The state's `updatedAt`, the key of the `updated_desc` order. */
   updatedKey: string;
+  /** The outbox events the write makes true, as JSON text (see `eventsText`); `null` for none. */
+  events: string | null;
 }
 
 /**
  * Turns what a save writes into text at once, before anything is awaited: the rows then hold the
  * state as it was when the save was called, and so does what the store remembers of them.
  */
-export function runRows(state: RunState, writes: StepWrites): RunRows {
+export function runRows(state: RunState, writes: StepWrites, records: readonly AuditRecord[] = []): RunRows {
   const indexes: number[] = [];
   const texts: string[] = [];
   for (let index = writes.from; index < state.steps.length; index++) {
@@ -52,6 +56,7 @@ export function runRows(state: RunState, writes: StepWrites): RunRows {
     full: writes.full,
     summary: summaryText(state),
     updatedKey: state.updatedAt,
+    events: eventsText(state, records),
   };
 }
 

@@ -84,6 +84,8 @@ export class SaveBatches {
       records: records.map((record) => JSON.stringify(record)),
       digests: records.map((record) => record.digest),
       prevs: records.map((record) => record.prev),
+      // JSON text inside the batch's jsonb, read back as text: a NUL escaped in it stays escaped.
+      events: rows.events,
     };
     return new Promise((resolve, reject) => {
       // Waiting here is waiting for a connection, so it has the same bound as pg's pool queue.

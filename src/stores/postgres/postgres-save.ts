@@ -141,7 +141,9 @@ export async function saveRun(
   const charged = budgetCharge !== undefined;
   const text = `SELECT ${charged ? tables.saveRunCharged : tables.saveRun}($1::text, $2::bigint, $3::bigint, $4::text, $5::integer, $6::text, $7::integer,
     $8::boolean, $9::integer[], $10::text[], $11::text, $12::text, $13::text[], $14::bigint[], $15::text[], $16::text[], $17::text[]${
-      charged ? ", $18::text, $19::double precision, $20::double precision, $21::double precision, $22::text" : ""
+      charged
+        ? ", $18::text, $19::double precision, $20::double precision, $21::double precision, $22::text, $23::text"
+        : ", $18::text"
     }) AS change`;
   const values = (batch: readonly AuditRecord[]): unknown[] => [
     rows.runId,
@@ -158,6 +160,7 @@ export async function saveRun(
     rows.updatedKey,
     ...recordArrays(batch),
     ...(budgetCharge === undefined ? [] : chargeValues(budgetCharge)),
+    rows.events,
   ];
   const refusals: Refusals = { runId: rows.runId, expectedRevision, onDuplicate };
   if (takeUse !== undefined) {
@@ -213,7 +216,7 @@ export async function createRun(
 ): Promise<void> {
   const doing = `creating run \`${rows.runId}\``;
   const text = `SELECT ${tables.createRun}($1::text, $2::bigint, $3::text, $4::integer, $5::text, $6::integer,
-    $7::integer[], $8::text[], $9::text, $10::text, $11::text[], $12::bigint[], $13::text[], $14::text[], $15::text[]) AS change`;
+    $7::integer[], $8::text[], $9::text, $10::text, $11::text[], $12::bigint[], $13::text[], $14::text[], $15::text[], $16::text) AS change`;
   const values = (batch: readonly AuditRecord[]): unknown[] => [
     rows.runId,
     rows.revision,
@@ -226,6 +229,7 @@ export async function createRun(
     rows.summary,
     rows.updatedKey,
     ...recordArrays(batch),
+    rows.events,
   ];
   const runExists = (cause?: unknown): StateError =>
     new StateError("run_exists", `Run \`${rows.runId}\` exists already.`, {

@@ -5,9 +5,10 @@ import { inTransaction } from "./postgres-pool.js";
 import type { PostgresTables } from "./postgres-tables.js";
 import { functionDefinitions } from "./postgres-functions.js";
 import { budgetFunctionDefinitions } from "./postgres-budget-functions.js";
+import { outboxDefinitions } from "./postgres-outbox.js";
 
 /** The schema version this leash writes and reads; recorded in the `leash_meta` table. */
-export const POSTGRES_SCHEMA_VERSION = 7;
+export const POSTGRES_SCHEMA_VERSION = 8;
 
 // The first key of the advisory lock that serializes migrations ("leas" in ASCII); the second is a
 // hash of the schema name, so stores in different schemas of one database do not wait on each other.
@@ -140,6 +141,9 @@ function migrations(tables: PostgresTables): readonly string[] {
     );
     ${budgetFunctionDefinitions(tables)}
     `,
+    // Version 8. The notification outbox (API.md section 19, "Webhooks"), and the functions of a
+    // create and a save again, now taking the events the write makes true: see `postgres-outbox.ts`.
+    outboxDefinitions(tables),
   ];
 }
 

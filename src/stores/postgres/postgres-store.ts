@@ -28,6 +28,22 @@ import { migrate } from "./postgres-schema.js";
 import { storeEvidenceLog, type StoreEvidenceLog } from "../../evidence/store-evidence-log.js";
 import { PostgresLogTables } from "./postgres-log.js";
 import { postgresTables } from "./postgres-tables.js";
+import {
+  claimNotifications,
+  listNotifications,
+  pruneNotifications,
+  settleNotification,
+  startNotifications,
+} from "./postgres-outbox.js";
+import type {
+  ClaimNotificationsOptions,
+  NotificationEvent,
+  NotificationOutcome,
+  NotificationPage,
+  NotificationsOptions,
+  StartNotificationsOptions,
+  StartNotificationsResult,
+} from "../notification-info.js";
 import type { PostgresTables } from "./postgres-tables.js";
 import { DEFAULT_POOL_MAX, openPool, resolveTimeouts } from "./open-pool.js";
 import type { PostgresTimeouts } from "./open-pool.js";
@@ -153,7 +169,7 @@ export class PostgresStore implements RunStore, AuditSink {
     refuseReservedRunId(state.runId);
     const records = checkRecords(options.records ?? []);
     const writes = this.#written.plan(state, null);
-    const rows = runRows(state, writes);
+    const rows = runRows(state, writes, records);
     await createRun(await this.#open(), this.#tables, rows, records);
     this.#written.remember(state.runId, writes);
   }
@@ -194,7 +210,7 @@ export class PostgresStore implements RunStore, AuditSink {
     );
     const { runId } = state;
     const writes = this.#written.plan(state, options.expectedRevision);
-    const rows = runRows(state, writes);
+    const rows = runRows(state, writes, records);
     await saveRun(
       await this.#open(),
       this.#tables,
@@ -314,6 +330,31 @@ export class PostgresStore implements RunStore, AuditSink {
   /** Takes a charge from a budget in one statement of its own (`leash_charge_budget`). @internal */
   async chargeBudget(charge: BudgetCharge): Promise<void> {
     return chargeBudget(await this.#open(), this.#tables, charge);
+  }
+
+  /** The outbox, newest first; see `RunStore.notifications`. */
+  async notifications(options?: NotificationsOptions): Promise<NotificationPage> {
+    return listNotifications(await this.#open(), this.#tables, options);
+  }
+
+  /** Leases the due pending events, oldest first (`FOR UPDATE SKIP LOCKED`); see `RunStore.claimNotifications`. */
+  async claimNotifications(options: ClaimNotificationsOptions): Promise<NotificationEvent[]> {
+    return claimNotifications(await this.#open(), this.#tables, options);
+  }
+
+  /** Records how a delivery went; see `RunStore.settleNotification`. */
+  async settleNotification(id: string, outcome: NotificationOutcome): Promise<void> {
+    return settleNotification(await this.#open(), this.#tables, id, outcome);
+  }
+
+  /** A deliverer's start, the first one remembered in the schema; see `RunStore.startNotifications`. */
+  async startNotifications(options: StartNotificationsOptions): Promise<StartNotificationsResult> {
+    return startNotifications(await this.#open(), this.#tables, options);
+  }
+
+  /** Deletes the events delivered before a time; see `RunStore.pruneNotifications`. */
+  async pruneNotifications(options: { deliveredBefore: Date }): Promise<number> {
+    return pruneNotifications(await this.#open(), this.#tables, options);
   }
 
   /** Appends records in one transaction: all or none; `stale_state` when one's (run, seq) place is taken. */

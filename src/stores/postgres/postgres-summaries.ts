@@ -17,6 +17,7 @@ const FIELD_SET: Record<keyof RunSummary, true> = {
   goalShortened: true,
   skill: true,
   principal: true,
+  sponsor: true,
   attempt: true,
   retryOf: true,
   steps: true,

@@ -57,6 +57,10 @@ export interface PostgresTables {
   chargeBudget: string;
   /** `"schema".leash_save_run_charged`: a whole save and its budget charge in one call. */
   saveRunCharged: string;
+  /** `"schema".leash_outbox`: the notification outbox, one row per event (API.md section 19). */
+  outbox: string;
+  /** `"schema".leash_outbox_add`: the function that inserts a save's events, each unless there already. */
+  addEvents: string;
 }
 
 /**
@@ -98,5 +102,7 @@ export function postgresTables(schema: string): PostgresTables {
     changeSequence: `${quotedSchema}.leash_change_sequence`,
     chargeBudget: `${quotedSchema}.leash_charge_budget`,
     saveRunCharged: `${quotedSchema}.leash_save_run_charged`,
+    outbox: `${quotedSchema}.leash_outbox`,
+    addEvents: `${quotedSchema}.leash_outbox_add`,
   };
 }

@@ -16,6 +16,7 @@ import { SqliteGrants } from "./sqlite-grants.js";
 import type { GrantUse } from "../grant-info.js";
 import { SqliteBudgets } from "./sqlite-budgets.js";
 import type { BudgetCharge } from "../budget-info.js";
+import { SqliteOutbox } from "./sqlite-outbox.js";
 
 /** What a write or a read of a store is, for the error of a failure. */
 type StoreOperation = Omit<SqliteOperation, "path">;
@@ -37,6 +38,8 @@ export interface Prepared {
   trail: SqliteTrail;
   grants: SqliteGrants;
   budgets: SqliteBudgets;
+  /** The notification outbox (schema version 7). */
+  outbox: SqliteOutbox;
   listing: SqliteListing;
   commits: SqliteGroupCommit;
   fill: SqliteSummaryFill;
@@ -63,6 +66,7 @@ function prepare(database: Database.Database, path: string): Prepared {
   const trail = new SqliteTrail(database, path);
   const grants = new SqliteGrants(database);
   const budgets = new SqliteBudgets(database);
+  const outbox = new SqliteOutbox(database);
   // Set once the batches exist: its timer asks them whether writes wait, and their hook runs it.
   let checkpoints: SqliteCheckpoints | null = null;
   // Every write runs in a batch's BEGIN IMMEDIATE transaction: it takes the file's write lock before
@@ -88,6 +92,7 @@ function prepare(database: Database.Database, path: string): Prepared {
     trail,
     grants,
     budgets,
+    outbox,
     listing: new SqliteListing(database, runs),
     commits,
     fill: new SqliteSummaryFill(database, runs),
@@ -102,6 +107,7 @@ function prepare(database: Database.Database, path: string): Prepared {
       const change = changes.next();
       runs.insert(write, change);
       trail.insert(records);
+      outbox.insert(runId, write.events);
       changes.took(change);
     },
     save: (write, expectedRevision, records, grantUses, budgetCharge) => {
@@ -115,6 +121,8 @@ function prepare(database: Database.Database, path: string): Prepared {
       // and in the same savepoint: a charge the budget has no room for rolls back the state and the
       // records above; the saves after it in the batch read the spend this one took.
       if (budgetCharge !== undefined) budgets.charge(budgetCharge);
+      // In the same savepoint, after every check: a save refused rolls back its events too.
+      outbox.insert(write.runId, write.events);
       changes.took(change);
     },
     append: (records) => trail.insert(records),

@@ -3,6 +3,8 @@ import { checkRecords } from "../../audit/check-records.js";
 import type { RunState } from "../../state/run-state.js";
 import { summaryText } from "../run-summary.js";
 import type { StepWrites } from "../written-steps.js";
+import { notificationEventsOf } from "../notification-info.js";
+import type { OutboxWrite } from "./sqlite-outbox.js";
 
 /**
  * A run's row and step rows as one create or save writes them, turned into text when the write is
@@ -25,6 +27,8 @@ export interface RunWrite {
   steps: string[];
   /** Whether the run's step rows past `stepCount` are deleted (the store object does not know them). */
   full: boolean;
+  /** The outbox events the write makes true (see `notificationEventsOf`), inserted unless there already. */
+  events: OutboxWrite[];
 }
 
 /** Audit records to insert, checked and turned into text when the write is asked for. */
@@ -33,8 +37,8 @@ export interface RecordWrite {
   texts: string[];
 }
 
-/** What a create or save of `state` writes, with the steps `writes` names. */
-export function runWriteOf(state: RunState, writes: StepWrites): RunWrite {
+/** What a create or save of `state` writes, with the steps `writes` names and the events it and its records make true. */
+export function runWriteOf(state: RunState, writes: StepWrites, records?: readonly AuditRecord[]): RunWrite {
   const steps: string[] = [];
   for (let index = writes.from; index < state.steps.length; index++) steps.push(state.stepText(index));
   return {
@@ -48,6 +52,12 @@ export function runWriteOf(state: RunState, writes: StepWrites): RunWrite {
     from: writes.from,
     steps,
     full: writes.full,
+    events: notificationEventsOf(state, records).map((event) => ({
+      type: event.type,
+      key: event.key,
+      timestamp: event.timestamp,
+      data: JSON.stringify(event.data),
+    })),
   };
 }
 

@@ -3,4 +3,4 @@
  * own, without the driver: `leash/sqlite` exports it, and its declaration must not need
  * better-sqlite3's types (an app's `tsc` with `skipLibCheck: false` has none).
  */
-export const SQLITE_SCHEMA_VERSION = 6;
+export const SQLITE_SCHEMA_VERSION = 7;

@@ -123,6 +123,33 @@ export const MIGRATIONS: readonly string[] = [
     spent_tool_calls REAL NOT NULL
   ) WITHOUT ROWID;
   `,
+  // Version 7. The notification outbox (API.md section 19, "Webhooks"): the events a save made true
+  // (a request a run awaits, its end, work that gave up), inserted in that save's savepoint, at most
+  // one per (run_id, type, key) whatever the saves after. `position` is the order written (the
+  // listing's order and cursor; AUTOINCREMENT so that a pruned position is never given again). Times
+  // are ISO 8601 text, which compares as time. A deliverer claims the due pending events through
+  // `leash_outbox_due`; a listing of one status reads `leash_outbox_by_status`. Runs paused before
+  // this version have no event: the inbox still lists them.
+  `
+  CREATE TABLE IF NOT EXISTS leash_outbox (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    timestamp TEXT NOT NULL,
+    data TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    next_attempt_at TEXT,
+    last_error TEXT,
+    delivered_at TEXT,
+    created_at TEXT NOT NULL,
+    UNIQUE (run_id, type, key)
+  );
+  CREATE INDEX IF NOT EXISTS leash_outbox_due ON leash_outbox (status, next_attempt_at);
+  CREATE INDEX IF NOT EXISTS leash_outbox_by_status ON leash_outbox (status, position);
+  `,
 ];
 
 /**

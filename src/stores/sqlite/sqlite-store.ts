@@ -31,6 +31,16 @@ import { SqliteBudgetWrites } from "./sqlite-budget-writes.js";
 import type { BudgetChangeOptions, BudgetCharge, BudgetInfo, BudgetLimits } from "../budget-info.js";
 import { checkBudgetCharge } from "../budget-info.js";
 import type { BudgetLimitName } from "../budget-raise.js";
+import { SqliteOutboxWrites } from "./sqlite-outbox-writes.js";
+import type {
+  ClaimNotificationsOptions,
+  NotificationEvent,
+  NotificationOutcome,
+  NotificationPage,
+  NotificationsOptions,
+  StartNotificationsOptions,
+  StartNotificationsResult,
+} from "../notification-info.js";
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions {
@@ -78,6 +88,11 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
     (operation, plan) => this.#write(operation, plan),
   );
 
+  readonly #outboxWrites = new SqliteOutboxWrites(
+    (operation, body) => this.#do(operation, body),
+    (operation, plan) => this.#write(operation, plan),
+  );
+
   constructor(path: string, options: SqliteStoreOptions = {}) {
     if (typeof path !== "string" || path === "") {
       throw new LeashError("invalid_option", 'Expected the SQLite store\'s `path` to be a file name or ":memory:".');
@@ -103,7 +118,7 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
     return this.#write({ method: "create", runId: state.runId }, () => {
       refuseReservedRunId(state.runId);
       const writes = this.#written.plan(state, null);
-      const run = runWriteOf(state, writes);
+      const run = runWriteOf(state, writes, options.records);
       const records = recordWriteOf(options.records ?? []);
       return {
         apply: (prepared) => prepared.create(run, records),
@@ -133,7 +148,7 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
       checkSaveRevision(state, options);
       const { expectedRevision } = options;
       const writes = this.#written.plan(state, expectedRevision);
-      const run = runWriteOf(state, writes);
+      const run = runWriteOf(state, writes, options.records);
       const records = recordWriteOf(options.records ?? []);
       const grantUses = distinctUses(options.grantUses);
       const budgetCharge =
@@ -247,6 +262,31 @@ export class SqliteStore implements RunStore, SyncReadableAuditSink {
   /** Takes a charge from a budget in a write of its own, through the batches. @internal */
   chargeBudget(charge: BudgetCharge): Promise<void> {
     return this.#budgetWrites.charge(charge);
+  }
+
+  /** The outbox, newest first; see `RunStore.notifications`. */
+  notifications(options?: NotificationsOptions): Promise<NotificationPage> {
+    return this.#outboxWrites.list(options);
+  }
+
+  /** Leases the due pending events, oldest first, in one write; see `RunStore.claimNotifications`. */
+  claimNotifications(options: ClaimNotificationsOptions): Promise<NotificationEvent[]> {
+    return this.#outboxWrites.claim(options);
+  }
+
+  /** Records how a delivery went; see `RunStore.settleNotification`. */
+  settleNotification(id: string, outcome: NotificationOutcome): Promise<void> {
+    return this.#outboxWrites.settle(id, outcome);
+  }
+
+  /** A deliverer's start, the first one remembered in the file; see `RunStore.startNotifications`. */
+  startNotifications(options: StartNotificationsOptions): Promise<StartNotificationsResult> {
+    return this.#outboxWrites.start(options);
+  }
+
+  /** Deletes the events delivered before a time; see `RunStore.pruneNotifications`. */
+  pruneNotifications(options: { deliveredBefore: Date }): Promise<number> {
+    return this.#outboxWrites.prune(options);
   }
 
   /**

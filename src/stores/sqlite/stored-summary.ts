@@ -56,6 +56,7 @@ export function storedSummary(summary: string, change: number): RunSummary | nul
       goalShortened: fields.goalShortened,
       skill: optionalText(fields, "skill"),
       principal: optionalText(fields, "principal"),
+      sponsor: optionalText(fields, "sponsor"),
       attempt: count(fields, "attempt"),
       retryOf: optionalText(fields, "retryOf"),
       steps: count(fields, "steps"),
