@@ -23,6 +23,10 @@ const COMMANDS: readonly { name: string; load: (version: string) => Promise<Comm
   { name: "worker", load: async () => (await import("./commands/worker.js")).workerCommand() },
   { name: "verify", load: async () => (await import("./commands/verify.js")).verifyCommand() },
   { name: "serve", load: async () => (await import("./commands/serve.js")).serveCommand() },
+  {
+    name: "notifications",
+    load: async () => (await import("./commands/notifications.js")).notificationsCommand(),
+  },
   { name: "keygen", load: async () => (await import("./commands/keygen.js")).keygenCommand() },
   { name: "checkpoint", load: async () => (await import("./commands/checkpoint.js")).checkpointCommand() },
   { name: "prove", load: async () => (await import("./commands/prove.js")).proveCommand() },

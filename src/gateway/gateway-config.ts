@@ -3,6 +3,9 @@ import { dirname, resolve } from "node:path";
 import { Agent, Decision, EFFECTS, LeashError } from "../index.js";
 import type { Effect, Limits } from "../index.js";
 import type { McpSource, McpToolOverride } from "../mcp/index.js";
+import { checkBaseUrl, checkHttpUrl } from "../notify/notify-urls.js";
+import { readWebhookSecretFile, webhookSecrets } from "../notify/webhook-secret.js";
+import type { WebhookSecrets } from "../notify/webhook-secret.js";
 
 /** One upstream MCP server of the gateway: where it is, and which of its tools to offer. */
 export interface UpstreamConfig {
@@ -61,6 +64,12 @@ export interface GatewayConfig {
    * before it exits anyway, in milliseconds (`shutdownMs`).
    */
   shutdownMs: number;
+  /**
+   * Signed webhooks of the store's outbox (`notify: { url, secretFile | secret, base? }`): where events
+   * are posted, the secrets that sign them, and the inbox's address events link to (default
+   * `approval.inbox`, then `http://127.0.0.1:7777`); absent, none are sent.
+   */
+  notify?: { url: string; secrets: WebhookSecrets; base: string };
 }
 
 /** The largest message the gateway reads when the config does not say: 4 MiB. */
@@ -184,7 +193,8 @@ const SERVER_FIELDS = [
 
 /** The fields each part of a gateway config may hold; a new config field is added to its part's list. */
 export const GATEWAY_CONFIG_FIELDS = {
-  config: ["servers", "policy", "limits", "approval", "http", "maxMessageBytes", "shutdownMs"],
+  config: ["servers", "policy", "limits", "approval", "http", "maxMessageBytes", "shutdownMs", "notify"],
+  notify: ["url", "secretFile", "secret", "base"],
   http: ["allowedOrigins", "sessionIdleMs", "tokenFile", "client"],
   policy: ["grantedScopes", "allowEffects", "approvalFor", "approvers"],
   approval: ["waitMs", "pollMs", "elicitAs", "elicitationApproves", "inbox"],
@@ -257,6 +267,37 @@ function httpAuthOf(file: string, http: Fields, base: string): { httpAuth?: Http
   return { httpAuth: { tokenFile: resolve(base, http.tokenFile), client } };
 }
 
+/**
+ * `notify`: the webhook's URL, its secret (`secretFile`, a path from the config's folder, or `secret`,
+ * one `whsec_...` string or several), and `base`. A problem is the config's (`invalid_config`), named by
+ * its field; a secret is never quoted.
+ */
+function notifyOf(file: string, value: unknown, base: string, inbox: string | undefined): GatewayConfig["notify"] {
+  if (value === undefined) return undefined;
+  const notify = object(file, value, "`notify`");
+  checkConfigFields(file, notify, "notify", "notify");
+  if ((notify.secretFile === undefined) === (notify.secret === undefined))
+    fail(file, "notify needs its secret as either `secretFile` (a file of whsec_... lines) or `secret`, not both.");
+  try {
+    const url = checkHttpUrl(notify.url, "notify.url").href;
+    const inboxBase = checkBaseUrl(notify.base ?? inbox ?? "http://127.0.0.1:7777", "notify.base");
+    if (notify.secretFile !== undefined && (typeof notify.secretFile !== "string" || notify.secretFile === ""))
+      fail(file, "notify.secretFile must be the path of the file that holds the secret.");
+    const secrets =
+      notify.secretFile !== undefined
+        ? readWebhookSecretFile(resolve(base, notify.secretFile))
+        : webhookSecrets(notify.secret as string | string[]);
+    return { url, secrets, base: inboxBase };
+  } catch (error) {
+    if (error instanceof LeashError && error.code === "invalid_option") fail(file, error.message);
+    throw error;
+  }
+}
+
+function optionalNotify(notify: GatewayConfig["notify"]): { notify?: NonNullable<GatewayConfig["notify"]> } {
+  return notify === undefined ? {} : { notify };
+}
+
 /** Checks a parsed config; `file` names it in messages, and relative `cwd`s are taken from `base`. */
 export function checkGatewayConfig(value: unknown, file: string, base: string): GatewayConfig {
   const fields = object(file, value, "the config");
@@ -294,6 +335,7 @@ export function checkGatewayConfig(value: unknown, file: string, base: string): 
     sessionIdleMs: timerMs(file, http.sessionIdleMs, "http.sessionIdleMs", DEFAULT_SESSION_IDLE_MS),
     maxMessageBytes: positive(file, fields.maxMessageBytes, "maxMessageBytes", DEFAULT_MAX_MESSAGE_BYTES),
     shutdownMs: timerMs(file, fields.shutdownMs, "shutdownMs", DEFAULT_SHUTDOWN_MS),
+    ...optionalNotify(notifyOf(file, fields.notify, base, elicitationOf(file, approval).inbox)),
   };
 }
 

@@ -14,6 +14,8 @@ import type { HttpCredential } from "./gateway-credential.js";
 import { RUN_PREFIX } from "./gateway-runs.js";
 import { gatewayServer } from "./gateway-server.js";
 import { StdioLines } from "./stdio-lines.js";
+import { startNotifier } from "../notify/deliverer.js";
+import type { Notifier } from "../notify/deliverer.js";
 import { startUpstreams } from "./upstreams.js";
 import type { Upstreams } from "./upstreams.js";
 
@@ -80,6 +82,7 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
   let upstreams: Upstreams | undefined;
   let claims: GatewayClaims | undefined;
   let credential: HttpCredential | undefined;
+  let notifier: Notifier | undefined;
   try {
     upstreams = await startUpstreams(options.config.servers, say);
     // Which gateway drives which run, beside the runs (a first read makes the store's schema).
@@ -89,6 +92,12 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
       credential = await openHttpCredential(options.config.httpAuth, options.location, say);
     claims = await openGatewayClaims(options.location);
     await claims.start();
+    // The outbox's webhooks, on their own timer: a call never waits on a receiver.
+    if (options.config.notify !== undefined)
+      notifier = await startNotifier(store, {
+        ...options.config.notify,
+        logger: { info: say, warn: (line) => say(`webhook: ${line}`), error: (line) => say(`webhook: ${line}`) },
+      });
     const gateway = new Gateway(
       options.config,
       store,
@@ -144,6 +153,7 @@ export async function serveGateway(options: ServeOptions): Promise<void> {
     }
     say("stopped.");
   } finally {
+    await notifier?.stop();
     await upstreams?.close();
     await claims?.close(true).catch(() => undefined);
     await credential?.close().catch(() => undefined);

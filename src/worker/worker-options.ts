@@ -3,6 +3,10 @@ import { randomUUID } from "node:crypto";
 import type { Agent } from "../agent/agent.js";
 import { LeashError, checkOptionKeys } from "../errors/index.js";
 import type { RunStore } from "../stores/run-store.js";
+import { outboxOf } from "../notify/deliverer.js";
+import { checkBaseUrl, checkHttpUrl } from "../notify/notify-urls.js";
+import { webhookSecrets } from "../notify/webhook-secret.js";
+import type { WebhookSecrets } from "../notify/webhook-secret.js";
 
 /** Where a worker says what it did: an injected logger, so that tests and apps choose. */
 export interface WorkerLogger {
@@ -29,7 +33,23 @@ export interface WorkerOptions {
   recover?: boolean;
   /** The worker's name in leases and logs; default host, process id and a random part. */
   workerId?: string;
+  /**
+   * Deliver the store's outbox as signed webhooks while the worker runs (see `startNotifier`): `url`
+   * is where events are posted, `secret` a `whsec_...` secret (several while one is rotated), `base`
+   * the inbox's address that events link to (default `http://127.0.0.1:7777`).
+   */
+  notify?: WorkerNotifyOptions;
 }
+
+/** The webhook options of a worker: `notify: { url, secret, base? }`. */
+export interface WorkerNotifyOptions {
+  url: string;
+  secret: string | string[];
+  base?: string;
+}
+
+/** Where events link to when `notify.base` is not given: where `leash serve` listens by default. */
+export const DEFAULT_INBOX_BASE = "http://127.0.0.1:7777";
 
 /** A worker's options, checked and defaulted. */
 export interface ResolvedWorkerOptions {
@@ -41,6 +61,7 @@ export interface ResolvedWorkerOptions {
   leaseMs: number;
   recover: boolean;
   workerId: string;
+  notify: { url: string; secrets: WebhookSecrets; base: string } | undefined;
 }
 
 const consoleLogger: WorkerLogger = {
@@ -62,7 +83,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     throw new LeashError("invalid_option", "Expected the worker options to be an object.");
   checkOptionKeys(
     options,
-    ["agent", "store", "pollMs", "signal", "logger", "leaseMs", "recover", "workerId"],
+    ["agent", "store", "pollMs", "signal", "logger", "leaseMs", "recover", "workerId", "notify"],
     "new Worker(options)",
   );
   if (typeof options.agent?.resume !== "function")
@@ -81,6 +102,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
   const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   if (typeof workerId !== "string" || workerId.length === 0)
     throw new LeashError("invalid_option", "Expected `workerId` to be a non-empty string.");
+  const notify = resolveNotify(options.notify, options.store);
   return {
     agent: options.agent,
     store: options.store,
@@ -90,5 +112,17 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     leaseMs: positiveInteger(options.leaseMs, "leaseMs", 30_000),
     recover: options.recover ?? true,
     workerId,
+    notify,
   };
+}
+
+/** `notify`, checked whole before the worker starts: the keys, the URLs, the secret and the store's outbox. */
+function resolveNotify(notify: WorkerNotifyOptions | undefined, store: RunStore): ResolvedWorkerOptions["notify"] {
+  if (notify === undefined) return undefined;
+  checkOptionKeys(notify, ["url", "secret", "base"], "new Worker(options).notify");
+  const url = checkHttpUrl(notify.url, "notify.url").href;
+  const base = checkBaseUrl(notify.base ?? DEFAULT_INBOX_BASE, "notify.base");
+  const secrets = webhookSecrets(notify.secret);
+  outboxOf(store);
+  return { url, secrets, base };
 }

@@ -5,6 +5,8 @@ import { listSummaries } from "../stores/list-summaries.js";
 import { isLeasingStore } from "./leasing-store.js";
 import { GrantChanges } from "./grant-changes.js";
 import type { LeasingStore } from "./leasing-store.js";
+import { startNotifier } from "../notify/deliverer.js";
+import type { Notifier } from "../notify/deliverer.js";
 import { resolveWorkerOptions } from "./worker-options.js";
 import type { ResolvedWorkerOptions, WorkerOptions } from "./worker-options.js";
 
@@ -67,6 +69,9 @@ export class Worker {
   #pass: Promise<number> | undefined;
   #wake: (() => void) | undefined;
   readonly #grants = new GrantChanges();
+  #notifier: Notifier | undefined;
+  /** The last reason the notifier could not start, logged once rather than at every pass. */
+  #notifierFailure: string | undefined;
 
   constructor(options: WorkerOptions) {
     this.#options = resolveWorkerOptions(options);
@@ -87,6 +92,7 @@ export class Worker {
   start(): Promise<void> {
     this.#loop ??= (async () => {
       while (!this.#stopping) {
+        await this.#startNotifier();
         try {
           await this.runOnce();
         } catch (error) {
@@ -107,6 +113,29 @@ export class Worker {
     this.#wake?.();
     await this.#loop;
     await this.#pass?.catch(() => undefined);
+    await this.#notifier?.stop();
+  }
+
+  /**
+   * Starts delivering the outbox (`notify`) once: a start that fails (the database away) is logged and
+   * tried again at the next pass. The notifier runs on its own timer, so a run never waits on it.
+   */
+  async #startNotifier(): Promise<void> {
+    const notify = this.#options.notify;
+    if (notify === undefined || this.#notifier !== undefined) return;
+    try {
+      const notifier = await startNotifier(this.#options.store, { ...notify, logger: this.#options.logger });
+      // A stop that came while it started: it stops with the worker, not after.
+      if (this.#stopping) await notifier.stop();
+      else this.#notifier = notifier;
+    } catch (error) {
+      if (this.#notifierFailure === messageOf(error)) return;
+      this.#notifierFailure = messageOf(error);
+      this.#options.logger.error(`Could not start delivering webhooks; trying again: ${messageOf(error)}`, {
+        worker: this.id,
+        error,
+      });
+    }
   }
 
   /**

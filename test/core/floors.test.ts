@@ -26,6 +26,7 @@ const FLOORS: Readonly<Record<string, number>> = {
   trace: 4,
   witness: 4,
   run: 5,
+  notify: 5,
   agent: 6,
   gate: 6,
   "index.ts": 6,

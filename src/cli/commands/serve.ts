@@ -12,11 +12,48 @@ import type { ApproverCheck } from "../../inbox/answer-from-inbox.js";
 import { openApproverRegistry } from "../../inbox/approver-registry.js";
 import { isLoopback } from "../../inbox/security-headers.js";
 import { startInbox } from "../../inbox/serve-inbox.js";
+import { startNotifier } from "../../notify/deliverer.js";
+import type { NotifierLogger } from "../../notify/deliverer.js";
+import { checkBaseUrl, checkHttpUrl } from "../../notify/notify-urls.js";
+import { readWebhookSecretFile } from "../../notify/webhook-secret.js";
+import type { WebhookSecrets } from "../../notify/webhook-secret.js";
 
 interface ServeOptions extends CommonOptions {
   port: string;
   host: string;
   agent?: string;
+  webhook?: string;
+  webhookSecretFile?: string;
+  base?: string;
+}
+
+/** `--webhook URL --webhook-secret-file FILE [--base URL]`, checked before anything starts. */
+function webhookOf(options: ServeOptions): { url: string; secrets: WebhookSecrets; base?: string } | undefined {
+  if ((options.webhook === undefined) !== (options.webhookSecretFile === undefined))
+    throw new CliError(
+      "invalid_option",
+      options.webhook === undefined
+        ? "--webhook-secret-file needs --webhook URL: the address events are posted to."
+        : "--webhook needs --webhook-secret-file FILE: events are signed, and the file holds the secret (whsec_...).",
+    );
+  const base = options.base === undefined ? undefined : checkBaseUrl(options.base, "--base");
+  if (options.webhook === undefined) return undefined;
+  const url = checkHttpUrl(options.webhook, "--webhook").href;
+  const secrets = readWebhookSecretFile(options.webhookSecretFile as string);
+  return { url, secrets, ...(base === undefined ? {} : { base }) };
+}
+
+/** The notifier's log lines on stderr: text, or one JSON object a line under `--json`. */
+function notifierLogger(json: boolean): NotifierLogger {
+  const say = (level: string, message: string): void => {
+    if (json) printErrorJsonLine({ notify: level, message });
+    else printErrorLines([`leash: webhook: ${message}`]);
+  };
+  return {
+    info: (message) => say("info", message),
+    warn: (message) => say("warn", message),
+    error: (message) => say("error", message),
+  };
 }
 
 function portOf(text: string): number {
@@ -55,10 +92,20 @@ export function serveCommand(): Command {
     .description("serve the web inbox: approvers sign in, read runs and answer the requests that wait for them")
     .option("--port <port>", "the port to listen on (0 picks a free one)", "7777")
     .option("--host <address>", "the address to listen on (anything but loopback opens it to the network)", "127.0.0.1")
-    .option("--agent <path>", "the app's agent module: its policy's mayApprove decides who may answer");
+    .option("--agent <path>", "the app's agent module: its policy's mayApprove decides who may answer")
+    .option("--webhook <url>", "post signed events (approval_requested, run_ended, gave_up) to this http(s) URL")
+    .option(
+      "--webhook-secret-file <file>",
+      "the webhook's secret(s), whsec_... one per line (the file readable by its owner only)",
+    )
+    .option(
+      "--base <url>",
+      "the inbox's address as people reach it, for the links in events (default: the address it listens on)",
+    );
   return withCommonOptions(command).action(async (options: ServeOptions) => {
     const port = portOf(options.port);
     if (options.host.trim() === "") throw new CliError("invalid_option", "Expected --host to name an address.");
+    const webhook = webhookOf(options);
     const location = storeLocation(options);
     const store = await openExistingStore(location);
     const closers: (() => Promise<void>)[] = [() => store.close()];
@@ -90,6 +137,16 @@ export function serveCommand(): Command {
         throw listenFailure(options.host, port, error);
       });
       closers.unshift(() => inbox.close());
+      if (webhook !== undefined) {
+        // Beside the inbox, on its own timer: stopped first at shutdown, after its attempt in flight.
+        const notifier = await startNotifier(store, {
+          url: webhook.url,
+          secrets: webhook.secrets,
+          base: webhook.base ?? inbox.url,
+          logger: notifierLogger(options.json === true),
+        });
+        closers.unshift(() => notifier.stop());
+      }
       if (options.json) printJsonLine({ url: inbox.url });
       else printLines([`leash inbox: ${inbox.url}`]);
       // An inbox nobody can sign in to is the first thing a new store shows: say how to let someone in.

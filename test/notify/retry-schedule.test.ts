@@ -1,0 +1,40 @@
+// The retry schedule, on an injected clock: no sleeps.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { retryAt } from "../../src/notify/retry-schedule.js";
+
+const HOUR = 3_600_000;
+
+test("the first retry comes within 10 s, then each gap doubles up to an hour", () => {
+  const createdAt = new Date("2026-03-01T00:00:00.000Z");
+  let now = createdAt;
+  const gaps: number[] = [];
+  for (let attempts = 1; ; attempts++) {
+    const next = retryAt({ createdAt, attempts, now });
+    if (next === null) break;
+    gaps.push(next.getTime() - now.getTime());
+    now = next;
+  }
+  assert.ok((gaps[0] ?? Infinity) <= 10_000);
+  assert.deepEqual(gaps.slice(0, 5), [5_000, 10_000, 20_000, 40_000, 80_000]);
+  for (let index = 1; index < gaps.length; index++)
+    assert.ok(gaps[index] === Math.min(HOUR, 2 * (gaps[index - 1] ?? 0)), `gap ${index}`);
+  assert.equal(Math.max(...gaps), HOUR);
+  assert.ok(now.getTime() - createdAt.getTime() <= 24 * HOUR, "every retry within 24 hours of the event");
+  assert.ok(now.getTime() - createdAt.getTime() > 23 * HOUR, "retried until the day is nearly out");
+});
+
+test("no retry is scheduled past 24 hours after the event: it is failed", () => {
+  const createdAt = new Date("2026-03-01T00:00:00.000Z");
+  assert.equal(retryAt({ createdAt, attempts: 3, now: new Date(createdAt.getTime() + 24 * HOUR) }), null);
+  assert.equal(retryAt({ createdAt, attempts: 1, now: new Date(createdAt.getTime() + 24 * HOUR - 4_000) }), null);
+  assert.deepEqual(
+    retryAt({ createdAt, attempts: 1, now: new Date(createdAt.getTime() + 24 * HOUR - 5_000) }),
+    new Date(createdAt.getTime() + 24 * HOUR),
+  );
+  assert.deepEqual(
+    retryAt({ createdAt, attempts: 500, now: createdAt }),
+    new Date(createdAt.getTime() + HOUR),
+    "a huge attempt count stays an hour apart",
+  );
+});
