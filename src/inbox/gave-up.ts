@@ -74,8 +74,8 @@ function keeps(phase: Phase, run: RunSummary): boolean {
 }
 
 /**
- * A listing cursor of a two-part listing (a person's sponsored work, then the rest): `s.` or `o.`
- * before the cursor of the summaries of that part, `o.` alone for the start of the rest.
+ * A listing cursor of a two-part listing (a person's sponsored work, then the rest): `s_` or `o_`
+ * before the cursor of the summaries of that part, `o_` alone for the start of the rest.
  */
 function phaseOf(
   sponsor: string | undefined,
@@ -83,14 +83,14 @@ function phaseOf(
 ): { phase: Phase; cursor: string | undefined } {
   if (sponsor === undefined) return { phase: { kind: "all" }, cursor };
   if (cursor === undefined) return { phase: { kind: "sponsored", sponsor }, cursor: undefined };
-  const part = cursor.startsWith("o.") ? "others" : cursor.startsWith("s.") ? "sponsored" : undefined;
+  const part = cursor.startsWith("o_") ? "others" : cursor.startsWith("s_") ? "sponsored" : undefined;
   if (part === undefined) throw new LeashError("invalid_option", "The cursor is not one of this listing's.");
   const rest = cursor.slice(2);
   return { phase: { kind: part, sponsor }, cursor: rest === "" ? undefined : rest };
 }
 
 function cursorIn(phase: Phase, cursor: string): string {
-  return phase.kind === "all" ? cursor : `${phase.kind === "sponsored" ? "s" : "o"}.${cursor}`;
+  return phase.kind === "all" ? cursor : `${phase.kind === "sponsored" ? "s" : "o"}_${cursor}`;
 }
 
 /**

@@ -81,8 +81,18 @@ export function requireApprover(parts: InboxParts): Guard {
       });
     const path = c.req.path;
     if (path === "/signin" || path === "/favicon.ico" || path.startsWith("/assets/")) return next();
-    // A one-time link is its own credential, bound to one request and one person (`link-routes`).
-    if (path.startsWith("/link/")) return next();
+    // A one-time link is its own credential, bound to one request and one person (`link-routes`). Its
+    // form is held to what a signed-in form is: sent by a browser from the inbox's own page.
+    if (path.startsWith("/link/")) {
+      if (c.req.method === "POST" && c.req.header("sec-fetch-site") !== "same-origin")
+        return problemResponse(c, {
+          status: 403,
+          code: "csrf_refused",
+          message:
+            "A link's form must be sent from its own page in a browser (Sec-Fetch-Site: same-origin); nothing was done.",
+        });
+      return next();
+    }
     const bearer = bearerOf(c.req.header("authorization"));
     // Name and roles in one lookup, on every request: a change of roles holds at once.
     let approver: ApproverIdentity | undefined;

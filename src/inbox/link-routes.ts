@@ -13,6 +13,7 @@ import type { InboxProblem } from "./inbox-problem.js";
 import type { LinkInfo } from "./link-store.js";
 import { messagePage } from "./pages/message-page.js";
 import { linkAnsweredPage, linkGonePage, linkPage } from "./pages/link-page.js";
+import { raiseProblem } from "../approvals/raise-problem.js";
 import { rolesAllowAnswer } from "./approver-roles.js";
 import type { Role } from "./approver-roles.js";
 
@@ -94,6 +95,13 @@ interface LinkForm {
 
 /** The form's fields, checked before the link is spent (`invalid_option`, `not_json`); any other field is ignored. */
 function readForm(form: Record<string, unknown>, waiting: WaitingRequest): LinkForm {
+  // A field given twice is ambiguous (which decision did the person mean?): refused, not guessed.
+  for (const field of ["decision", "note", "raise_to"])
+    if (Array.isArray(form[field]))
+      throw new LeashError(
+        "invalid_option",
+        `Expected one ${field}, but the form gives several. Nothing was recorded.`,
+      );
   const { decision, note } = form;
   if (decision !== "approve" && decision !== "deny")
     throw new LeashError("invalid_option", 'Expected decision to be "approve" or "deny". Nothing was recorded.');
@@ -113,6 +121,12 @@ function readForm(form: Record<string, unknown>, waiting: WaitingRequest): LinkF
       "invalid_option",
       "Expected raise_to to be a number: approving a raise says to what the limit goes. Nothing was recorded.",
     );
+  // The raise is checked as the store will check it, before the link is spent: a link is spent only
+  // by a POST that passes validation.
+  if (waiting.request.kind === "limit" && decision === "approve") {
+    const problem = raiseProblem(waiting.request, { granted: true, raiseTo: Number(raise) });
+    if (problem !== undefined) throw new LeashError("invalid_answer", `${problem} Nothing was recorded.`);
+  }
   return {
     decision,
     ...(typeof note === "string" ? { note } : {}),
@@ -148,7 +162,7 @@ export function addLinkRoutes(app: Hono<InboxEnv>, parts: InboxParts, now: () =>
       const gone = goneReason(link, now());
       if (gone !== undefined || link === undefined) return c.html(linkGonePage(gone ?? "").toString(), 410);
       const { waiting } = requestOf(await parts.store.load(link.runId), link);
-      const form = readForm(await c.req.parseBody(), waiting);
+      const form = readForm(await c.req.parseBody({ all: true }), waiting);
       const roles = await checkRoles(parts, link, waiting);
       // Spent before the answer is recorded: of two posts at once, only one gets past this line. An
       // answer then refused (the request changed meanwhile) leaves the link spent.

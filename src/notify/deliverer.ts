@@ -273,18 +273,13 @@ class Deliverer implements Notifier {
         return;
       }
       const attempts = event.attempts + 1;
-      const createdAt = new Date(event.createdAt);
-      const nextAttemptAt = retryAt({
-        createdAt: Number.isNaN(createdAt.getTime()) ? at : createdAt,
-        attempts,
-        now: at,
-      });
+      const nextAttemptAt = retryAt({ attempts, now: at });
       await this.#store.settleNotification(event.id, { delivered: false, error: failure, attempts, nextAttemptAt });
       this.#logOnce(
         `delivery:${failure.replace(/\d+ ms$/, "")}`,
         "warn",
         nextAttemptAt === null
-          ? `Gave up delivering event ${event.id} (${event.type}) after ${attempts} attempts over ${RETRY_FOR_MS / 3_600_000} hours: ${failure}.`
+          ? `Gave up delivering event ${event.id} (${event.type}) after ${attempts} attempts, ${RETRY_FOR_MS / 3_600_000} hours of retries: ${failure}.`
           : `Delivering event ${event.id} (${event.type}) failed: ${failure}; trying again at ${nextAttemptAt.toISOString()} (further failures of this kind are not logged until a delivery succeeds).`,
       );
     } catch (error) {

@@ -145,6 +145,8 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
   readonly #budgets = new Map<string, BudgetInfo>();
   /** The outbox, by `runId type key`, each event with its position (the order it was written). */
   readonly #outbox = new Map<string, { position: number; event: NotificationEvent }>();
+  /** The keys of pruned events: kept, so that a request still awaited is never announced again under a new id. */
+  readonly #prunedKeys = new Set<string>();
   #outboxPositions = 0;
   /** Whether a deliverer has started on this store (see `startNotifications`). */
   #outboxStarted = false;
@@ -450,7 +452,7 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
     const now = new Date();
     for (const event of events) {
       const key = `${event.runId} ${event.type} ${event.key}`;
-      if (this.#outbox.has(key)) continue;
+      if (this.#outbox.has(key) || this.#prunedKeys.has(key)) continue;
       this.#outboxPositions += 1;
       this.#outbox.set(key, { position: this.#outboxPositions, event: pendingNotification(event, now) });
     }
@@ -541,6 +543,7 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
       for (const [key, item] of this.#outbox)
         if (item.event.status === "delivered" && Date.parse(item.event.deliveredAt!) < before) {
           this.#outbox.delete(key);
+          this.#prunedKeys.add(key);
           pruned += 1;
         }
       return Promise.resolve(pruned);

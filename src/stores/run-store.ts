@@ -199,7 +199,11 @@ export interface RunStore {
    * that still wait for that request; any later call changes nothing (`{ first: false, skipped: 0 }`).
    */
   startNotifications?(options: StartNotificationsOptions): Promise<StartNotificationsResult>;
-  /** Deletes the delivered events delivered before `deliveredBefore`; returns how many. */
+  /**
+   * Prunes the events delivered before `deliveredBefore`: they are no longer listed, and only their
+   * key (run, type, request) is kept, so that a request still awaited is never announced again under
+   * a new id. Returns how many.
+   */
   pruneNotifications?(options: { deliveredBefore: Date }): Promise<number>;
   /** Releases what the store holds open. */
   close(): Promise<void>;

@@ -325,6 +325,21 @@ export function notificationsContract(makeStore: MakeStore): void {
       assert.equal(await store.pruneNotifications({ deliveredBefore: new Date("2030-01-05T00:00:00Z") }), 0);
     }));
 
+  test("a request still awaited after its delivered event was pruned is not announced again under a new id", () =>
+    withOutbox(async (store) => {
+      const paused = await pausedRun(store, "long");
+      const [event] = await store.claimNotifications({ now: new Date(Date.now() + 1000), limit: 1, leaseMs: 1000 });
+      await store.settleNotification(event!.id, { delivered: true, at: new Date("2020-01-01T00:00:00Z") });
+      assert.equal(await store.pruneNotifications({ deliveredBefore: new Date("2020-01-08T00:00:00Z") }), 1);
+      // An answer is a save of the run, which still awaits the same request until it is resumed.
+      await store.answer("long", Approval.grant(paused, "allen"));
+      assert.deepEqual(await allEvents(store), [], "nothing listed, nothing pending again");
+      assert.deepEqual(
+        await store.claimNotifications({ now: new Date(Date.now() + 60_000), limit: 10, leaseMs: 1000 }),
+        [],
+      );
+    }));
+
   test("the listing is newest first, filtered by status, paged by its cursor without repeats or gaps", () =>
     withOutbox(async (store) => {
       const runs = ["r1", "r2", "r3", "r4", "r5"];

@@ -124,7 +124,7 @@ export async function listNotifications(
 ): Promise<NotificationPage> {
   const { status, limit, cursor } = checkNotificationsOptions(options);
   const values: unknown[] = [cursor ?? Number.MAX_SAFE_INTEGER, limit + 1];
-  let where = "outbox.position < $1";
+  let where = "outbox.position < $1 AND outbox.status <> 'pruned'";
   if (status !== undefined) {
     values.push(status);
     where += ` AND outbox.status = $${values.length}`;
@@ -259,7 +259,7 @@ export async function startNotifications(
   });
 }
 
-/** Deletes the events delivered before a time; see `RunStore.pruneNotifications`. */
+/** Empties and unlists the events delivered before a time; see `RunStore.pruneNotifications`. */
 export async function pruneNotifications(
   pool: PostgresPool,
   tables: PostgresTables,
@@ -269,7 +269,10 @@ export async function pruneNotifications(
   const result = await queryOnce(
     pool,
     "pruning the notification outbox",
-    `DELETE FROM ${tables.outbox} WHERE status = 'delivered' AND delivered_at < $1::timestamptz`,
+    // A pruned event keeps its row, emptied, as the key that stops a request still awaited from
+    // being announced again under a new id; it is listed no more.
+    `UPDATE ${tables.outbox} SET status = 'pruned', data = '{}', last_error = NULL
+     WHERE status = 'delivered' AND delivered_at < $1::timestamptz`,
     [before.toISOString()],
   );
   return (result as { rowCount?: number | null }).rowCount ?? 0;

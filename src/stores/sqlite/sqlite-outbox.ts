@@ -72,7 +72,7 @@ export class SqliteOutbox {
       "INSERT INTO leash_outbox (id, type, run_id, key, timestamp, data, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT (run_id, type, key) DO NOTHING",
     );
     this.#page = database.prepare(
-      `SELECT ${COLUMNS} FROM leash_outbox WHERE position < ? ORDER BY position DESC LIMIT ?`,
+      `SELECT ${COLUMNS} FROM leash_outbox WHERE position < ? AND status <> 'pruned' ORDER BY position DESC LIMIT ?`,
     );
     this.#pageOf = database.prepare(
       `SELECT ${COLUMNS} FROM leash_outbox WHERE status = ? AND position < ? ORDER BY position DESC LIMIT ?`,
@@ -94,7 +94,11 @@ export class SqliteOutbox {
     this.#skip = database.prepare(
       "UPDATE leash_outbox SET status = 'skipped', next_attempt_at = NULL WHERE position = ? AND status = 'pending'",
     );
-    this.#prune = database.prepare("DELETE FROM leash_outbox WHERE status = 'delivered' AND delivered_at < ?");
+    // A pruned event keeps its row, emptied, as the key that stops a request still awaited from
+    // being announced again under a new id; it is listed no more.
+    this.#prune = database.prepare(
+      "UPDATE leash_outbox SET status = 'pruned', data = '{}', last_error = NULL WHERE status = 'delivered' AND delivered_at < ?",
+    );
   }
 
   /** Inserts a save's events, each unless its run, type and key are there already; inside the save's savepoint. */
