@@ -155,7 +155,10 @@ function failureOf(error: unknown, url: string, timeoutMs: number): string {
     return `no answer within ${timeoutMs} ms`;
   const cause = error instanceof Error ? (error as { cause?: unknown }).cause : undefined;
   const code = (cause as { code?: unknown } | undefined)?.code;
-  const text = `${messageOf(error)}${typeof code === "string" ? ` (${code})` : ""}`;
+  // Node's fetch says only "fetch failed"; why is in its cause: a code (ECONNREFUSED), or a message
+  // (a port fetch refuses to reach).
+  const detail = typeof code === "string" ? code : cause instanceof Error && cause.message !== "" ? cause.message : "";
+  const text = `${messageOf(error)}${detail === "" ? "" : ` (${detail})`}`;
   return text.split(url).join("<url>").slice(0, MAX_ERROR_LENGTH);
 }
 

@@ -2,6 +2,8 @@
 // delivery with the `standardwebhooks` package. Time that matters is an injected clock: no sleeps.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Approval, MemoryStore, isLeashError } from "../../src/index.js";
 import { startNotifier, webhookSecrets } from "../../src/worker/index.js";
 import { runHref } from "../../src/inbox/html.js";
@@ -69,6 +71,26 @@ test("retries after a 500 under the same webhook-id, each attempt signed anew wi
   assert.equal(delivered?.attempts, 2);
 });
 
+test("a receiver that cannot be reached is recorded with why, not only 'fetch failed'", async (t) => {
+  // A port that was just free and is closed again: the connection is refused.
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const store = new MemoryStore();
+  await writeAgent(store).run("write a note");
+  const notifier = await startNotifier(store, {
+    url: `http://127.0.0.1:${port}/hook`,
+    secrets: webhookSecrets(newSecret()),
+    base: BASE,
+  });
+  t.after(() => notifier.stop());
+  await notifier.drain();
+  const [pending] = (await store.notifications({ status: "pending" })).events;
+  assert.equal(pending?.attempts, 1);
+  assert.match(pending?.lastError ?? "", /^fetch failed \(ECONNREFUSED\)$/);
+});
+
 test("a redirect is a failure and is not followed", async (t) => {
   const secret = newSecret();
   const receiver = await startReceiver([secret], () => ({ redirect: "/elsewhere" }));
@@ -128,7 +150,7 @@ test("with two secrets, every attempt carries both signatures, and either secret
   assert.deepEqual(delivery?.verified, [true, true], "a receiver with either secret verifies it");
 });
 
-test("gives up 24 hours after the event was made, backing off to an hour apart, then marks it failed", async (t) => {
+test("gives up after 24 hours of retries from the first attempt, backing off to an hour apart, then marks it failed", async (t) => {
   const secret = newSecret();
   const receiver = await startReceiver([secret], () => 503);
   t.after(() => receiver.close());
