@@ -29,6 +29,8 @@ export interface InboxParts {
   streams: EventStreams;
   /** The `Host` headers answered (`host:port`, lowercase); null for any. */
   hosts: ReadonlySet<string> | null;
+  /** Origins a POST may come from beside the listening address's own: the public address (`--base`), if given. */
+  origins?: ReadonlySet<string>;
 }
 
 /** The values a request carries through the inbox's middleware. */

@@ -45,11 +45,19 @@ export function checkHost(parts: InboxParts): Guard {
  * request passes only when the browser also says `Sec-Fetch-Site: same-origin` (a header no page can
  * set). A browser that says the request is cross-site or same-site is refused whatever its `Origin`.
  */
-function sameOrigin(origin: string | undefined, host: string | undefined, fetchSite: string | undefined): boolean {
+function sameOrigin(
+  origin: string | undefined,
+  host: string | undefined,
+  fetchSite: string | undefined,
+  publicOrigins: ReadonlySet<string> | undefined,
+): boolean {
   if (fetchSite !== undefined && fetchSite !== "same-origin" && fetchSite !== "none") return false;
   if (origin === undefined) return true;
   if (origin === "null") return fetchSite === "same-origin";
-  return host !== undefined && origin.toLowerCase() === `http://${host.toLowerCase()}`;
+  const given = origin.toLowerCase();
+  // The public address given with `--base` (a proxy in front, on https) is the inbox's own too.
+  if (publicOrigins?.has(given) === true) return true;
+  return host !== undefined && given === `http://${host.toLowerCase()}`;
 }
 
 /** The Bearer token of an `Authorization` header, if any. */
@@ -72,7 +80,7 @@ export function requireApprover(parts: InboxParts): Guard {
   return async (c, next) => {
     if (
       c.req.method === "POST" &&
-      !sameOrigin(c.req.header("origin"), c.req.header("host"), c.req.header("sec-fetch-site"))
+      !sameOrigin(c.req.header("origin"), c.req.header("host"), c.req.header("sec-fetch-site"), parts.origins)
     )
       return problemResponse(c, {
         status: 403,

@@ -26,6 +26,11 @@ interface InboxOptions {
   port: number;
   /** How often, at most, the store is looked at while an event stream is open (default 2000 ms, backing off to 8 s). */
   pollMs?: number;
+  /**
+   * The inbox's public address (`--base`), when people reach it through a proxy: its host is answered
+   * beside the listening address, and its origin is one of the inbox's own for the checks of a POST.
+   */
+  base?: string;
 }
 
 /** A running inbox: where it listens, and how to stop it. */
@@ -47,6 +52,8 @@ export async function startInbox(options: InboxOptions): Promise<RunningInbox> {
   // The one-time links, on a connection of their own beside the registry's, closed with the inbox.
   const links = await openLinkStore(options.location);
   let hosts: ReadonlySet<string> | null = new Set();
+  const publicUrl = options.base === undefined ? undefined : new URL(options.base);
+  const publicOrigins: ReadonlySet<string> = new Set(publicUrl === undefined ? [] : [publicUrl.origin.toLowerCase()]);
   const app = inboxApp({
     store: options.store,
     location: options.location,
@@ -60,6 +67,7 @@ export async function startInbox(options: InboxOptions): Promise<RunningInbox> {
     get hosts() {
       return hosts;
     },
+    origins: publicOrigins,
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, port: options.port, hostname: options.host }) as Server;
@@ -71,6 +79,7 @@ export async function startInbox(options: InboxOptions): Promise<RunningInbox> {
   });
   const port = (server.address() as AddressInfo).port;
   hosts = allowedHosts(options.host, port);
+  if (hosts !== null && publicUrl !== undefined) hosts = new Set([...hosts, publicUrl.host.toLowerCase()]);
   return {
     url: `http://${hostPart(options.host)}:${port}/`,
     port,

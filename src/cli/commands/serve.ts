@@ -100,12 +100,13 @@ export function serveCommand(): Command {
     )
     .option(
       "--base <url>",
-      "the inbox's address as people reach it, for the links in events (default: the address it listens on)",
+      "the inbox's address as people reach it through a proxy: named in events, and its host and origin answered beside the listening address (default: the address it listens on)",
     );
   return withCommonOptions(command).action(async (options: ServeOptions) => {
     const port = portOf(options.port);
     if (options.host.trim() === "") throw new CliError("invalid_option", "Expected --host to name an address.");
     const webhook = webhookOf(options);
+    const base = options.base === undefined ? undefined : checkBaseUrl(options.base, "--base");
     const location = storeLocation(options);
     const store = await openExistingStore(location);
     const closers: (() => Promise<void>)[] = [() => store.close()];
@@ -133,6 +134,7 @@ export function serveCommand(): Command {
         host: options.host,
         port,
         ...(policy === undefined ? {} : { policy }),
+        ...(base === undefined ? {} : { base }),
       }).catch((error: unknown) => {
         throw listenFailure(options.host, port, error);
       });
