@@ -45,18 +45,8 @@ import type {
   StartNotificationsOptions,
   StartNotificationsResult,
 } from "./notification-info.js";
-import {
-  awaitedRequests,
-  checkClaimOptions,
-  checkNotificationsOptions,
-  checkOutcome,
-  checkPruneOptions,
-  checkStartOptions,
-  notificationCursor,
-  notificationEventsOf,
-  pendingNotification,
-  settledEvent,
-} from "./notification-info.js";
+import { awaitedRequests } from "./notification-info.js";
+import { MemoryOutbox } from "./memory-outbox.js";
 import type { BudgetLimitName } from "./budget-raise.js";
 import { checkBudgetRaise, raisedBudget } from "./budget-raise.js";
 import {
@@ -121,6 +111,15 @@ function storedOf(state: RunState, change: number, previous?: StoredRun): Stored
 }
 
 /** A stored run as a fresh state, checked. */
+/** What a synchronous step returns, as a promise: what it throws is the rejection. */
+function settle<T>(step: () => T): Promise<T> {
+  try {
+    return Promise.resolve(step());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
 function stateOf(stored: StoredRun): RunState {
   return RunState.fromParts(stored.header, stored.steps);
 }
@@ -143,13 +142,8 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
   readonly #grants = new Map<string, { info: GrantInfo; pin: string | null }>();
   /** The shared budgets, by key. */
   readonly #budgets = new Map<string, BudgetInfo>();
-  /** The outbox, by `runId type key`, each event with its position (the order it was written). */
-  readonly #outbox = new Map<string, { position: number; event: NotificationEvent }>();
-  /** The keys of pruned events: kept, so that a request still awaited is never announced again under a new id. */
-  readonly #prunedKeys = new Set<string>();
-  #outboxPositions = 0;
-  /** Whether a deliverer has started on this store (see `startNotifications`). */
-  #outboxStarted = false;
+  /** The notification outbox: the events each save made true. */
+  readonly #outbox = new MemoryOutbox();
 
   create(state: RunState, options: { records?: readonly AuditRecord[] } = {}): Promise<void> {
     try {
@@ -447,82 +441,27 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
 
   /** Writes the events a save made true, each at most once per run, type and key. */
   #announce(state: RunState, records: readonly AuditRecord[] | undefined): void {
-    const events = notificationEventsOf(state, records);
-    if (events.length === 0) return;
-    const now = new Date();
-    for (const event of events) {
-      const key = `${event.runId} ${event.type} ${event.key}`;
-      if (this.#outbox.has(key) || this.#prunedKeys.has(key)) continue;
-      this.#outboxPositions += 1;
-      this.#outbox.set(key, { position: this.#outboxPositions, event: pendingNotification(event, now) });
-    }
+    this.#outbox.announce(state, records);
   }
 
   /** The outbox, newest first; see `RunStore.notifications`. */
   notifications(options?: NotificationsOptions): Promise<NotificationPage> {
-    try {
-      const { status, limit, cursor } = checkNotificationsOptions(options);
-      const all = [...this.#outbox.values()]
-        .filter(
-          (item) =>
-            (status === undefined || item.event.status === status) && (cursor === undefined || item.position < cursor),
-        )
-        .sort((a, b) => b.position - a.position);
-      const page = all.slice(0, limit);
-      const next = all.length > limit ? notificationCursor(page[page.length - 1]!.position) : undefined;
-      return Promise.resolve({ events: page.map((item) => structuredClone(item.event)), next });
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
+    return settle(() => this.#outbox.list(options));
   }
 
   /** The pending events due, oldest first, leased for `leaseMs`; see `RunStore.claimNotifications`. */
   claimNotifications(options: ClaimNotificationsOptions): Promise<NotificationEvent[]> {
-    try {
-      const { now, limit, leaseMs } = checkClaimOptions(options);
-      const due = [...this.#outbox.values()]
-        .filter((item) => item.event.status === "pending" && Date.parse(item.event.nextAttemptAt!) <= now.getTime())
-        .sort((a, b) => a.position - b.position)
-        .slice(0, limit);
-      const until = new Date(now.getTime() + leaseMs).toISOString();
-      for (const item of due) item.event = { ...item.event, nextAttemptAt: until };
-      return Promise.resolve(due.map((item) => structuredClone(item.event)));
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
+    return settle(() => this.#outbox.claim(options));
   }
 
   /** Records how a delivery went; see `RunStore.settleNotification`. */
   settleNotification(id: string, outcome: NotificationOutcome): Promise<void> {
-    try {
-      const checked = checkOutcome(id, outcome);
-      for (const item of this.#outbox.values())
-        if (item.event.id === id) item.event = settledEvent(item.event, checked);
-      return Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
+    return settle(() => this.#outbox.settle(id, outcome));
   }
 
   /** A deliverer's start: the first skips what is too old to announce; see `RunStore.startNotifications`. */
   startNotifications(options: StartNotificationsOptions): Promise<StartNotificationsResult> {
-    try {
-      const { now, catchUpMs } = checkStartOptions(options);
-      if (this.#outboxStarted) return Promise.resolve({ first: false, skipped: 0 });
-      this.#outboxStarted = true;
-      const before = now.getTime() - catchUpMs;
-      let skipped = 0;
-      for (const item of this.#outbox.values()) {
-        const { event } = item;
-        if (event.status !== "pending" || Date.parse(event.createdAt) >= before) continue;
-        if (event.type === "approval_requested" && this.#stillAwaits(event.runId, event.key)) continue;
-        item.event = { ...event, status: "skipped", nextAttemptAt: null };
-        skipped += 1;
-      }
-      return Promise.resolve({ first: true, skipped });
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
+    return settle(() => this.#outbox.start(options, (runId, digest) => this.#stillAwaits(runId, digest)));
   }
 
   #stillAwaits(runId: string, digest: string): boolean {
@@ -535,21 +474,9 @@ export class MemoryStore implements RunStore, SyncReadableAuditSink {
     }
   }
 
-  /** Deletes the events delivered before a time; see `RunStore.pruneNotifications`. */
+  /** Prunes the events delivered before a time, keeping their keys; see `RunStore.pruneNotifications`. */
   pruneNotifications(options: { deliveredBefore: Date }): Promise<number> {
-    try {
-      const before = checkPruneOptions(options).getTime();
-      let pruned = 0;
-      for (const [key, item] of this.#outbox)
-        if (item.event.status === "delivered" && Date.parse(item.event.deliveredAt!) < before) {
-          this.#outbox.delete(key);
-          this.#prunedKeys.add(key);
-          pruned += 1;
-        }
-      return Promise.resolve(pruned);
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
+    return settle(() => this.#outbox.prune(options));
   }
 
   close(): Promise<void> {
