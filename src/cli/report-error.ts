@@ -1,6 +1,6 @@
 import { inspect } from "node:util";
-import { isLeashError } from "../index.js";
-import type { ErrorCode } from "../index.js";
+import { isLeashError } from "../errors/index.js";
+import type { ErrorCode } from "../errors/index.js";
 import { CliError, EXIT_FAILURE, EXIT_OPERATIONAL, EXIT_USAGE } from "./cli-error.js";
 import { escapeText } from "../operate/escape-text.js";
 import { isOperationalCode } from "../operate/operational-codes.js";

@@ -3,19 +3,42 @@
  * worth of precision), in plain decimal notation, so that sums of prices such as
  * `0.00020999999999999998` show as `0.00021` and `1e-7` as `0.0000001`. Only for what people read:
  * `--json` and the API keep the exact number.
+ *
+ * It writes what `Intl.NumberFormat("en-US", { maximumSignificantDigits: 6, maximumFractionDigits: 2,
+ * roundingPriority: "morePrecision", useGrouping: false })` writes (a test holds the two equal), without
+ * building that format, which costs a command that prints one cost some 25 ms at start: the number's
+ * shortest decimal digits, rounded half away from zero at the kept position, trailing zeros dropped.
  */
 export function costText(cost: number): string {
   if (!Number.isFinite(cost)) return String(cost);
-  FORMAT ??= new Intl.NumberFormat("en-US", FORMAT_OPTIONS);
-  return FORMAT.format(cost);
+  // A whole cost (0, most often) reads as itself; -0 keeps its sign below.
+  if (Number.isSafeInteger(cost) && !Object.is(cost, -0)) return String(cost);
+  const sign = cost < 0 || Object.is(cost, -0) ? "-" : "";
+  // The shortest digits that name the number: d0.d1d2... × 10^exponent.
+  const [mantissa = "0", exponentText = "0"] = Math.abs(cost).toExponential().split("e");
+  let digits = mantissa.replace(".", "");
+  let exponent = Number(exponentText);
+  // 6 significant digits, or 2 decimals when those say more (a cost of 1,000 or more): at least 6.
+  const kept = Math.max(6, exponent + 3);
+  if (kept < digits.length) {
+    const roundUp = digits.charCodeAt(kept) >= 53; // the first dropped digit is 5 or more
+    digits = digits.slice(0, kept);
+    if (roundUp) {
+      const carried = incremented(digits);
+      if (carried.length > digits.length) exponent += 1;
+      digits = carried;
+    }
+  }
+  if (exponent < 0) return `${sign}0.${("0".repeat(-exponent - 1) + digits).replace(/0+$/, "")}`;
+  const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, "0");
+  const fraction = digits.slice(exponent + 1).replace(/0+$/, "");
+  return `${sign}${whole}${fraction === "" ? "" : `.${fraction}`}`;
 }
 
-// Made at the first use: building a number format takes milliseconds that a command which prints no
-// cost should not spend at start.
-let FORMAT: Intl.NumberFormat | undefined;
-const FORMAT_OPTIONS: Intl.NumberFormatOptions = {
-  maximumSignificantDigits: 6,
-  maximumFractionDigits: 2,
-  roundingPriority: "morePrecision",
-  useGrouping: false,
-};
+/** A string of decimal digits plus one, as digits ("0999" → "1000", "99" → "100"). */
+function incremented(digits: string): string {
+  let index = digits.length - 1;
+  while (index >= 0 && digits[index] === "9") index -= 1;
+  if (index < 0) return `1${"0".repeat(digits.length)}`;
+  return `${digits.slice(0, index)}${String(Number(digits[index]) + 1)}${"0".repeat(digits.length - index - 1)}`;
+}

@@ -1,4 +1,4 @@
-import type { ErrorCode } from "../index.js";
+import type { ErrorCode } from "../errors/index.js";
 
 /**
  * Codes of a store, a sink or a server that failed, was busy or could not be reached: nothing was
