@@ -1,4 +1,4 @@
-import { isLeashError } from "../index.js";
+import { isLeashError } from "../errors/leash-error.js";
 
 /** A stored run whose state cannot be read, as `leash runs` names it. */
 export interface UnreadableSummary {

@@ -1,5 +1,8 @@
-import { Decision } from "../index.js";
-import type { Json, Planner, RunState, Step } from "../index.js";
+import { Decision } from "../decisions/decision.js";
+import type { Json } from "../json/json-value.js";
+import type { Planner } from "../models/planner.js";
+import type { RunState } from "../state/run-state.js";
+import type { Step } from "../state/saved-run-state.js";
 import { callOfGoal, errorResult } from "./gateway-runs.js";
 import type { CallResult } from "./gateway-runs.js";
 

@@ -1,4 +1,5 @@
-import type { AnswerOrigin, ApprovalRequest } from "../index.js";
+import type { AnswerOrigin } from "../approvals/answer-origin.js";
+import type { ApprovalRequest } from "../approvals/approval.js";
 
 /** The channel of an answer given by the person at the MCP client (elicitation). */
 export const ELICITATION_VIA = "mcp_elicitation";

@@ -1,7 +1,11 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { Agent, Decision, EFFECTS, LeashError } from "../index.js";
-import type { Effect, Limits } from "../index.js";
+import { Agent } from "../agent/agent.js";
+import { Decision } from "../decisions/decision.js";
+import { EFFECTS } from "../tools/tool.js";
+import { LeashError } from "../errors/leash-error.js";
+import type { Effect } from "../tools/tool.js";
+import type { Limits } from "../limits/limits.js";
 import type { McpSource, McpToolOverride } from "../mcp/index.js";
 import { checkBaseUrl, checkHttpUrl } from "../notify/notify-urls.js";
 import { readWebhookSecretFile, webhookSecrets } from "../notify/webhook-secret.js";

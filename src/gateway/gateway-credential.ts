@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import { LeashError } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
 import type { StoreLocation } from "../operate/store-location.js";
 import { openApproverRegistry } from "../inbox/approver-registry.js";
 import type { HttpTokenFile } from "./gateway-config.js";

@@ -1,7 +1,10 @@
 import { hostname } from "node:os";
 import { escapeJsonText, escapeText } from "../operate/escape-text.js";
-import { Approval } from "../index.js";
-import type { CallApprovalRequest, Json, RunState, RunStore } from "../index.js";
+import { Approval } from "../approvals/approval.js";
+import type { CallApprovalRequest } from "../approvals/approval.js";
+import type { Json } from "../json/json-value.js";
+import type { RunState } from "../state/run-state.js";
+import type { RunStore } from "../stores/run-store.js";
 import { ELICITATION_VIA } from "./gateway-approvers.js";
 import type { CallContext } from "./gateway-shared.js";
 

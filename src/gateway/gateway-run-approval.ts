@@ -1,5 +1,5 @@
 import type { StoreLocation } from "../operate/store-location.js";
-import type { AnswerOrigin } from "../index.js";
+import type { AnswerOrigin } from "../approvals/answer-origin.js";
 import { whyNotCounted } from "./gateway-approvers.js";
 import type { GatewayApproval } from "./gateway-approvers.js";
 import { isGatewayRunId } from "./gateway-runs.js";

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { canonicalJson } from "../index.js";
-import type { Json } from "../index.js";
+import { canonicalJson } from "../json/canonical-json.js";
+import type { Json } from "../json/json-value.js";
 import { isGatewayRunId, OLDER_RUN_PREFIX, RUN_PREFIX } from "../operate/gateway-run-prefix.js";
 
 /** The prefixes of gateway run ids, beside the ids they shape (their home is below the gateway, in `operate/`). */

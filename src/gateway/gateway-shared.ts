@@ -1,4 +1,4 @@
-import type { RunState } from "../index.js";
+import type { RunState } from "../state/run-state.js";
 import type { CallResult } from "./gateway-runs.js";
 
 /** What a waiting call may do while it waits: say so to the client, and learn that the client gave up. */

@@ -1,5 +1,5 @@
 import { escapeText } from "../operate/escape-text.js";
-import type { RunState } from "../index.js";
+import type { RunState } from "../state/run-state.js";
 import { whyNotCounted } from "./gateway-approvers.js";
 import type { GatewayApproval } from "./gateway-approvers.js";
 import { MAX_ELICITATION_CHARS } from "./gateway-elicitation.js";

@@ -1,5 +1,16 @@
-import { Agent, Policy, canonicalJson, isLeashError, listSummaries, toJson } from "../index.js";
-import type { AuditSink, Guard, Json, RunState, RunStore, RunSummary, Tool } from "../index.js";
+import { Agent } from "../agent/agent.js";
+import { Policy } from "../policy/policy.js";
+import { canonicalJson } from "../json/canonical-json.js";
+import { isLeashError } from "../errors/leash-error.js";
+import { listSummaries } from "../stores/list-summaries.js";
+import { toJson } from "../json/json-value.js";
+import type { AuditSink } from "../audit/audit-sink.js";
+import type { Guard } from "../guards/guard.js";
+import type { Json } from "../json/json-value.js";
+import type { RunState } from "../state/run-state.js";
+import type { RunStore } from "../stores/run-store.js";
+import type { RunSummary } from "../state/run-summary.js";
+import type { Tool } from "../tools/tool.js";
 import { answerOf, gatewayPlanner } from "./gateway-answers.js";
 import type { GatewayClaims } from "./gateway-claims.js";
 import { SharedCall } from "./gateway-shared.js";

@@ -1,8 +1,11 @@
 import { resolve } from "node:path";
-import { LeashError, listSummaries } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
+import { listSummaries } from "../stores/list-summaries.js";
 import type { StoreLocation } from "../operate/store-location.js";
 import { importAgentModule } from "../operate/load-agent.js";
-import type { AuditSink, Guard, RunStore } from "../index.js";
+import type { AuditSink } from "../audit/audit-sink.js";
+import type { Guard } from "../guards/guard.js";
+import type { RunStore } from "../stores/run-store.js";
 import { SqliteStore } from "../stores/sqlite/index.js";
 import { Gateway } from "./gateway.js";
 import { openGatewayClaims } from "./gateway-claims.js";

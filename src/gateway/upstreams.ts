@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { LeashError } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
 import type { McpClient, McpTools } from "../mcp/index.js";
 import { connect } from "../mcp/mcp-connect.js";
 import { baseName } from "../mcp/mcp-names.js";

@@ -1,5 +1,6 @@
-import { LeashError } from "../index.js";
-import type { ApprovalRequest, RunState } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
+import type { ApprovalRequest } from "../approvals/approval.js";
+import type { RunState } from "../state/run-state.js";
 import { answerRun, editedArguments } from "../operate/answer-run.js";
 import { waitingRequests } from "../operate/waiting-requests.js";
 import type { StoreLocation } from "../operate/store-location.js";

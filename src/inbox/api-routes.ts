@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { LeashError } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
 import { interruptedSteps } from "../operate/interrupted-steps.js";
 import { answerFromInbox } from "./answer-from-inbox.js";
 import type { InboxEnv, InboxParts } from "./inbox-context.js";

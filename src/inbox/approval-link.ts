@@ -1,5 +1,6 @@
-import { LeashError } from "../index.js";
-import type { ApprovalRequest, RunStore } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
+import type { ApprovalRequest } from "../approvals/approval.js";
+import type { RunStore } from "../stores/run-store.js";
 import { findRun } from "../operate/find-run.js";
 import type { StoreLocation } from "../operate/store-location.js";
 import { selectRequest } from "../operate/waiting-requests.js";

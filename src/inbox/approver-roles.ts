@@ -1,5 +1,5 @@
-import { LeashError } from "../index.js";
-import type { ApprovalRequest } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
+import type { ApprovalRequest } from "../approvals/approval.js";
 import { checkOptionKeys } from "../errors/check-option-keys.js";
 
 /**

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { LeashError } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
 
 /** What every approver token begins with, so that a leaked one is recognised (by a person or a secret scanner). */
 const APPROVER_TOKEN_PREFIX = "leash_at_";

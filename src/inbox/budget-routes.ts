@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
-import type { BudgetInfo, RunStore } from "../index.js";
+import type { BudgetInfo } from "../stores/budget-info.js";
+import type { RunStore } from "../stores/run-store.js";
 import { viewerOf } from "./inbox-context.js";
 import type { InboxEnv, InboxParts } from "./inbox-context.js";
 import { budgetsPage } from "./pages/budgets-page.js";

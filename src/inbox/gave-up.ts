@@ -1,5 +1,10 @@
-import { LeashError, cursorAfter, listSummaries } from "../index.js";
-import type { AuditRecord, AuditSink, RunStore, RunSummary } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
+import { cursorAfter } from "../state/run-summary.js";
+import { listSummaries } from "../stores/list-summaries.js";
+import type { AuditRecord } from "../audit/audit-record.js";
+import type { AuditSink } from "../audit/audit-sink.js";
+import type { RunStore } from "../stores/run-store.js";
+import type { RunSummary } from "../state/run-summary.js";
 
 /** A piece of work whose every attempt failed: what a person must look at, since no retry is left. */
 export interface GaveUpWork {

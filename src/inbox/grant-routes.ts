@@ -1,6 +1,8 @@
 import type { Hono } from "hono";
-import { LeashError } from "../index.js";
-import type { CallApprovalRequest, GrantInfo, RunStore } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
+import type { CallApprovalRequest } from "../approvals/approval.js";
+import type { GrantInfo } from "../stores/grant-info.js";
+import type { RunStore } from "../stores/run-store.js";
 import { activeFirst, expiryAfter } from "../operate/grant-expiry.js";
 import { waitingRequests } from "../operate/waiting-requests.js";
 import { roleRefused, rolesText } from "./approver-roles.js";

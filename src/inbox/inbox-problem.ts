@@ -1,4 +1,4 @@
-import { isLeashError } from "../index.js";
+import { isLeashError } from "../errors/leash-error.js";
 import { isOperationalCode } from "../operate/operational-codes.js";
 
 /** An error as the inbox answers it: an HTTP status, a code and a message fit to show a person. */

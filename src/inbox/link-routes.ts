@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
-import { LeashError } from "../index.js";
-import type { RunState } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
+import type { RunState } from "../state/run-state.js";
 import type { AnswerOrigin } from "../operate/answer-origin.js";
 import { escapeText } from "../operate/escape-text.js";
 import { maskPasswords } from "../operate/mask-password.js";

@@ -1,5 +1,8 @@
-import { LeashError, listSummaries, RUN_STATUSES } from "../index.js";
-import type { ListOptions, RunStatus } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
+import { listSummaries } from "../stores/list-summaries.js";
+import { RUN_STATUSES } from "../state/outcomes.js";
+import type { ListOptions } from "../stores/run-store.js";
+import type { RunStatus } from "../state/outcomes.js";
 import type { CliStore } from "../operate/open-store.js";
 import { runRowOf } from "../operate/run-row.js";
 import type { RunRow } from "../operate/run-row.js";

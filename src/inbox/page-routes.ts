@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { LeashError } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
 import { answerFromInbox } from "./answer-from-inbox.js";
 import { roleRefused } from "./approver-roles.js";
 import { allowMoreOf, grantLikeThis, requestWithDigest } from "./grant-routes.js";

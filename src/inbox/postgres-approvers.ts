@@ -1,4 +1,4 @@
-import { isLeashError, LeashError } from "../index.js";
+import { isLeashError, LeashError } from "../errors/leash-error.js";
 import { checkPostgresStore } from "../operate/open-postgres.js";
 import type { PostgresLocation } from "../operate/open-postgres.js";
 import { DEFAULT_POSTGRES_TIMEOUTS, openPool } from "../stores/postgres/open-pool.js";

@@ -1,5 +1,5 @@
-import { isLeashError } from "../index.js";
-import type { RunState } from "../index.js";
+import { isLeashError } from "../errors/leash-error.js";
+import type { RunState } from "../state/run-state.js";
 import { checkRunTrail, coverageText, disagreeingParts } from "../operate/check-trail.js";
 import type { TrailCheck } from "../operate/check-trail.js";
 import type { CliStore } from "../operate/open-store.js";

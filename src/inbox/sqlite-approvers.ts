@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { isLeashError, LeashError } from "../index.js";
+import { isLeashError, LeashError } from "../errors/leash-error.js";
 import { checkExistingSqlite } from "../operate/open-store.js";
 import type { AddApproverOptions, ApproverEntry, ApproverIdentity, ApproverRegistry } from "./approver-registry.js";
 import { checkRoles, rolesText, rolesToAdd, storedRoles } from "./approver-roles.js";

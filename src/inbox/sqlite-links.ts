@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { isLeashError, LeashError } from "../index.js";
+import { isLeashError, LeashError } from "../errors/leash-error.js";
 import { checkExistingSqlite } from "../operate/open-store.js";
 import { isLinkTokenShape, linkOfRow, linkTokenHash, newLinkId, newLinkToken, notAPerson } from "./link-store.js";
 import type { LinkInfo, LinkStore, NewLink } from "./link-store.js";

@@ -1,5 +1,5 @@
-import { LeashError } from "../index.js";
-import type { RunState } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
+import type { RunState } from "../state/run-state.js";
 import { waitingRequests } from "../operate/waiting-requests.js";
 
 /** An answer recorded for a run, as `state.answers` holds it. */

@@ -1,5 +1,6 @@
-import { listSummaries } from "../index.js";
-import type { RunStore, RunSummary } from "../index.js";
+import { listSummaries } from "../stores/list-summaries.js";
+import type { RunStore } from "../stores/run-store.js";
+import type { RunSummary } from "../state/run-summary.js";
 
 /** Called with the ids of the runs that changed (created, saved, answered or gone) since the last look. */
 type ChangeListener = (runIds: ReadonlySet<string>) => void;

@@ -1,5 +1,5 @@
 import { hostname, userInfo } from "node:os";
-import type { RunStore } from "../index.js";
+import type { RunStore } from "../stores/run-store.js";
 
 /** Who gave an answer, as `store.answer` records it (the port's `AnswerOrigin`). */
 export type AnswerOrigin = NonNullable<NonNullable<Parameters<RunStore["answer"]>[2]>["origin"]>;

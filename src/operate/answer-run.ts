@@ -1,5 +1,9 @@
-import { Approval, LeashError } from "../index.js";
-import type { ApprovalRequest, Json, RunState, RunStore } from "../index.js";
+import { Approval } from "../approvals/approval.js";
+import { LeashError } from "../errors/leash-error.js";
+import type { ApprovalRequest } from "../approvals/approval.js";
+import type { Json } from "../json/json-value.js";
+import type { RunState } from "../state/run-state.js";
+import type { RunStore } from "../stores/run-store.js";
 import { approvalCount } from "./approval-count.js";
 import { cliOrigin } from "./answer-origin.js";
 import type { AnswerOrigin } from "./answer-origin.js";

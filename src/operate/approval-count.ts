@@ -1,4 +1,5 @@
-import type { ApprovalRequest, RunState } from "../index.js";
+import type { ApprovalRequest } from "../approvals/approval.js";
+import type { RunState } from "../state/run-state.js";
 
 /**
  * "k of n approvals" for a request under a quorum above one, else `undefined`: k counts the distinct

@@ -1,4 +1,4 @@
-import type { BudgetInfo } from "../index.js";
+import type { BudgetInfo } from "../stores/budget-info.js";
 import { costText } from "./cost-text.js";
 
 /** One measure of a shared budget as a person reads it: what it counts, the spend and its limit. */

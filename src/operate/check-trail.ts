@@ -1,5 +1,9 @@
-import { stateAgreesWithTrail, verifyAudit } from "../index.js";
-import type { AuditProblem, AuditRecord, RunState, StateCheck } from "../index.js";
+import { stateAgreesWithTrail } from "../state/state-agrees-with-trail.js";
+import { verifyAudit } from "../audit/verify-audit.js";
+import type { AuditProblem } from "../audit/audit-problem.js";
+import type { AuditRecord } from "../audit/audit-record.js";
+import type { RunState } from "../state/run-state.js";
+import type { StateCheck } from "../state/state-agrees-with-trail.js";
 
 /** What the chain of one run says about its state. */
 export interface TrailCheck {

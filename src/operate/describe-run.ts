@@ -1,5 +1,7 @@
-import { trace } from "../index.js";
-import type { LimitApprovalRequest, RunState, Step } from "../index.js";
+import { trace } from "../trace/trace.js";
+import type { LimitApprovalRequest } from "../approvals/approval.js";
+import type { RunState } from "../state/run-state.js";
+import type { Step } from "../state/saved-run-state.js";
 import { approvalCount } from "./approval-count.js";
 import type { TrailCheck } from "./check-trail.js";
 import { coverageText, problemLines } from "./check-trail.js";

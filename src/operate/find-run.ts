@@ -1,5 +1,6 @@
-import { LeashError } from "../index.js";
-import type { RunState, RunStore } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
+import type { RunState } from "../state/run-state.js";
+import type { RunStore } from "../stores/run-store.js";
 import type { StoreLocation } from "./store-location.js";
 
 /** Loads a run from a store, or fails with one line naming the run and the database. */

@@ -1,5 +1,5 @@
-import { LeashError } from "../index.js";
-import type { GrantInfo } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
+import type { GrantInfo } from "../stores/grant-info.js";
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 

@@ -1,4 +1,5 @@
-import type { RunState, Step } from "../index.js";
+import type { RunState } from "../state/run-state.js";
+import type { Step } from "../state/saved-run-state.js";
 
 /**
  * The steps of a run whose outcome is `interrupted`: a call of a tool that cannot be repeated safely

@@ -1,4 +1,4 @@
-import type { LimitApprovalRequest } from "../index.js";
+import type { LimitApprovalRequest } from "../approvals/approval.js";
 import { costText } from "./cost-text.js";
 
 /** What a limit counts, as a person reads it. */

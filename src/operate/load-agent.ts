@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { LeashError } from "../index.js";
-import type { RunState } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
+import type { RunState } from "../state/run-state.js";
 import type { StoreLocation } from "./store-location.js";
 import { isTypeScript, registerTypeScript } from "./typescript-loader.js";
 

@@ -1,5 +1,6 @@
-import { LeashError } from "../index.js";
-import type { AuditSink, RunStore } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
+import type { AuditSink } from "../audit/audit-sink.js";
+import type { RunStore } from "../stores/run-store.js";
 import type { StoreLocation } from "./store-location.js";
 
 /** How long the command line waits for a PostgreSQL connection before it says it cannot reach the server. */

@@ -1,7 +1,8 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
-import { LeashError } from "../index.js";
-import type { AuditSink, RunStore } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
+import type { AuditSink } from "../audit/audit-sink.js";
+import type { RunStore } from "../stores/run-store.js";
 import { SqliteStore } from "../stores/sqlite/index.js";
 import type { StoreLocation } from "./store-location.js";
 import { openPostgresStore } from "./open-postgres.js";

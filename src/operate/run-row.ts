@@ -1,4 +1,5 @@
-import type { RunStatus, RunSummary } from "../index.js";
+import type { RunStatus } from "../state/outcomes.js";
+import type { RunSummary } from "../state/run-summary.js";
 
 /** One run as a listing shows it: `leash runs --json`, the inbox's list and `GET /api/runs`. */
 export interface RunRow {

@@ -1,7 +1,7 @@
 import { createRequire, register as registerHooks } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { LeashError } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
 
 /** Whether a module is written in TypeScript, by its extension. */
 export function isTypeScript(path: string): boolean {

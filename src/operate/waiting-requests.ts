@@ -1,5 +1,6 @@
-import { LeashError } from "../index.js";
-import type { ApprovalRequest, RunState } from "../index.js";
+import { LeashError } from "../errors/leash-error.js";
+import type { ApprovalRequest } from "../approvals/approval.js";
+import type { RunState } from "../state/run-state.js";
 import { escapeText } from "./escape-text.js";
 
 /** A request waiting for a person, with the framework's call id of its step (a gate session's call). */

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from "commander";
-import { LeashError } from "../../index.js";
-import type { BudgetChangeOptions, BudgetInfo, BudgetLimits, RunStore } from "../../index.js";
+import { LeashError } from "../../errors/leash-error.js";
+import type { BudgetChangeOptions, BudgetInfo, BudgetLimits } from "../../stores/budget-info.js";
+import type { RunStore } from "../../stores/run-store.js";
 import { cliOrigin } from "../../operate/answer-origin.js";
 import { budgetMeasures } from "../../operate/budget-text.js";
 import { withExistingStore } from "../../operate/open-store.js";

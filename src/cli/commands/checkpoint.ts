@@ -1,6 +1,6 @@
 import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { Command } from "commander";
-import { signCheckpoint } from "../../index.js";
+import { signCheckpoint } from "../../evidence/checkpoint.js";
 import { parseSignerKey } from "../../evidence/note-keys.js";
 import { CliError, EXIT_FAILURE, EXIT_OPERATIONAL } from "../cli-error.js";
 import { withCommonOptions, type CommonOptions } from "../common-options.js";

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
-import { LeashError } from "../../index.js";
-import type { GrantInfo, GrantOptions, RunStore } from "../../index.js";
+import { LeashError } from "../../errors/leash-error.js";
+import type { GrantInfo, GrantOptions } from "../../stores/grant-info.js";
+import type { RunStore } from "../../stores/run-store.js";
 import { cliOrigin } from "../../operate/answer-origin.js";
 import { activeFirst, expiryAfter, grantStatus, usesLeft } from "../../operate/grant-expiry.js";
 import { withExistingStore } from "../../operate/open-store.js";

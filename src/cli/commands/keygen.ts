@@ -1,7 +1,7 @@
 import { closeSync, fchmodSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command } from "commander";
-import { keygen } from "../../index.js";
+import { keygen } from "../../evidence/note-keys.js";
 import { CliError } from "../cli-error.js";
 import { printErrorLines, printJson } from "../print.js";
 

@@ -1,6 +1,6 @@
 import { Command } from "commander";
-import { trace } from "../../index.js";
-import type { RunState } from "../../index.js";
+import { trace } from "../../trace/trace.js";
+import type { RunState } from "../../state/run-state.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { findRun } from "../../operate/find-run.js";

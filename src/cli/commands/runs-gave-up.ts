@@ -1,5 +1,5 @@
 import { readGaveUp, listGaveUp } from "../../inbox/gave-up.js";
-import { MAX_LIST_LIMIT } from "../../index.js";
+import { MAX_LIST_LIMIT } from "../../state/run-summary.js";
 import type { StoreLocation } from "../../operate/store-location.js";
 import { escapeText } from "../../operate/escape-text.js";
 import { withExistingStore } from "../../operate/open-store.js";

@@ -1,4 +1,4 @@
-import type { RunStore } from "../../index.js";
+import type { RunStore } from "../../stores/run-store.js";
 import type { RunRow } from "../../operate/run-row.js";
 import { shortJson } from "../../operate/short-json.js";
 import { selectorText, waitingRequests } from "../../operate/waiting-requests.js";

@@ -1,6 +1,7 @@
 import { Command, Option } from "commander";
-import { listSummaries, RUN_STATUSES } from "../../index.js";
-import type { RunStatus } from "../../index.js";
+import { listSummaries } from "../../stores/list-summaries.js";
+import { RUN_STATUSES } from "../../state/outcomes.js";
+import type { RunStatus } from "../../state/outcomes.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";
 import type { CommonOptions } from "../common-options.js";
 import { runRowOf } from "../../operate/run-row.js";

@@ -1,6 +1,7 @@
 import { Command } from "commander";
-import { trace, verifyAudit } from "../../index.js";
-import type { AuditRecord } from "../../index.js";
+import { trace } from "../../trace/trace.js";
+import { verifyAudit } from "../../audit/verify-audit.js";
+import type { AuditRecord } from "../../audit/audit-record.js";
 import { checkRunTrail, problemLines } from "../../operate/check-trail.js";
 import { CliError } from "../cli-error.js";
 import { storeLocation, withCommonOptions } from "../common-options.js";

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import type { RunStore } from "../../index.js";
+import type { RunStore } from "../../stores/run-store.js";
 import { runWorker, Worker } from "../../worker/index.js";
 import type { WorkerLogger, WorkerOptions } from "../../worker/index.js";
 import { CliError } from "../cli-error.js";

@@ -1,5 +1,6 @@
-import { allow } from "../../index.js";
-import type { Guard, ModelClient } from "../../index.js";
+import { allow } from "../../guards/guard.js";
+import type { Guard } from "../../guards/guard.js";
+import type { ModelClient } from "../../models/model-client.js";
 import { shortJson } from "../../operate/short-json.js";
 
 /** Where the demo's lines go: stdout for a person, nowhere with `--json`. */

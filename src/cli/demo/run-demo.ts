@@ -1,5 +1,9 @@
-import type { AuditHead, Json, RunState, RunStatus } from "../../index.js";
-import { listSummaries, trace } from "../../index.js";
+import type { AuditHead } from "../../audit/audit-record.js";
+import type { Json } from "../../json/json-value.js";
+import type { RunState } from "../../state/run-state.js";
+import type { RunStatus } from "../../state/outcomes.js";
+import { listSummaries } from "../../stores/list-summaries.js";
+import { trace } from "../../trace/trace.js";
 import { SqliteStore } from "../../stores/sqlite/index.js";
 import { answerRun } from "../../operate/answer-run.js";
 import { checkRunTrail } from "../../operate/check-trail.js";

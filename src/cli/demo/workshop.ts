@@ -1,5 +1,16 @@
-import { Agent, Policy, allow, block, modelPlanner, tool } from "../../index.js";
-import type { Approver, AuditSink, Guard, Limits, ModelClient, Price, RunStore, Skill, Tool } from "../../index.js";
+import { Agent } from "../../agent/agent.js";
+import { Policy } from "../../policy/policy.js";
+import { allow, block } from "../../guards/guard.js";
+import { modelPlanner } from "../../models/model-planner.js";
+import { tool } from "../../tools/tool.js";
+import type { Approver } from "../../approvals/approval.js";
+import type { AuditSink } from "../../audit/audit-sink.js";
+import type { Guard } from "../../guards/guard.js";
+import type { Limits } from "../../limits/limits.js";
+import type { ModelClient, Price } from "../../models/model-client.js";
+import type { RunStore } from "../../stores/run-store.js";
+import type { Skill } from "../../skills/skill.js";
+import type { Tool } from "../../tools/tool.js";
 
 /** One bike in for repair. */
 export interface Repair {

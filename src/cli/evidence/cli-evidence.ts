@@ -1,8 +1,8 @@
-import type { EvidenceSource } from "../../index.js";
+import type { EvidenceSource } from "../../evidence/checkpoint.js";
 import type { Hash } from "../../evidence/index.js";
-import { readAudit } from "../../index.js";
+import { readAudit } from "../../audit/read-audit.js";
 import { MemoryNodeStore, MerkleLog, recordLeafHash, recordsEvidenceLog } from "../../evidence/index.js";
-import { isLeashError } from "../../index.js";
+import { isLeashError } from "../../errors/leash-error.js";
 import { CliError } from "../cli-error.js";
 
 /** A run's last record, as a leaf of the log. */

@@ -1,6 +1,6 @@
 import { parseCosignerKey } from "../../evidence/cosigner-keys.js";
 import { parseVerifierKey } from "../../evidence/note-keys.js";
-import { LeashError } from "../../index.js";
+import { LeashError } from "../../errors/leash-error.js";
 
 /** Whether a text parses as the key `parse` takes. */
 function parses(parse: (text: string) => unknown, text: string): boolean {

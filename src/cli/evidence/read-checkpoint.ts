@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { LeashError } from "../../index.js";
+import { LeashError } from "../../errors/leash-error.js";
 import { parseCheckpoint, type Checkpoint } from "../../evidence/index.js";
 import { CliError } from "../cli-error.js";
 

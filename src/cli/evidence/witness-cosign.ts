@@ -1,5 +1,6 @@
 import { messageOf } from "../../errors/index.js";
-import { isLeashError, type LeashError } from "../../index.js";
+import { isLeashError } from "../../errors/leash-error.js";
+import type { LeashError } from "../../errors/leash-error.js";
 import { addCosignatures } from "../../evidence/index.js";
 import { witnessCheckpoint } from "../../witness/index.js";
 import type { CliEvidence } from "./cli-evidence.js";

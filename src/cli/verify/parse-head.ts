@@ -1,4 +1,4 @@
-import type { AuditHead } from "../../index.js";
+import type { AuditHead } from "../../audit/audit-record.js";
 import { CliError } from "../cli-error.js";
 
 /**

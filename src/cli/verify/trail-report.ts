@@ -1,4 +1,5 @@
-import type { AuditHead, AuditProblem } from "../../index.js";
+import type { AuditHead } from "../../audit/audit-record.js";
+import type { AuditProblem } from "../../audit/audit-problem.js";
 
 /**
  * A problem of a trail as `leash verify` reports it: one of `verifyAudit`'s, a line of a JSONL file

@@ -1,5 +1,6 @@
-import type { CheckpointProblem } from "../../index.js";
-import { isLeashError, verifyCheckpoint } from "../../index.js";
+import type { CheckpointProblem } from "../../evidence/checkpoint.js";
+import { isLeashError } from "../../errors/leash-error.js";
+import { verifyCheckpoint } from "../../evidence/checkpoint.js";
 import { CliError, EXIT_FAILURE } from "../cli-error.js";
 import type { CommonOptions } from "../common-options.js";
 import { evidenceTarget, type EvidenceTarget } from "../evidence/evidence-target.js";

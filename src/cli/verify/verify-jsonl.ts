@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
-import { isLeashError, readAudit, verifyAudit } from "../../index.js";
-import type { AuditRecord } from "../../index.js";
+import { isLeashError } from "../../errors/leash-error.js";
+import { readAudit } from "../../audit/read-audit.js";
+import { verifyAudit } from "../../audit/verify-audit.js";
+import type { AuditRecord } from "../../audit/audit-record.js";
 import { CliError } from "../cli-error.js";
 import { headsWith } from "./parse-head.js";
 import type { TrailProblem, TrailReport } from "./trail-report.js";

@@ -1,7 +1,10 @@
-import { isLeashError, stateAgreesWithTrail, verifyAudit } from "../../index.js";
+import { isLeashError } from "../../errors/leash-error.js";
+import { stateAgreesWithTrail } from "../../state/state-agrees-with-trail.js";
+import { verifyAudit } from "../../audit/verify-audit.js";
 import { evidenceLogOf } from "../../evidence/index.js";
 import type { EvidenceLogOwner } from "../../evidence/index.js";
-import type { AuditHead, AuditRecord, RunState } from "../../index.js";
+import type { AuditHead, AuditRecord } from "../../audit/audit-record.js";
+import type { RunState } from "../../state/run-state.js";
 import type { CliStore } from "../../operate/open-store.js";
 import { unreadableSummary } from "../unreadable-run.js";
 import { statePages } from "../../state/state-pages.js";

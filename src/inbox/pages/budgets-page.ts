@@ -1,4 +1,4 @@
-import type { BudgetInfo } from "../../index.js";
+import type { BudgetInfo } from "../../stores/budget-info.js";
 import { budgetMeasures } from "../../operate/budget-text.js";
 import { html } from "../html.js";
 import type { Html } from "../html.js";

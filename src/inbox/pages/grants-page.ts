@@ -1,4 +1,4 @@
-import type { GrantInfo } from "../../index.js";
+import type { GrantInfo } from "../../stores/grant-info.js";
 import { grantStatus, usesLeft } from "../../operate/grant-expiry.js";
 import { html } from "../html.js";
 import type { Html } from "../html.js";

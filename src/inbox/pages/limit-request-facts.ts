@@ -1,4 +1,4 @@
-import type { ApprovalRequest, LimitApprovalRequest } from "../../index.js";
+import type { ApprovalRequest, LimitApprovalRequest } from "../../approvals/approval.js";
 import { limitAmountText } from "../../operate/limit-request-text.js";
 import { html } from "../html.js";
 import type { Html } from "../html.js";

@@ -1,4 +1,4 @@
-import type { RunState } from "../../index.js";
+import type { RunState } from "../../state/run-state.js";
 import { html } from "../html.js";
 import type { Html } from "../html.js";
 import type { LinkInfo } from "../link-store.js";

@@ -1,6 +1,8 @@
 import { mayAnswerAny, roleToAnswer } from "../approver-roles.js";
-import { trace } from "../../index.js";
-import type { ApprovalRequest, CallApprovalRequest, RunState, Step } from "../../index.js";
+import { trace } from "../../trace/trace.js";
+import type { ApprovalRequest, CallApprovalRequest } from "../../approvals/approval.js";
+import type { RunState } from "../../state/run-state.js";
+import type { Step } from "../../state/saved-run-state.js";
 import { limitRequestFacts, raiseField } from "./limit-request-facts.js";
 import { answeredBy, stepLines } from "../../operate/describe-run.js";
 import { problemLines } from "../../operate/check-trail.js";
