@@ -24,6 +24,8 @@ export interface RunRow {
   /** "k of n approvals" when the oldest waiting request needs more than one approver, else `null`. */
   approvals: string | null;
   updatedAt: string;
+  /** The person the agent named as its work's sponsor (`new Agent({ sponsor })`), else `null`. */
+  sponsor: string | null;
 }
 
 /** The row of a run's summary. */
@@ -42,5 +44,6 @@ export function runRowOf(run: RunSummary): RunRow {
     pendingTool: run.pendingTool ?? null,
     approvals: run.pendingQuorum === undefined ? null : `${run.pendingGranted ?? 0} of ${run.pendingQuorum} approvals`,
     updatedAt: run.updatedAt,
+    sponsor: run.sponsor ?? null,
   };
 }

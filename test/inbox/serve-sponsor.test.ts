@@ -8,6 +8,7 @@ import { readGaveUp } from "../../src/inbox/gave-up.js";
 import { summarize } from "../helpers/summarize-skill.js";
 import { eachStore } from "../cli/cli-stores.js";
 import { addApprover, serve } from "./serve-helpers.js";
+import { leash } from "../cli/cli-helpers.js";
 
 /** Work of a skill that gives up after two attempts, for `sponsor` (or nobody); returns its last run id. */
 async function giveUp(store: RunStore & AuditSink, sponsor: string | undefined): Promise<string> {
@@ -67,5 +68,39 @@ eachStore(
       } while (cursor !== undefined);
       assert.deepEqual(seen, [noor2, noor1, nobody, bea1], `pages of ${limit}`);
     }
+  },
+);
+
+eachStore(
+  "every listing's row names the run's sponsor, or null: leash runs --json and GET /api/runs",
+  async (t, target) => {
+    const finish = async (sponsor: string | undefined): Promise<string> => {
+      const agent = new Agent({
+        tools: [],
+        planner: () => Decision.finish("done"),
+        store: target.store,
+        audit: target.store,
+        ...(sponsor === undefined ? {} : { sponsor }),
+      });
+      return (await agent.run("say done")).runId;
+    };
+    const sponsored = await finish("noor");
+    const unsponsored = await finish(undefined);
+    const expected = new Map([
+      [sponsored, "noor"],
+      [unsponsored, null],
+    ]);
+
+    const listed = leash(["runs", "--json", ...target.args], { cwd: target.cwd });
+    assert.equal(listed.status, 0, listed.stderr);
+    const rows = (JSON.parse(listed.stdout) as { runs: { runId: string; sponsor: string | null }[] }).runs;
+    assert.deepEqual(new Map(rows.map((row) => [row.runId, row.sponsor])), expected);
+
+    const token = await addApprover(target, "noor");
+    const served = await serve(t, target);
+    const response = await fetch(new URL("/api/runs", served.url), { headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(response.status, 200);
+    const api = (await response.json()) as { runs: { runId: string; sponsor: string | null }[] };
+    assert.deepEqual(new Map(api.runs.map((row) => [row.runId, row.sponsor])), expected);
   },
 );
