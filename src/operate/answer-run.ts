@@ -13,8 +13,7 @@ import { fullJsonLines, shortJson } from "./short-json.js";
 import { limitAmountText, limitRequestText } from "./limit-request-text.js";
 import { isGatewayRunId } from "./gateway-run-prefix.js";
 import { requestName, selectRequest, waitingRequests } from "./waiting-requests.js";
-import type { WaitingRequest } from "./waiting-requests.js";
-import type { RequestSelector } from "./waiting-requests.js";
+import type { RequestSelector, WaitingRequest } from "./waiting-requests.js";
 
 /** The shortest digest prefix `--digest` takes: 12 hex digits, 48 bits, too many to match by chance. */
 const MIN_DIGEST_PREFIX = 12;

@@ -18,13 +18,14 @@ export function costText(cost: number): string {
   const [mantissa = "0", exponentText = "0"] = Math.abs(cost).toExponential().split("e");
   let digits = mantissa.replace(".", "");
   let exponent = Number(exponentText);
-  // 6 significant digits, or 2 decimals when those say more (a cost of 1,000 or more): at least 6.
+  // 6 significant digits, or 2 decimals when those say more (a cost of 10,000 or more).
   const kept = Math.max(6, exponent + 3);
   if (kept < digits.length) {
     const roundUp = digits.charCodeAt(kept) >= 53; // the first dropped digit is 5 or more
     digits = digits.slice(0, kept);
     if (roundUp) {
-      const carried = incremented(digits);
+      // The digits start with a non-zero digit, so a carry past the first one lengthens them by one.
+      const carried = String(BigInt(digits) + 1n);
       if (carried.length > digits.length) exponent += 1;
       digits = carried;
     }
@@ -33,12 +34,4 @@ export function costText(cost: number): string {
   const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, "0");
   const fraction = digits.slice(exponent + 1).replace(/0+$/, "");
   return `${sign}${whole}${fraction === "" ? "" : `.${fraction}`}`;
-}
-
-/** A string of decimal digits plus one, as digits ("0999" → "1000", "99" → "100"). */
-function incremented(digits: string): string {
-  let index = digits.length - 1;
-  while (index >= 0 && digits[index] === "9") index -= 1;
-  if (index < 0) return `1${"0".repeat(digits.length)}`;
-  return `${digits.slice(0, index)}${String(Number(digits[index]) + 1)}${"0".repeat(digits.length - index - 1)}`;
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import test from "node:test";
+import { seededRandom } from "../../src/bench/seeded-random.js";
 import { costText } from "../../src/operate/cost-text.js";
 
 /** What costText promises to write: the number format it stands in for. */
@@ -10,25 +11,40 @@ const format = new Intl.NumberFormat("en-US", {
   useGrouping: false,
 });
 
-/** A small seeded generator (mulberry32), so that every run checks the same numbers. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test("a cost is written as the 6-significant-digit, 2-decimal number format writes it, for every kind of number", () => {
   const fixed = [
-    0, -0, 1, -1, 0.5, 2.5, 0.00020999999999999998, 1e-7, -0.0000001, 0.1234565, 1.005, 0.995, 0.9995, 9.999995,
-    0.9999996, 99999.95, 999999.995, 123456.785, 1234567.891, 12.345675, 0.0000012345678, 1e21, 1.5e22, -2.5e25,
-    5e-324, Number.MIN_VALUE * 3, Number.MAX_VALUE, Number.MAX_SAFE_INTEGER + 2, 2 ** 60, 0.1 + 0.2,
+    0,
+    -0,
+    1,
+    -1,
+    0.5,
+    2.5,
+    0.00020999999999999998,
+    1e-7,
+    -0.0000001,
+    0.1234565,
+    1.005,
+    0.995,
+    0.9995,
+    9.999995,
+    0.9999996,
+    99999.95,
+    999999.995,
+    123456.785,
+    1234567.891,
+    12.345675,
+    0.0000012345678,
+    1e21,
+    1.5e22,
+    -2.5e25,
+    5e-324,
+    Number.MIN_VALUE * 3,
+    Number.MAX_VALUE,
+    Number.MAX_SAFE_INTEGER + 2,
+    2 ** 60,
+    0.1 + 0.2,
   ];
-  const random = generator(0x1ea5);
+  const random = seededRandom(0x1ea5);
   const numbers = [...fixed];
   for (let index = 0; index < 20_000; index++) {
     const exponent = Math.floor(random() * 50) - 30;
